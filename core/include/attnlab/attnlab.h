@@ -1,0 +1,36 @@
+// attnlab — attention and the Transformer, computed step by step so that people can watch it.
+//
+// Two layers:
+//   * Matrix level (this header's includes): reads like the lecture and throws attnlab::Error on bad
+//     input.
+//   * Pointer level (attnlab/ops.h): llm.c-style functions on raw buffers that return a Status; the
+//     WebAssembly bindings and the hot paths use these.
+//
+// Conventions: row-major float32; a projection maps a row vector x to x·W, so W is [in, out];
+// head h of a multi-head layer owns columns [h·d_k, (h+1)·d_k). Shapes are written as the lecture
+// writes them: Q [t_q, d_k], K [t_k, d_k], V [t_k, d_v].
+//
+// Example — the study notes' "I / play / football":
+//
+//   #include <attnlab/attnlab.h>
+//   using attnlab::Matrix;
+//   Matrix X{{0.2, 0.4, 0.6}, {0.8, 0.3, 0.3}, {0.1, 0.2, 0.5}};
+//   Matrix W_Q{{1, 0}, {0, 1}, {1, -1}}, W_K{{0.5, -0.5}, {1, 0}, {0, 1}}, W_V{{1, 1}, {0.5, -0.5}, {1, 0}};
+//   auto r = attnlab::attention(attnlab::matmul(X, W_Q), attnlab::matmul(X, W_K), attnlab::matmul(X, W_V));
+//   // r.weights row 0 ≈ [0.3233 0.3941 0.2826], r.output row 0 ≈ [1.0137 0.2561]
+#pragma once
+
+#include "attnlab/attention.h"
+#include "attnlab/mask.h"
+#include "attnlab/matrix.h"
+#include "attnlab/multihead.h"
+#include "attnlab/ops.h"
+#include "attnlab/positional.h"
+#include "attnlab/status.h"
+
+namespace attnlab {
+
+// A·B for A [m, k], B [k, n].
+Matrix matmul(const Matrix& A, const Matrix& B);
+
+}  // namespace attnlab

@@ -1,0 +1,33 @@
+// dispatch.h — picks each kernel's implementation once, at compile time.
+// ATTNLAB_HAVE_SIMD128 is set by CMake when the wasmsimd kernels are compiled: in the WebAssembly build
+// (-msimd128) and in native builds that map wasm_simd128.h onto SSE through SIMDe.
+#pragma once
+
+#include "kernels.h"
+
+namespace attnlab::kernels {
+
+#if defined(ATTNLAB_HAVE_SIMD128)
+inline constexpr bool kUsesSimd128 = true;
+#define ATTNLAB_KERNEL(name) name##_wasmsimd
+#else
+inline constexpr bool kUsesSimd128 = false;
+#define ATTNLAB_KERNEL(name) name##_scalar
+#endif
+
+inline void gemm_nn_f32(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b,
+                        size_t ldb, const float* bias, float* c, size_t ldc) {
+  ATTNLAB_KERNEL(gemm_nn_f32)(m, n, k, a, lda, b, ldb, bias, c, ldc);
+}
+inline void gemm_nt_f32(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b,
+                        size_t ldb, float* c, size_t ldc) {
+  ATTNLAB_KERNEL(gemm_nt_f32)(m, n, k, a, lda, b, ldb, c, ldc);
+}
+inline void softmax_rows_f32(size_t rows, size_t cols, const float* x, size_t ldx, float* y,
+                             size_t ldy) {
+  ATTNLAB_KERNEL(softmax_rows_f32)(rows, cols, x, ldx, y, ldy);
+}
+
+#undef ATTNLAB_KERNEL
+
+}  // namespace attnlab::kernels

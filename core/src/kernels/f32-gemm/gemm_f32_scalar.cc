@@ -1,0 +1,32 @@
+// Scalar references for the GEMM kernels: the plain triple loop, written for clarity.
+// They define what the wasmsimd twins must compute.
+#include "../kernels.h"
+
+namespace attnlab::kernels {
+
+void gemm_nn_f32_scalar(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b,
+                        size_t ldb, const float* bias, float* c, size_t ldc) {
+  for (size_t i = 0; i < m; ++i) {
+    float* ci = c + i * ldc;
+    for (size_t j = 0; j < n; ++j) ci[j] = bias ? bias[j] : 0.0f;
+    // i-p-j order: streams rows of B, the cache-friendly order for row-major B.
+    for (size_t p = 0; p < k; ++p) {
+      const float aip = a[i * lda + p];
+      const float* bp = b + p * ldb;
+      for (size_t j = 0; j < n; ++j) ci[j] += aip * bp[j];
+    }
+  }
+}
+
+void gemm_nt_f32_scalar(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b,
+                        size_t ldb, float* c, size_t ldc) {
+  for (size_t i = 0; i < m; ++i) {
+    for (size_t j = 0; j < n; ++j) {
+      float acc = 0.0f;
+      for (size_t p = 0; p < k; ++p) acc += a[i * lda + p] * b[j * ldb + p];
+      c[i * ldc + j] = acc;
+    }
+  }
+}
+
+}  // namespace attnlab::kernels

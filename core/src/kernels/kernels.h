@@ -1,0 +1,35 @@
+// kernels.h — the hot loops, XNNPACK-style: one small function per operation, named
+// <op>_<layout>_f32_<isa>, pointer + sizes + row strides in, no allocation, no hidden state.
+//
+// Every SIMD128 kernel has a scalar twin with the same signature; tests/cpp/kernels_test.cc holds
+// them equal at awkward (prime) sizes. Choosing a kernel happens once, in dispatch.h.
+//
+// Dimension letters: m, n = output rows/cols, k = reduction length. ld* = row stride in floats
+// (>= the row length), so a head's column slice of Q [t, d_model] is passed without copying.
+#pragma once
+
+#include <cstddef>
+
+namespace attnlab::kernels {
+
+// C[m, n] = A[m, k] · B[k, n] (+ bias[n] on every row when bias != nullptr).
+// "nn": A and B both row-major, untransposed (X · W with W [in, out]).
+void gemm_nn_f32_scalar(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b,
+                        size_t ldb, const float* bias, float* c, size_t ldc);
+void gemm_nn_f32_wasmsimd(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b,
+                          size_t ldb, const float* bias, float* c, size_t ldc);
+
+// C[m, n] = A[m, k] · B[n, k]ᵀ. "nt": B is stored row-major as [n, k] (Q · Kᵀ with K [t_k, d_k]).
+void gemm_nt_f32_scalar(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b,
+                        size_t ldb, float* c, size_t ldc);
+void gemm_nt_f32_wasmsimd(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b,
+                          size_t ldb, float* c, size_t ldc);
+
+// Row-wise softmax, y[i, :] = exp(x[i, :] − max_i) / Σ exp(x[i, :] − max_i). In place when x == y.
+// −Infinity entries give exactly 0; a row whose entries are all −Infinity gives all zeros (not NaN).
+void softmax_rows_f32_scalar(size_t rows, size_t cols, const float* x, size_t ldx, float* y,
+                             size_t ldy);
+void softmax_rows_f32_wasmsimd(size_t rows, size_t cols, const float* x, size_t ldx, float* y,
+                               size_t ldy);
+
+}  // namespace attnlab::kernels

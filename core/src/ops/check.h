@@ -1,0 +1,57 @@
+// check.h — the argument checks every op shares, so that messages read the same everywhere:
+// "<op>: <argument> <what is wrong>, expected <what is expected>".
+#pragma once
+
+#include <cmath>
+#include <string>
+
+#include "attnlab/ops.h"
+
+namespace attnlab::detail {
+
+inline std::string value_str(float x) {
+  if (std::isnan(x)) return "NaN";
+  if (std::isinf(x)) return x > 0 ? "Infinity" : "-Infinity";
+  return std::to_string(x);
+}
+
+// OK when x[0:n] is finite (or −∞ where allow_neg_inf); else "<op>: <name>[i] is NaN, expected …".
+inline Status check_finite(const char* op, const char* name, const float* x, size_t n,
+                           bool allow_neg_inf = false) {
+  const size_t i = first_non_finite(x, n, allow_neg_inf);
+  if (i == n) return Status::Ok();
+  return Status::Fail(std::string(op) + ": " + name + "[" + std::to_string(i) + "] is " +
+                      value_str(x[i]) + ", expected " +
+                      (allow_neg_inf ? "finite values or -Infinity" : "finite values"));
+}
+
+// The same for a strided [rows, cols] view; the index reported is the flat row-major one (r·cols + c).
+inline Status check_finite_rows(const char* op, const char* name, const float* x, size_t rows,
+                                size_t cols, size_t ld) {
+  for (size_t r = 0; r < rows; ++r) {
+    const size_t c = first_non_finite(x + r * ld, cols, false);
+    if (c == cols) continue;
+    return Status::Fail(std::string(op) + ": " + name + "[" + std::to_string(r * cols + c) + "] is " +
+                        value_str(x[r * ld + c]) + ", expected finite values");
+  }
+  return Status::Ok();
+}
+
+inline Status check_positive(const char* op, const char* name, size_t v) {
+  if (v > 0) return Status::Ok();
+  return Status::Fail(std::string(op) + ": " + name + " is 0, expected a positive integer");
+}
+
+inline Status check_not_null(const char* op, const char* name, const void* p) {
+  if (p) return Status::Ok();
+  return Status::Fail(std::string(op) + ": " + name + " is missing");
+}
+
+}  // namespace attnlab::detail
+
+// Early-return on the first failed check.
+#define ATTNLAB_CHECK(expr)          \
+  do {                               \
+    ::attnlab::Status s_ = (expr);   \
+    if (!s_.ok) return s_;           \
+  } while (0)

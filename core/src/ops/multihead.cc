@@ -1,0 +1,107 @@
+// Multi-head attention (self and cross):
+//   Q = X·W_Q + b_Q, K = C·W_K + b_K, V = C·W_V + b_V        (C = X for self-attention)
+//   head_h = Attention(Q[:, h], K[:, h], V[:, h])              (columns [h·d_k, (h+1)·d_k))
+//   out = Concat(head_1 … head_H)·W_O + b_O
+// Heads are column slices addressed by row stride: nothing is copied or re-laid out.
+#include <cmath>
+#include <string>
+
+#include "../kernels/dispatch.h"
+#include "check.h"
+#include "positional_detail.h"
+
+namespace attnlab {
+
+void attention_forward_unchecked(const AttentionArgs& a, const AttentionOut& o);  // attention.cc
+
+namespace {
+
+Status check_multihead(const MultiHeadArgs& a, const MultiHeadOut& o) {
+  constexpr const char* op = "multiHeadAttention";
+  const size_t D = a.d_model;
+  ATTNLAB_CHECK(detail::check_positive(op, "tq", a.t_q));
+  ATTNLAB_CHECK(detail::check_positive(op, "dModel", D));
+  ATTNLAB_CHECK(detail::check_positive(op, "heads", a.heads));
+  if (D % a.heads != 0)
+    return Status::Fail(std::string(op) + ": heads = " + std::to_string(a.heads) +
+                        " does not divide dModel = " + std::to_string(D) +
+                        ", expected dModel to be a multiple of heads");
+  const size_t tk = a.context ? a.t_k : a.t_q;
+  ATTNLAB_CHECK(detail::check_positive(op, "tk", tk));
+  if (a.mask.needs_square() && a.t_q != tk)
+    return Status::Fail(std::string(op) + ": a causal or window mask needs tq = tk, got tq = " +
+                        std::to_string(a.t_q) + ", tk = " + std::to_string(tk));
+  if (a.mask.kind == Mask::Kind::window && a.mask.window < 0)
+    return Status::Fail(std::string(op) + ": mask.window is " + std::to_string(a.mask.window) +
+                        ", expected an integer ≥ 0");
+  if (a.mask.kind == Mask::Kind::additive)
+    ATTNLAB_CHECK(detail::check_finite(op, "mask", a.mask.additive, a.t_q * tk, true));
+  if (!std::isfinite(a.scale) || a.scale < 0.0f)
+    return Status::Fail(std::string(op) + ": scale is " + detail::value_str(a.scale) +
+                        ", expected a finite number > 0");
+  if (a.rope) {
+    if ((D / a.heads) % 2 != 0)
+      return Status::Fail(std::string(op) + ": rope needs an even head width dModel/heads, got " +
+                          std::to_string(D / a.heads));
+    if (!(std::isfinite(a.rope_base) && a.rope_base > 1.0f))
+      return Status::Fail(std::string(op) + ": rope base is " + detail::value_str(a.rope_base) +
+                          ", expected a finite number > 1");
+  }
+  if (a.alibi && a.context)
+    return Status::Fail(std::string(op) +
+                        ": alibi is defined for self-attention, expected no context with alibi");
+  ATTNLAB_CHECK(detail::check_finite(op, "x", a.x, a.t_q * D));
+  if (a.context) ATTNLAB_CHECK(detail::check_finite(op, "context", a.context, tk * D));
+  const struct { const char* name; const float* p; size_t n; bool required; } params[] = {
+      {"wq", a.w.wq, D * D, true}, {"wk", a.w.wk, D * D, true}, {"wv", a.w.wv, D * D, true},
+      {"wo", a.w.wo, D * D, true}, {"bq", a.w.bq, D, false},    {"bk", a.w.bk, D, false},
+      {"bv", a.w.bv, D, false},    {"bo", a.w.bo, D, false}};
+  for (const auto& p : params) {
+    if (!p.p) {
+      if (p.required) return detail::check_not_null(op, p.name, p.p);
+      continue;
+    }
+    ATTNLAB_CHECK(detail::check_finite(op, p.name, p.p, p.n));
+  }
+  if (!o.q || !o.k || !o.v || !o.weights || !o.heads || !o.out)
+    return Status::Fail(std::string(op) + ": an output buffer is missing");
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status multihead_attention_forward(const MultiHeadArgs& a, const MultiHeadOut& o) {
+  ATTNLAB_CHECK(check_multihead(a, o));
+  const size_t D = a.d_model, H = a.heads, dk = D / H;
+  const float* ctx = a.context ? a.context : a.x;
+  const size_t tq = a.t_q, tk = a.context ? a.t_k : a.t_q;
+
+  // Projections: Q [t_q, D], K [t_k, D], V [t_k, D].
+  kernels::gemm_nn_f32(tq, D, D, a.x, D, a.w.wq, D, a.w.bq, o.q, D);
+  kernels::gemm_nn_f32(tk, D, D, ctx, D, a.w.wk, D, a.w.bk, o.k, D);
+  kernels::gemm_nn_f32(tk, D, D, ctx, D, a.w.wv, D, a.w.bv, o.v, D);
+  if (a.rope) {
+    // Each head rotates its own (2i, 2i+1) pairs by the row's position.
+    for (size_t t = 0; t < tq; ++t)
+      for (size_t h = 0; h < H; ++h) detail::rope_rotate_row(o.q + t * D + h * dk, dk, a.rope_base, t);
+    for (size_t t = 0; t < tk; ++t)
+      for (size_t h = 0; h < H; ++h) detail::rope_rotate_row(o.k + t * D + h * dk, dk, a.rope_base, t);
+  }
+
+  const float scale = a.scale > 0.0f ? a.scale : 1.0f / std::sqrt(static_cast<float>(dk));
+  for (size_t h = 0; h < H; ++h) {
+    AttentionArgs ha{o.q + h * dk, D, o.k + h * dk, D, o.v + h * dk, D, tq, tk, dk, dk, scale, a.mask,
+                     a.alibi ? alibi_slope(h, H) : 0.0f};
+    AttentionOut ho;
+    ho.scores = o.scores ? o.scores + h * tq * tk : nullptr;
+    ho.weights = o.weights + h * tq * tk;
+    ho.out = o.heads + h * dk;  // head h writes its column slice of the concatenation
+    ho.ldo = D;
+    attention_forward_unchecked(ha, ho);
+  }
+  // out = Concat(heads)·W_O + b_O
+  kernels::gemm_nn_f32(tq, D, D, o.heads, D, a.w.wo, D, a.w.bo, o.out, D);
+  return Status::Ok();
+}
+
+}  // namespace attnlab

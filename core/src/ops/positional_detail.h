@@ -1,0 +1,11 @@
+// positional_detail.h — the unchecked RoPE row rotation, shared by rope_rotate and multi-head RoPE.
+#pragma once
+
+#include <cstddef>
+
+namespace attnlab::detail {
+
+// Rotates the pairs (2i, 2i+1) of x[0:d] in place by angle pos·base^(−2i/d). d must be even.
+void rope_rotate_row(float* x, size_t d, float base, size_t pos);
+
+}  // namespace attnlab::detail

@@ -1,0 +1,132 @@
+// Each wasmsimd kernel against its scalar twin, at awkward (prime) sizes that reach every
+// remainder path, with guard regions around the output to catch overruns (ggml's test-backend-ops).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "../../core/src/kernels/kernels.h"
+
+namespace k = attnlab::kernels;
+
+namespace {
+
+constexpr float kGuard = 12345.0f;
+constexpr size_t kPad = 16;
+
+std::vector<float> random_vec(size_t n, unsigned seed, float lo = -1.0f, float hi = 1.0f) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(lo, hi);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
+// Normalised error as in ggml: |a - b| / max(1, |b|).
+void expect_close(const float* a, const float* b, size_t n, float tol) {
+  for (size_t i = 0; i < n; ++i) {
+    const float scale = std::max(1.0f, std::fabs(b[i]));
+    ASSERT_LE(std::fabs(a[i] - b[i]) / scale, tol) << "at " << i << ": " << a[i] << " vs " << b[i];
+  }
+}
+
+struct Guarded {
+  std::vector<float> buf;
+  explicit Guarded(size_t n) : buf(n + 2 * kPad, kGuard) {}
+  float* data() { return buf.data() + kPad; }
+  bool intact(size_t n) const {
+    for (size_t i = 0; i < kPad; ++i)
+      if (buf[i] != kGuard || buf[kPad + n + i] != kGuard) return false;
+    return true;
+  }
+};
+
+const size_t kSizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 13, 16, 17, 31, 64};
+
+}  // namespace
+
+TEST(Kernels, GemmNnSimdMatchesScalar) {
+  for (size_t m : kSizes)
+    for (size_t n : kSizes)
+      for (size_t kk : {size_t{1}, size_t{3}, size_t{8}, size_t{19}}) {
+        const size_t lda = kk + 2, ldb = n + 3, ldc = n + 1;  // strided, like a head's column slice
+        auto a = random_vec(m * lda, 1), b = random_vec(kk * ldb, 2), bias = random_vec(n, 3);
+        for (bool with_bias : {false, true}) {
+          Guarded c1(m * ldc), c2(m * ldc);
+          k::gemm_nn_f32_scalar(m, n, kk, a.data(), lda, b.data(), ldb, with_bias ? bias.data() : nullptr, c1.data(), ldc);
+          k::gemm_nn_f32_wasmsimd(m, n, kk, a.data(), lda, b.data(), ldb, with_bias ? bias.data() : nullptr, c2.data(), ldc);
+          for (size_t i = 0; i < m; ++i) expect_close(c2.data() + i * ldc, c1.data() + i * ldc, n, 1e-5f);
+          ASSERT_TRUE(c2.intact(m * ldc)) << "gemm_nn wrote outside C at m=" << m << " n=" << n;
+        }
+      }
+}
+
+TEST(Kernels, GemmNtSimdMatchesScalar) {
+  for (size_t m : kSizes)
+    for (size_t n : kSizes)
+      for (size_t kk : {size_t{1}, size_t{2}, size_t{5}, size_t{8}, size_t{23}}) {
+        const size_t lda = kk + 1, ldb = kk + 4, ldc = n + 2;
+        auto a = random_vec(m * lda, 4), b = random_vec(n * ldb, 5);
+        Guarded c1(m * ldc), c2(m * ldc);
+        k::gemm_nt_f32_scalar(m, n, kk, a.data(), lda, b.data(), ldb, c1.data(), ldc);
+        k::gemm_nt_f32_wasmsimd(m, n, kk, a.data(), lda, b.data(), ldb, c2.data(), ldc);
+        for (size_t i = 0; i < m; ++i) expect_close(c2.data() + i * ldc, c1.data() + i * ldc, n, 1e-5f);
+        ASSERT_TRUE(c2.intact(m * ldc));
+      }
+}
+
+TEST(Kernels, SoftmaxSimdMatchesScalar) {
+  for (size_t rows : {size_t{1}, size_t{3}, size_t{7}})
+    for (size_t cols : kSizes) {
+      auto x = random_vec(rows * cols, 6, -30.0f, 30.0f);
+      Guarded y1(rows * cols), y2(rows * cols);
+      k::softmax_rows_f32_scalar(rows, cols, x.data(), cols, y1.data(), cols);
+      k::softmax_rows_f32_wasmsimd(rows, cols, x.data(), cols, y2.data(), cols);
+      expect_close(y2.data(), y1.data(), rows * cols, 2e-6f);
+      ASSERT_TRUE(y2.intact(rows * cols));
+    }
+}
+
+TEST(Kernels, SoftmaxEdgeCasesAgree) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<std::vector<float>> rows = {
+      {1e30f, -1e30f, 0.0f, 5.0f, -inf},        // huge logits stay finite
+      {-inf, -inf, -inf, -inf, -inf},            // fully masked: zeros, not NaN
+      {-inf, 3.0f, -inf, -inf, -inf},            // one key left: weight 1
+      {inf, 1.0f, inf, -inf, 0.0f},              // overflowed scores share the weight
+      {-100.0f, -100.0f, -200.0f, -100.0f, -87.0f},
+      {1e-40f, -1e-40f, 0.0f, 1e-39f, 0.0f},     // denormals
+  };
+  for (const auto& r : rows) {
+    std::vector<float> y1(r.size()), y2(r.size());
+    k::softmax_rows_f32_scalar(1, r.size(), r.data(), r.size(), y1.data(), r.size());
+    k::softmax_rows_f32_wasmsimd(1, r.size(), r.data(), r.size(), y2.data(), r.size());
+    float sum = 0;
+    for (size_t j = 0; j < r.size(); ++j) {
+      ASSERT_TRUE(std::isfinite(y1[j]) && std::isfinite(y2[j]));
+      EXPECT_NEAR(y1[j], y2[j], 1e-6f);
+      if (r[j] == -inf) {
+        EXPECT_EQ(y1[j], 0.0f);
+        EXPECT_EQ(y2[j], 0.0f);
+      }
+      sum += y2[j];
+    }
+    const bool all_masked = r[0] == -inf && r[2] == -inf && r[1] == -inf;
+    EXPECT_NEAR(sum, all_masked ? 0.0f : 1.0f, 1e-5f);
+  }
+}
+
+TEST(Kernels, SoftmaxLongRows) {
+  // A very long row (a 16k-token context) still sums to 1 and agrees with the scalar twin.
+  const size_t n = 16411;
+  auto x = random_vec(n, 7, -5.0f, 5.0f);
+  std::vector<float> y1(n), y2(n);
+  k::softmax_rows_f32_scalar(1, n, x.data(), n, y1.data(), n);
+  k::softmax_rows_f32_wasmsimd(1, n, x.data(), n, y2.data(), n);
+  double s = 0;
+  for (size_t j = 0; j < n; ++j) s += y2[j];
+  EXPECT_NEAR(s, 1.0, 1e-4);
+  expect_close(y2.data(), y1.data(), n, 1e-6f);
+}

@@ -1,0 +1,115 @@
+// validate.js — the structural checks of the JS facade: argument types, integer sizes, array lengths
+// and option names. Values (NaN, ±Infinity) are checked in C++ (core/src/ops/check.h), whose messages
+// follow the same form: "<function>: <argument> <what is wrong>, expected <what is expected>".
+
+export class AttnLabError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'AttnLabError';
+  }
+}
+
+export function fail(fn, message) {
+  throw new AttnLabError(`${fn}: ${message}`);
+}
+
+function describe(v) {
+  if (v === undefined) return 'missing';
+  if (v === null) return 'null';
+  if (typeof v === 'number') return String(v);
+  if (typeof v === 'string') return JSON.stringify(v.length > 40 ? v.slice(0, 40) + '…' : v);
+  if (Array.isArray(v)) return `an array of ${v.length}`;
+  if (ArrayBuffer.isView(v)) return `a ${v.constructor.name} of ${v.length}`;
+  return `a ${typeof v}`;
+}
+
+export function requireObject(fn, args) {
+  if (args === null || typeof args !== 'object' || Array.isArray(args))
+    fail(fn, `expected one options object, e.g. ${fn}({ … }), got ${describe(args)}`);
+  return args;
+}
+
+// A size: an integer in [min, max].
+export function int(fn, name, v, { min = 1, max = 1 << 24, dflt } = {}) {
+  if (v === undefined && dflt !== undefined) return dflt;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
+    const what = min === 1 ? 'a positive integer' : `an integer ≥ ${min}`;
+    fail(fn, `${name} is ${describe(v)}, expected ${what}${v > max ? ` ≤ ${max}` : ''}`);
+  }
+  return v;
+}
+
+export function num(fn, name, v, { dflt, positive = false, min } = {}) {
+  if (v === undefined && dflt !== undefined) return dflt;
+  if (typeof v !== 'number' || !Number.isFinite(v) || (positive && v <= 0) || (min !== undefined && v < min)) {
+    const what = positive ? 'a finite number > 0' : min !== undefined ? `a finite number ≥ ${min}` : 'a finite number';
+    fail(fn, `${name} is ${describe(v)}, expected ${what}`);
+  }
+  return v;
+}
+
+export function bool(fn, name, v, dflt = false) {
+  if (v === undefined) return dflt;
+  if (typeof v !== 'boolean') fail(fn, `${name} is ${describe(v)}, expected true or false`);
+  return v;
+}
+
+// A matrix argument: a flat Float32Array (or number array / other typed array) of exactly `n`
+// values. `expr` says where n comes from ("tq·dk = 6").
+export function matrix(fn, name, v, n, expr) {
+  if (v === undefined || v === null) fail(fn, `${name} is missing, expected a Float32Array of ${expr}`);
+  if (Array.isArray(v) && v.length > 0 && (Array.isArray(v[0]) || ArrayBuffer.isView(v[0])))
+    fail(fn, `${name} is an array of rows, expected a flat row-major Float32Array of ${expr} (use rows.flat())`);
+  if (!(v instanceof Float32Array) && !(ArrayBuffer.isView(v) && !(v instanceof DataView)) && !Array.isArray(v))
+    fail(fn, `${name} is ${describe(v)}, expected a Float32Array of ${expr}`);
+  if (v.length !== n) fail(fn, `${name} has ${v.length} values, expected ${expr}`);
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++)
+      if (typeof v[i] !== 'number') fail(fn, `${name}[${i}] is ${describe(v[i])}, expected a number`);
+  }
+  return v;
+}
+
+export function optionalMatrix(fn, name, v, n, expr) {
+  return v === undefined || v === null ? null : matrix(fn, name, v, n, expr);
+}
+
+export function oneOf(fn, name, v, allowed, dflt) {
+  if (v === undefined && dflt !== undefined) return dflt;
+  if (!allowed.includes(v))
+    fail(fn, `${name} is ${describe(v)}, expected one of ${allowed.map((a) => `'${a}'`).join(', ')}`);
+  return v;
+}
+
+export const MASK_KIND = { none: 0, causal: 1, window: 2, additive: 3 };
+
+// mask: 'none' | 'causal' | { window, causal? } | Float32Array(tq·tk) of additive values.
+export function mask(fn, v, tq, tk) {
+  if (v === undefined || v === null || v === 'none') return { kind: MASK_KIND.none, window: 0, causal: false, values: null };
+  const needSquare = () => {
+    if (tq !== tk) fail(fn, `mask ${typeof v === 'string' ? `'${v}'` : '{ window }'} needs tq = tk (self-attention), got tq = ${tq}, tk = ${tk}; use an additive Float32Array mask for tq ≠ tk`);
+  };
+  if (v === 'causal') {
+    needSquare();
+    return { kind: MASK_KIND.causal, window: 0, causal: true, values: null };
+  }
+  if (typeof v === 'string') fail(fn, `mask is ${describe(v)}, expected 'none', 'causal', { window, causal? } or a Float32Array of tq·tk = ${tq * tk}`);
+  if (ArrayBuffer.isView(v) || Array.isArray(v)) {
+    matrix(fn, 'mask', v, tq * tk, `tq·tk = ${tq * tk}`);
+    return { kind: MASK_KIND.additive, window: 0, causal: false, values: v };
+  }
+  if (typeof v === 'object') {
+    const keys = Object.keys(v).filter((k) => k !== 'window' && k !== 'causal');
+    if (keys.length) fail(fn, `mask has unknown key '${keys[0]}', expected { window, causal? }`);
+    const window = int(fn, 'mask.window', v.window, { min: 0 });
+    const causal = bool(fn, 'mask.causal', v.causal, false);
+    needSquare();
+    return { kind: MASK_KIND.window, window, causal, values: null };
+  }
+  fail(fn, `mask is ${describe(v)}, expected 'none', 'causal', { window, causal? } or a Float32Array of tq·tk = ${tq * tk}`);
+}
+
+export function noUnknownKeys(fn, args, known) {
+  for (const k of Object.keys(args))
+    if (!known.includes(k)) fail(fn, `unknown option '${k}', expected some of: ${known.join(', ')}`);
+}

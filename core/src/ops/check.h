@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "attnlab/ops.h"
@@ -12,7 +13,9 @@ namespace attnlab::detail {
 inline std::string value_str(float x) {
   if (std::isnan(x)) return "NaN";
   if (std::isinf(x)) return x > 0 ? "Infinity" : "-Infinity";
-  return std::to_string(x);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(x));  // 0.1f → "0.100000001", 1 → "1"
+  return buf;
 }
 
 // OK when x[0:n] is finite (or −∞ where allow_neg_inf); else "<op>: <name>[i] is NaN, expected …".

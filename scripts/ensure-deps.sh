@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# ensure-deps.sh — installs what attnlab needs and is missing, on Debian 12:
+#   Debian packages (emscripten, Eigen, SIMDe, GoogleTest, Google Benchmark, Chromium, CMake, g++)
+#   and the npm packages pinned in package-lock.json. Safe to run again: it only installs what is absent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(cmake g++ make emscripten libeigen3-dev libsimde-dev libgtest-dev libbenchmark-dev chromium)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "attnlab: installing Debian packages: ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# npm packages: reinstall when package-lock.json changed since the last install.
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "attnlab: installing npm packages (npm ci)"
+  # Playwright must not try to download its own browser: we drive Debian's chromium.
+  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error
+  touch node_modules/.package-lock.json
+fi

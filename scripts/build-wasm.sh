@@ -4,6 +4,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # Debian's emcc needs Debian's node modules (acorn) on NODE_PATH when the machine's node is not Debian's.
 export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
+# One build at a time (several shells or helpers may ask at once).
+exec 9>/tmp/attnlab-build-wasm.lock
+flock 9
 if [ ! -f build/wasm/CMakeCache.txt ]; then
   emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi

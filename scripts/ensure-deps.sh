@@ -6,6 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(cmake g++ make emscripten libeigen3-dev libsimde-dev libgtest-dev libbenchmark-dev chromium)
+# issue 7: clang + its runtime libraries (libFuzzer, ASan, UBSan) for scripts/fuzz.sh
+APT_PACKAGES+=(clang libclang-rt-14-dev)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test.sh — `npm test`: every test attnlab has, on a fresh Debian 12 machine.
-#   1. native C++ core: GoogleTest (kernels SIMD vs scalar, ops, lecture examples)
+#   1. native C++ core: GoogleTest (kernels SIMD vs scalar, ops, lecture examples), again under
+#      ASan/UBSan, and the libFuzzer harnesses for a bounded time (issue 7)
 #   2. WebAssembly build + Vitest in Node against it (PyTorch goldens, lecture, properties, bad input)
 #   3. the built app in real Chromium (Playwright)
 set -euo pipefail
@@ -9,6 +10,15 @@ bash scripts/ensure-deps.sh
 
 echo "== native C++ tests"
 bash scripts/test-native.sh build/native
+
+# ---- issue 7 (hardening): the same tests under AddressSanitizer + UBSan, then every libFuzzer harness
+# in tests/fuzz/ for a bounded time (FUZZ_SECONDS each, nproc at a time: ~3 min). Longer runs and
+# what they found: docs/hardening.md.
+echo "== native C++ tests under AddressSanitizer + UBSan"
+bash scripts/test-native.sh build/native-asan -DATTNLAB_SANITIZE=ON
+echo "== fuzzing (libFuzzer + ASan + UBSan, ${FUZZ_SECONDS:-20} s per harness)"
+FUZZ_SECONDS=${FUZZ_SECONDS:-20} bash scripts/fuzz.sh
+# ---- end of issue 7 section
 
 echo "== WebAssembly build"
 bash scripts/build-wasm.sh

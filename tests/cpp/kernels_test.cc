@@ -2,6 +2,7 @@
 // remainder path, with guard regions around the output to catch overruns (ggml's test-backend-ops).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -129,4 +130,96 @@ TEST(Kernels, SoftmaxLongRows) {
   for (size_t j = 0; j < n; ++j) s += y2[j];
   EXPECT_NEAR(s, 1.0, 1e-4);
   expect_close(y2.data(), y1.data(), n, 1e-6f);
+}
+
+// ---- issue 6: packed GEMM at sizes that cross the 6-row, 8-column and 256-deep blocks; C += A·B;
+// the online softmax block.
+TEST(Kernels, GemmPackedBlocksMatchScalar) {
+  for (size_t m : {size_t{5}, size_t{6}, size_t{7}, size_t{37}})
+    for (size_t n : {size_t{7}, size_t{8}, size_t{9}, size_t{29}})
+      for (size_t kk : {size_t{255}, size_t{256}, size_t{257}, size_t{521}}) {
+        const size_t lda = kk + 3, ldb = n + 5, ldc = n + 2, ldbt = kk + 1;
+        auto a = random_vec(m * lda, 11), b = random_vec(kk * ldb, 12), bt = random_vec(n * ldbt, 13);
+        auto bias = random_vec(n, 14);
+        Guarded c1(m * ldc), c2(m * ldc);
+        k::gemm_nn_f32_scalar(m, n, kk, a.data(), lda, b.data(), ldb, bias.data(), c1.data(), ldc);
+        k::gemm_nn_f32_wasmsimd(m, n, kk, a.data(), lda, b.data(), ldb, bias.data(), c2.data(), ldc);
+        for (size_t i = 0; i < m; ++i) expect_close(c2.data() + i * ldc, c1.data() + i * ldc, n, 1e-4f);
+        ASSERT_TRUE(c2.intact(m * ldc));
+        Guarded d1(m * ldc), d2(m * ldc);
+        k::gemm_nt_f32_scalar(m, n, kk, a.data(), lda, bt.data(), ldbt, d1.data(), ldc);
+        k::gemm_nt_f32_wasmsimd(m, n, kk, a.data(), lda, bt.data(), ldbt, d2.data(), ldc);
+        for (size_t i = 0; i < m; ++i) expect_close(d2.data() + i * ldc, d1.data() + i * ldc, n, 1e-4f);
+        ASSERT_TRUE(d2.intact(m * ldc));
+      }
+}
+
+TEST(Kernels, GemmNnAccSimdMatchesScalar) {
+  for (size_t m : kSizes)
+    for (size_t n : kSizes)
+      for (size_t kk : {size_t{1}, size_t{3}, size_t{19}, size_t{263}}) {
+        const size_t lda = kk + 2, ldb = n + 3, ldc = n + 1;
+        auto a = random_vec(m * lda, 21), b = random_vec(kk * ldb, 22), c0 = random_vec(m * ldc, 23);
+        Guarded c1(m * ldc), c2(m * ldc);
+        std::copy(c0.begin(), c0.end(), c1.data());
+        std::copy(c0.begin(), c0.end(), c2.data());
+        k::gemm_nn_acc_f32_scalar(m, n, kk, a.data(), lda, b.data(), ldb, c1.data(), ldc);
+        k::gemm_nn_acc_f32_wasmsimd(m, n, kk, a.data(), lda, b.data(), ldb, c2.data(), ldc);
+        // Entries outside the n columns of each row (the ld padding) must stay as they were.
+        for (size_t i = 0; i < m; ++i) {
+          expect_close(c2.data() + i * ldc, c1.data() + i * ldc, n, 1e-4f);
+          for (size_t j = n; j < ldc; ++j) ASSERT_EQ(c2.data()[i * ldc + j], c0[i * ldc + j]);
+        }
+        ASSERT_TRUE(c2.intact(m * ldc));
+      }
+}
+
+TEST(Kernels, OnlineSoftmaxSimdMatchesScalar) {
+  const float inf = std::numeric_limits<float>::infinity();
+  for (size_t rows : {size_t{1}, size_t{5}})
+    for (size_t cols : kSizes)
+      for (size_t d : {size_t{1}, size_t{7}, size_t{16}}) {
+        auto s0 = random_vec(rows * cols, 31, -20.0f, 20.0f);
+        if (cols > 2) s0[1] = -inf;  // a masked key
+        auto o0 = random_vec(rows * d, 32);
+        std::vector<float> m1(rows), l1(rows), m2, l2;
+        for (size_t i = 0; i < rows; ++i) {  // row 0 starts fresh; the others continue a stream
+          m1[i] = i == 0 ? -inf : 3.0f * float(i) - 5.0f;
+          l1[i] = i == 0 ? 0.0f : 2.5f;
+        }
+        m2 = m1, l2 = l1;
+        Guarded sa(rows * cols), sb(rows * cols), oa(rows * d), ob(rows * d);
+        std::copy(s0.begin(), s0.end(), sa.data());
+        std::copy(s0.begin(), s0.end(), sb.data());
+        std::copy(o0.begin(), o0.end(), oa.data());
+        std::copy(o0.begin(), o0.end(), ob.data());
+        k::online_softmax_block_f32_scalar(rows, cols, 0.7f, sa.data(), cols, m1.data(), l1.data(), oa.data(), d, d);
+        k::online_softmax_block_f32_wasmsimd(rows, cols, 0.7f, sb.data(), cols, m2.data(), l2.data(), ob.data(), d, d);
+        expect_close(sb.data(), sa.data(), rows * cols, 1e-5f);
+        expect_close(ob.data(), oa.data(), rows * d, 1e-5f);
+        for (size_t i = 0; i < rows; ++i) {
+          EXPECT_EQ(m1[i], m2[i]);
+          EXPECT_NEAR(l2[i], l1[i], 1e-5f * l1[i]);
+        }
+        ASSERT_TRUE(sb.intact(rows * cols) && ob.intact(rows * d));
+      }
+}
+
+TEST(Kernels, OnlineSoftmaxStreamsLikeOneSoftmax) {
+  // Feeding a row in blocks, then dividing by l, gives the plain softmax (float64 reference).
+  const size_t n = 301, block = 64;
+  auto x = random_vec(n, 41, -30.0f, 30.0f);
+  x[7] = -std::numeric_limits<float>::infinity();
+  double mx = -1e300, z = 0;
+  for (float v : x) mx = std::max(mx, double(v));
+  for (float v : x) z += std::exp(double(v) - mx);
+  for (auto fn : {k::online_softmax_block_f32_scalar, k::online_softmax_block_f32_wasmsimd}) {
+    float m = -std::numeric_limits<float>::infinity(), l = 0.0f, o = 0.0f;
+    std::vector<float> p(x);
+    for (size_t j0 = 0; j0 < n; j0 += block) {
+      const size_t bc = std::min(block, n - j0);
+      fn(1, bc, 1.0f, p.data() + j0, bc, &m, &l, &o, 1, 1);
+    }
+    EXPECT_NEAR(double(l) * std::exp(double(m) - mx), z, 1e-5 * z);
+  }
 }

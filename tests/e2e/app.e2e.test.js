@@ -11,10 +11,12 @@ describe('app', () => {
   test('loads with no console errors, no request off localhost, and shows the notes’ weights', async () => {
     const { page, problems } = await watchedPage(browser.context);
     await page.goto(BASE_URL());
-    await page.locator('table.weights td').first().waitFor();
-    const cells = await page.locator('table.weights td').allTextContents();
+    // The step-by-step widget's weights and output heatmaps keep their numbers in a table.
+    const weights = page.locator('attn-steps[preset="football"] attn-heatmap.weights table td');
+    await weights.first().waitFor({ state: 'attached' });
+    const cells = await weights.allTextContents();
     expect(cells.slice(0, 3)).toEqual(['0.3233', '0.3941', '0.2826']);
-    const out = await page.locator('table.output td').allTextContents();
+    const out = await page.locator('attn-steps[preset="football"] attn-heatmap.output table td').allTextContents();
     expect(out.slice(0, 2)).toEqual(['1.0137', '0.2561']);
     expect(problems).toEqual([]);
   });

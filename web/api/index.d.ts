@@ -37,6 +37,8 @@ export interface MultiHeadArgs {
   rope?: boolean | { base?: number };
   /** Add per-head ALiBi biases −m_h·|i−j| (self-attention only). */
   alibi?: boolean;
+  /** false: return only { output }, computed streaming (online softmax, O(T·dModel) memory). */
+  intermediates?: boolean;
 }
 export interface MultiHeadResult {
   /** [tq·dModel] (after RoPE when on) */ q: Float32Array;
@@ -56,10 +58,148 @@ export interface AttnLabInfo {
   simd128: boolean; heapBytes: number; heapInUse: number; arenaBytes: number; stackPointer: number;
 }
 
+// ---- The rest of the Transformer (issue 3): norms, activations, FFN, blocks, embedding, head, kernel regression, tokenizer
+export type ActivationKind = 'gelu' | 'gelu_tanh' | 'relu';
+
+export interface LayerNormArgs {
+  x: Matrix; rows: number; dim: number;
+  /** [dim], default all 1 */ gamma?: Matrix;
+  /** [dim], default all 0 */ beta?: Matrix;
+  /** default 1e-5 (torch.nn.LayerNorm) */ eps?: number;
+}
+export interface RmsNormArgs {
+  x: Matrix; rows: number; dim: number;
+  /** [dim], default all 1 */ gamma?: Matrix;
+  /** default 1e-6 */ eps?: number;
+}
+
+export interface FeedForwardArgs {
+  x: Matrix; rows: number; dModel: number; dFF: number;
+  /** [dModel·dFF] */ w1: Matrix; /** [dFF] */ b1?: Matrix;
+  /** [dFF·dModel] */ w2: Matrix; /** [dModel] */ b2?: Matrix;
+  /** default 'relu' (as torch) */ activation?: ActivationKind;
+}
+export interface FeedForwardResult {
+  /** [rows·dFF] x·W1 + b1 (before the activation) */ hidden: Float32Array;
+  /** [rows·dFF] activation(hidden) */ activated: Float32Array;
+  /** [rows·dModel] activated·W2 + b2 */ output: Float32Array;
+}
+
+/** Weights of one block. W_* are [dModel·dModel], w1 [dModel·dFF], w2 [dFF·dModel]; biases and LayerNorm gamma/beta [dModel] (b1 [dFF]) are optional (0, or gamma 1). */
+export interface EncoderBlockWeights {
+  wq: Matrix; wk: Matrix; wv: Matrix; wo: Matrix;
+  bq?: Matrix; bk?: Matrix; bv?: Matrix; bo?: Matrix;
+  ln1Gamma?: Matrix; ln1Beta?: Matrix; ln2Gamma?: Matrix; ln2Beta?: Matrix;
+  w1: Matrix; b1?: Matrix; w2: Matrix; b2?: Matrix;
+}
+export interface EncoderBlockArgs {
+  /** [t·dModel] */ x: Matrix; t: number; dModel: number; heads: number; dFF: number;
+  /** 'post' (default; the original paper, torch's default): y = LN1(x + MHA(x)), out = LN2(y + FFN(y)).
+   *  'pre' (GPT, the notebook's Block): y = x + MHA(LN1(x)), out = y + FFN(LN2(y)). */
+  norm?: 'pre' | 'post';
+  /** default 'relu' (torch's default) */ activation?: ActivationKind;
+  /** self-attention mask, default 'none' */ mask?: Mask;
+  /** LayerNorm eps, default 1e-5 */ eps?: number;
+  /** B ≥ 1 sequences at once (the notebook's (B, N, D)): x is [batch·t·dModel] and every result is batch-major, e.g. attnWeights [batch·heads·t·t]. Default 1. */
+  batch?: number;
+  weights: EncoderBlockWeights;
+}
+export interface EncoderBlockResult {
+  /** [t·dModel] attention input projections (of x for post-LN, of LN1(x) for pre-LN) */ q: Float32Array; k: Float32Array; v: Float32Array;
+  /** [heads·t·t] */ attnWeights: Float32Array;
+  /** [t·dModel] concatenated heads, before W_O */ attnHeads: Float32Array;
+  /** [t·dModel] MHA output, after W_O */ attnOut: Float32Array;
+  /** [t·dModel] x + attnOut */ residual1: Float32Array;
+  /** [t·dModel] LN1 output: LN1(residual1) for post-LN, LN1(x) for pre-LN */ norm1: Float32Array;
+  /** [t·dFF] FFN first layer before the activation */ ffnPre: Float32Array;
+  /** [t·dFF] after the activation */ ffnHidden: Float32Array;
+  /** [t·dModel] FFN output */ ffnOut: Float32Array;
+  /** [t·dModel] norm1 + ffnOut (post-LN) or residual1 + ffnOut (pre-LN) */ residual2: Float32Array;
+  /** [t·dModel] LN2 output: LN2(residual2) for post-LN, LN2(residual1) for pre-LN */ norm2: Float32Array;
+  /** [t·dModel] norm2 (post-LN) or residual2 (pre-LN) */ output: Float32Array;
+}
+
+/** Self-attention (w*, b*), cross-attention (cw*, cb*), three LayerNorms, FFN. */
+export interface DecoderBlockWeights extends EncoderBlockWeights {
+  cwq: Matrix; cwk: Matrix; cwv: Matrix; cwo: Matrix;
+  cbq?: Matrix; cbk?: Matrix; cbv?: Matrix; cbo?: Matrix;
+  ln3Gamma?: Matrix; ln3Beta?: Matrix;
+}
+export interface DecoderBlockArgs {
+  /** [t·dModel] decoder stream */ x: Matrix; t: number;
+  /** [tm·dModel] encoder output: keys and values of the cross-attention */ memory: Matrix; tm: number;
+  dModel: number; heads: number; dFF: number;
+  /** 'post' (default): y1 = LN1(x + SelfMHA(x)), y2 = LN2(y1 + CrossMHA(y1, memory)), out = LN3(y2 + FFN(y2)).
+   *  'pre': y1 = x + SelfMHA(LN1(x)), y2 = y1 + CrossMHA(LN2(y1), memory), out = y2 + FFN(LN3(y2)) (memory is not normalised). */
+  norm?: 'pre' | 'post';
+  activation?: ActivationKind;
+  /** self-attention mask, default 'causal' */ mask?: Mask;
+  eps?: number;
+  /** B ≥ 1 sequences: x [batch·t·dModel], memory [batch·tm·dModel], results batch-major. Default 1. */
+  batch?: number;
+  weights: DecoderBlockWeights;
+}
+export interface DecoderBlockResult {
+  /** [t·dModel] */ selfQ: Float32Array; selfK: Float32Array; selfV: Float32Array;
+  /** [heads·t·t] */ selfWeights: Float32Array;
+  /** [t·dModel] */ selfHeads: Float32Array; selfAttnOut: Float32Array;
+  /** [t·dModel] x + selfAttnOut */ residual1: Float32Array;
+  /** [t·dModel] LN1 output */ norm1: Float32Array;
+  /** [t·dModel] */ crossQ: Float32Array;
+  /** [tm·dModel] */ crossK: Float32Array; crossV: Float32Array;
+  /** [heads·t·tm] */ crossWeights: Float32Array;
+  /** [t·dModel] */ crossHeads: Float32Array; crossAttnOut: Float32Array;
+  /** [t·dModel] (post: norm1, pre: residual1) + crossAttnOut */ residual2: Float32Array;
+  /** [t·dModel] LN2 output */ norm2: Float32Array;
+  /** [t·dFF] */ ffnPre: Float32Array; ffnHidden: Float32Array;
+  /** [t·dModel] */ ffnOut: Float32Array; residual3: Float32Array; norm3: Float32Array; output: Float32Array;
+}
+
+export interface OutputHeadArgs {
+  /** [rows·dModel] final hidden states */ h: Matrix; rows: number;
+  /** [vocab·dModel] the embedding table, tied (Press & Wolf) */ table: Matrix; vocab: number; dModel: number;
+  /** [vocab] */ bias?: Matrix;
+  /** > 0, default 1 */ temperature?: number;
+}
+
+export interface KernelRegressionArgs {
+  /** [n·dim] training inputs x_i (the keys) */ xs: Matrix;
+  /** [n] training targets y_i (the values) */ ys: Matrix;
+  /** [nq·dim] query points (the queries) */ queries: Matrix;
+  /** > 0, default 1: weights = softmax(f(x, x_i) / bandwidth) */ bandwidth?: number;
+  /** 'gaussian' (default): f = −‖x − x_i‖²; 'dot': f = x·x_i */ kernel?: 'gaussian' | 'dot';
+  /** default 1 */ dim?: number;
+}
+export interface KernelRegressionResult {
+  /** [nq·n] f(x, x_i) */ scores: Float32Array;
+  /** [nq·n] softmax(scores / bandwidth) by rows */ weights: Float32Array;
+  /** [nq] Σ_i weights·y_i */ predictions: Float32Array;
+}
+
+export interface TokenizerArgs {
+  /** 'char': Unicode code points; 'word': runs of non-space and runs of space; 'bpe': byte-level BPE trained on text */
+  kind: 'char' | 'word' | 'bpe';
+  /** training text: the vocabulary of 'char'/'word', the merge statistics of 'bpe' */ text: string;
+  /** 'bpe' only: 256 bytes + merges, default 256 + 64; training stops earlier when no pair occurs twice */ vocabSize?: number;
+}
+export interface Tokenizer {
+  readonly kind: 'char' | 'word' | 'bpe';
+  /** number of ids; ids are 0 … size−1 ('char'/'word': id 0 is '<unk>') */ readonly size: number;
+  /** 'bpe': the learned merges in order, as pairs of ids */ readonly merges: ReadonlyArray<readonly [number, number]>;
+  encode(s: string): Int32Array;
+  /** decode(encode(s)) === s for every string ('bpe') or every string made of known pieces ('char'/'word') */
+  decode(ids: ArrayLike<number>): string;
+  /** the text of each id ('bpe': bytes shown as UTF-8, an incomplete sequence as U+FFFD) */
+  token(id: number): string;
+  /** encode(s) as the token strings, for display */ pieces(s: string): string[];
+}
+export function createTokenizer(args: TokenizerArgs): Tokenizer;
+
 export class AttnLab {
   attention(args: AttentionArgs): AttentionResult;
   /** output [tq·dv] = weights [tq·tk] · v [tk·dv] */
   weightedSum(args: { weights: Matrix; v: Matrix; tq: number; tk: number; dv: number }): Float32Array;
+  multiHeadAttention(args: MultiHeadArgs & { intermediates: false }): { output: Float32Array };
   multiHeadAttention(args: MultiHeadArgs): MultiHeadResult;
   /** [length·dModel] */
   positionalEncoding(args: PositionalEncodingArgs): Float32Array;
@@ -67,6 +207,24 @@ export class AttnLab {
   rope(args: { x: Matrix; t: number; dim: number; base?: number; offset?: number }): Float32Array;
   /** ALiBi slopes [heads] and bias [heads·tq·tk]. */
   alibi(args: { heads: number; tq: number; tk?: number }): { slopes: Float32Array; bias: Float32Array };
+  // ---- issue 3: the rest of the Transformer
+  /** [rows·dim], torch.nn.LayerNorm (biased variance, two-pass). */
+  layerNorm(args: LayerNormArgs): Float32Array;
+  /** [rows·dim], x / √(mean(x²) + eps) · gamma. */
+  rmsNorm(args: RmsNormArgs): Float32Array;
+  /** Element-wise: GELU exact (erf), GELU tanh approximation, or ReLU. */
+  activation(args: { x: Matrix; kind: ActivationKind }): Float32Array;
+  feedForward(args: FeedForwardArgs): FeedForwardResult;
+  encoderBlock(args: EncoderBlockArgs): EncoderBlockResult;
+  decoderBlock(args: DecoderBlockArgs): DecoderBlockResult;
+  /** [ids.length·dModel]: row ids[i] of table [vocab·dModel] (= one-hot(ids)·W_E). ids: integers in [0, vocab). */
+  embedding(args: { table: Matrix; vocab: number; dModel: number; ids: ArrayLike<number> }): Float32Array;
+  /** logits [rows·vocab] = h·W_Eᵀ (+ bias), probs = softmax(logits / temperature) by rows. */
+  outputHead(args: OutputHeadArgs): { logits: Float32Array; probs: Float32Array };
+  /** Nadaraya-Watson kernel regression, computed by the attention code with score f(Q, K). */
+  kernelRegression(args: KernelRegressionArgs): KernelRegressionResult;
+  /** Same as createTokenizer (pure JS, no WASM). */
+  tokenizer(args: TokenizerArgs): Tokenizer;
   info(): AttnLabInfo;
   dispose(): void;
 }

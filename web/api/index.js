@@ -14,11 +14,15 @@
 
 import createAttnLabCore from './wasm/attnlab-core.mjs';
 import {
-  AttnLabError, fail, requireObject, int, num, bool, matrix, optionalMatrix, oneOf, mask as parseMask,
+  AttnLabError, fail, describe, requireObject, int, num, bool, matrix, optionalMatrix, oneOf, mask as parseMask,
   noUnknownKeys,
 } from './validate.js';
 
 export { AttnLabError };
+
+// issue 3: the tokenizer is pure JS (strings and Unicode are JavaScript's home ground; no numerics).
+import { createTokenizer } from './tokenizer.js';
+export { createTokenizer };
 
 // The largest block one call may ask of WASM memory (which tops out at 2 GiB). Checked before
 // allocating, so a too-large request is an Error, not an out-of-memory abort.
@@ -98,8 +102,24 @@ class Arena {
     if (values) this.core.HEAPF32.set(values, addr >> 2);
   }
 
+  // issue 3: 32-bit integers (token ids, the blocks' address tables) written through a view of the
+  // same memory (HEAPU8.buffer is fresh after any growth).
+  putU32(addr, values) {
+    new Uint32Array(this.core.HEAPU8.buffer, addr, values.length).set(values);
+  }
+
   take(addr, n) {
     return this.core.HEAPF32.slice(addr >> 2, (addr >> 2) + n);
+  }
+
+  // issue 6: several results in one copy — one slice over the region [first, last) that holds them,
+  // then a view per result (one allocation instead of one per result: ~6 % of a (16, 64, 4)
+  // multi-head call). The views share one fresh buffer, not WASM memory: still safe to keep.
+  takeMany(regions) {
+    const lo = Math.min(...regions.map(([p]) => p)) >> 2;
+    const hi = Math.max(...regions.map(([p, n]) => (p >> 2) + n));
+    const all = this.core.HEAPF32.slice(lo, hi);
+    return regions.map(([p, n]) => all.subarray((p >> 2) - lo, (p >> 2) - lo + n));
   }
 
   free() {
@@ -169,18 +189,20 @@ export class AttnLab {
    * Head h uses columns [h·dk, (h+1)·dk), dk = dModel/heads.
    * Options: mask, scale (default 1/√dk), rope (true or { base }), alibi (true; self-attention).
    * Returns { q, k, v, scores, weights, heads, output }: weights and scores are [heads·tq·tk].
+   * intermediates: false returns only { output }, computed streaming (online softmax over key blocks,
+   * never holding the weights): the fast mode for long sequences (T = 8192 fits in O(T·dModel) memory).
    */
   multiHeadAttention(args) {
     const fn = 'multiHeadAttention';
     requireObject(fn, args);
-    noUnknownKeys(fn, args, ['x', 'tq', 'dModel', 'heads', 'wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo', 'mask', 'context', 'tk', 'scale', 'rope', 'alibi']);
+    noUnknownKeys(fn, args, ['x', 'tq', 'dModel', 'heads', 'wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo', 'mask', 'context', 'tk', 'scale', 'rope', 'alibi', 'intermediates']);
     const tq = int(fn, 'tq', args.tq), D = int(fn, 'dModel', args.dModel), H = int(fn, 'heads', args.heads);
     if (D % H !== 0) fail(fn, `heads = ${H} does not divide dModel = ${D}, expected dModel to be a multiple of heads`);
     const cross = args.context !== undefined && args.context !== null;
     let tk = tq;
     if (cross) tk = int(fn, 'tk', args.tk);
     else if (args.tk !== undefined && args.tk !== tq)
-      fail(fn, `tk is ${args.tk} without a context, expected a context [tk·dModel] for cross-attention (or no tk)`);
+      fail(fn, `tk is ${describe(args.tk)} without a context, expected a context [tk·dModel] for cross-attention (or no tk)`);
     const x = matrix(fn, 'x', args.x, tq * D, `tq·dModel = ${tq * D}`);
     const context = cross ? matrix(fn, 'context', args.context, tk * D, `tk·dModel = ${tk * D}`) : null;
     const DD = `dModel·dModel = ${D * D}`, Dn = `dModel = ${D}`;
@@ -195,28 +217,41 @@ export class AttnLab {
     let rope = false, ropeBase = 10000;
     if (args.rope !== undefined && args.rope !== false) {
       rope = true;
-      if (typeof args.rope === 'object' && args.rope !== null) ropeBase = num(fn, 'rope.base', args.rope.base, { dflt: 10000, positive: true });
-      else if (args.rope !== true) fail(fn, `rope is ${typeof args.rope}, expected true or { base }`);
+      // issue 7: { base } only (a typo like { bse } must not silently mean the default base).
+      if (typeof args.rope === 'object' && args.rope !== null && !Array.isArray(args.rope)) {
+        for (const k of Object.keys(args.rope))
+          if (k !== 'base') fail(fn, `rope has unknown key '${k}', expected true or { base }`);
+        ropeBase = num(fn, 'rope.base', args.rope.base, { dflt: 10000, positive: true });
+      } else if (args.rope !== true) fail(fn, `rope is ${describe(args.rope)}, expected true or { base }`);
       if ((D / H) % 2 !== 0) fail(fn, `rope needs an even head width dModel/heads, got ${D / H}`);
     }
     const alibi = bool(fn, 'alibi', args.alibi, false);
     if (alibi && cross) fail(fn, 'alibi is defined for self-attention, expected no context with alibi');
-    const hw = H * tq * tk;
-    const [px, pc, pwq, pwk, pwv, pwo, pbq, pbk, pbv, pbo, pm, pq, pk, pv, ps, pw, ph, po] = this.arena.layout(fn, [
+    // issue 6: intermediates: false is the throughput mode (streaming, O((tq + tk)·dModel) memory).
+    const intermediates = bool(fn, 'intermediates', args.intermediates, true);
+    const hw = intermediates ? H * tq * tk : 0;
+    const work = intermediates ? 0 : this.core._attnlab_mha_streaming_workspace(D, H);
+    // Inputs, a table of the 8 weight addresses, then the outputs (all-intermediates) or the scratch.
+    const [px, pc, pwq, pwk, pwv, pwo, pbq, pbk, pbv, pbo, pm, pt, pq, pk, pv, ps, pw, ph, po] = this.arena.layout(fn, [
       tq * D, cross ? tk * D : 0, D * D, D * D, D * D, D * D, w.bq ? D : 0, w.bk ? D : 0, w.bv ? D : 0, w.bo ? D : 0,
-      m.values ? tq * tk : 0, tq * D, tk * D, tk * D, hw, hw, tq * D, tq * D]);
+      m.values ? tq * tk : 0, 8, tq * D, tk * D, tk * D, hw, intermediates ? hw : work, intermediates ? tq * D : 0, tq * D]);
     const a = this.arena;
     a.put(px, x); a.put(pc, context);
     a.put(pwq, w.wq); a.put(pwk, w.wk); a.put(pwv, w.wv); a.put(pwo, w.wo);
     a.put(pbq, w.bq); a.put(pbk, w.bk); a.put(pbv, w.bv); a.put(pbo, w.bo);
     a.put(pm, m.values);
-    this.#run(fn, this.core.multiHeadAttention(px, tq, cross ? pc : 0, tk, D, H, pwq, pwk, pwv, pwo,
-      w.bq ? pbq : 0, w.bk ? pbk : 0, w.bv ? pbv : 0, w.bo ? pbo : 0, m.kind, m.window, m.causal, pm,
-      scale, rope, ropeBase, alibi, pq, pk, pv, ps, pw, ph, po));
-    return {
-      q: a.take(pq, tq * D), k: a.take(pk, tk * D), v: a.take(pv, tk * D),
-      scores: a.take(ps, hw), weights: a.take(pw, hw), heads: a.take(ph, tq * D), output: a.take(po, tq * D),
-    };
+    a.putU32(pt, [pwq, pwk, pwv, pwo, w.bq ? pbq : 0, w.bk ? pbk : 0, w.bv ? pbv : 0, w.bo ? pbo : 0]);
+    // Plain C exports, not Embind: one direct WASM call (see core/bindings/embind.cc, issue 6).
+    const c = this.core, causal = m.causal ? 1 : 0;
+    if (!intermediates) {
+      this.#run(fn, c._attnlab_mha_streaming(px, tq, cross ? pc : 0, tk, D, H, pt, m.kind, m.window, causal, pm,
+        scale, rope ? 1 : 0, ropeBase, alibi ? 1 : 0, pq, pk, pv, pw, po));
+      return { output: a.take(po, tq * D) };
+    }
+    this.#run(fn, c._attnlab_mha(px, tq, cross ? pc : 0, tk, D, H, pt, m.kind, m.window, causal, pm,
+      scale, rope ? 1 : 0, ropeBase, alibi ? 1 : 0, pq, pk, pv, ps, pw, ph, po));
+    const [q, k, v, scores, weights, heads, output] = a.takeMany([[pq, tq * D], [pk, tk * D], [pv, tk * D], [ps, hw], [pw, hw], [ph, tq * D], [po, tq * D]]);
+    return { q, k, v, scores, weights, heads, output };
   }
 
   /**
@@ -277,6 +312,200 @@ export class AttnLab {
     return { slopes: this.arena.take(ps, heads), bias: this.arena.take(pb, heads * tq * tk) };
   }
 
+  // ---- issue 3: the rest of the Transformer -------------------------------------------------------
+
+  // Lays out named regions (float counts) in the arena: { name: count } → { name: address }.
+  #buffers(fn, spec) {
+    const names = Object.keys(spec);
+    const addrs = this.arena.layout(fn, names.map((n) => spec[n]));
+    return Object.fromEntries(names.map((n, i) => [n, addrs[i]]));
+  }
+
+  /** LayerNorm over rows of x [rows·dim] (torch.nn.LayerNorm: biased variance, two-pass). */
+  layerNorm(args) {
+    const fn = 'layerNorm';
+    requireObject(fn, args);
+    noUnknownKeys(fn, args, ['x', 'rows', 'dim', 'gamma', 'beta', 'eps']);
+    const rows = int(fn, 'rows', args.rows), dim = int(fn, 'dim', args.dim), n = rows * dim;
+    const x = matrix(fn, 'x', args.x, n, `rows·dim = ${n}`);
+    const gamma = optionalMatrix(fn, 'gamma', args.gamma, dim, `dim = ${dim}`);
+    const beta = optionalMatrix(fn, 'beta', args.beta, dim, `dim = ${dim}`);
+    const eps = num(fn, 'eps', args.eps, { dflt: 1e-5, positive: true });
+    const b = this.#buffers(fn, { x: n, gamma: gamma ? dim : 0, beta: beta ? dim : 0, out: n });
+    this.arena.put(b.x, x); this.arena.put(b.gamma, gamma); this.arena.put(b.beta, beta);
+    this.#run(fn, this.core.layerNorm(b.x, rows, dim, gamma ? b.gamma : 0, beta ? b.beta : 0, eps, b.out));
+    return this.arena.take(b.out, n);
+  }
+
+  /** RMSNorm over rows of x [rows·dim]: x / √(mean(x²) + eps) · gamma. */
+  rmsNorm(args) {
+    const fn = 'rmsNorm';
+    requireObject(fn, args);
+    noUnknownKeys(fn, args, ['x', 'rows', 'dim', 'gamma', 'eps']);
+    const rows = int(fn, 'rows', args.rows), dim = int(fn, 'dim', args.dim), n = rows * dim;
+    const x = matrix(fn, 'x', args.x, n, `rows·dim = ${n}`);
+    const gamma = optionalMatrix(fn, 'gamma', args.gamma, dim, `dim = ${dim}`);
+    const eps = num(fn, 'eps', args.eps, { dflt: 1e-6, positive: true });
+    const b = this.#buffers(fn, { x: n, gamma: gamma ? dim : 0, out: n });
+    this.arena.put(b.x, x); this.arena.put(b.gamma, gamma);
+    this.#run(fn, this.core.rmsNorm(b.x, rows, dim, gamma ? b.gamma : 0, eps, b.out));
+    return this.arena.take(b.out, n);
+  }
+
+  /** Element-wise activation: 'gelu' (exact, erf), 'gelu_tanh' (tanh approximation) or 'relu'. */
+  activation(args) {
+    const fn = 'activation';
+    requireObject(fn, args);
+    noUnknownKeys(fn, args, ['x', 'kind']);
+    const kind = ACTIVATIONS[oneOf(fn, 'kind', args.kind, Object.keys(ACTIVATIONS))];
+    const x = vector(fn, 'x', args.x);
+    const b = this.#buffers(fn, { x: x.length, out: x.length });
+    this.arena.put(b.x, x);
+    this.#run(fn, this.core.activation(kind, b.x, x.length, b.out));
+    return this.arena.take(b.out, x.length);
+  }
+
+  /** Feed-forward x·W1 + b1 → activation → ·W2 + b2. Returns { hidden, activated, output }. */
+  feedForward(args) {
+    const fn = 'feedForward';
+    requireObject(fn, args);
+    noUnknownKeys(fn, args, ['x', 'rows', 'dModel', 'dFF', 'w1', 'b1', 'w2', 'b2', 'activation']);
+    const rows = int(fn, 'rows', args.rows), D = int(fn, 'dModel', args.dModel), F = int(fn, 'dFF', args.dFF);
+    const x = matrix(fn, 'x', args.x, rows * D, `rows·dModel = ${rows * D}`);
+    const w = ffnWeights(fn, args, D, F);
+    const act = ACTIVATIONS[oneOf(fn, 'activation', args.activation, Object.keys(ACTIVATIONS), 'relu')];
+    const b = this.#buffers(fn, { x: rows * D, w1: D * F, b1: w.b1 ? F : 0, w2: F * D, b2: w.b2 ? D : 0, pre: rows * F, hidden: rows * F, out: rows * D });
+    const a = this.arena;
+    a.put(b.x, x); a.put(b.w1, w.w1); a.put(b.b1, w.b1); a.put(b.w2, w.w2); a.put(b.b2, w.b2);
+    this.#run(fn, this.core.feedForward(b.x, rows, D, F, b.w1, w.b1 ? b.b1 : 0, b.w2, w.b2 ? b.b2 : 0, act, b.pre, b.hidden, b.out));
+    return { hidden: a.take(b.pre, rows * F), activated: a.take(b.hidden, rows * F), output: a.take(b.out, rows * D) };
+  }
+
+  /**
+   * One Transformer encoder layer with every intermediate. norm 'post' (default): y = LN1(x + MHA(x)),
+   * out = LN2(y + FFN(y)); 'pre': y = x + MHA(LN1(x)), out = y + FFN(LN2(y)).
+   */
+  encoderBlock(args) {
+    const fn = 'encoderBlock';
+    requireObject(fn, args);
+    noUnknownKeys(fn, args, ['x', 't', 'dModel', 'heads', 'dFF', 'norm', 'activation', 'mask', 'eps', 'weights', 'batch']);
+    const { t, D, H, F, pre, act, eps, B } = blockSizes(fn, args);
+    const x = matrix(fn, 'x', args.x, B * t * D, B > 1 ? `batch·t·dModel = ${B * t * D}` : `t·dModel = ${t * D}`);
+    const m = parseMask(fn, args.mask, t, t);
+    const w = blockWeights(fn, args.weights, D, F, ENCODER_WEIGHTS);
+    const tD = t * D, tF = t * F, hw = H * t * t;
+    const outs = { q: tD, k: tD, v: tD, attnWeights: hw, attnHeads: tD, attnOut: tD, residual1: tD, norm1: tD,
+      ffnPre: tF, ffnHidden: tF, ffnOut: tD, residual2: tD, norm2: tD, output: tD };
+    return this.#block(fn, B, x, m, w, outs, (table, px, pm) =>
+      this.core.encoderBlock(px, t, D, H, F, pre, act, m.kind, m.window, m.causal, pm, eps, table));
+  }
+
+  /**
+   * One Transformer decoder layer: masked self-attention, cross-attention to memory (K, V from the
+   * encoder output), FFN, each with Add & Norm; every intermediate.
+   */
+  decoderBlock(args) {
+    const fn = 'decoderBlock';
+    requireObject(fn, args);
+    noUnknownKeys(fn, args, ['x', 't', 'memory', 'tm', 'dModel', 'heads', 'dFF', 'norm', 'activation', 'mask', 'eps', 'weights', 'batch']);
+    const { t, D, H, F, pre, act, eps, B } = blockSizes(fn, args);
+    const tm = int(fn, 'tm', args.tm);
+    const x = matrix(fn, 'x', args.x, B * t * D, B > 1 ? `batch·t·dModel = ${B * t * D}` : `t·dModel = ${t * D}`);
+    const memory = matrix(fn, 'memory', args.memory, B * tm * D, B > 1 ? `batch·tm·dModel = ${B * tm * D}` : `tm·dModel = ${tm * D}`);
+    const m = parseMask(fn, args.mask === undefined ? 'causal' : args.mask, t, t);
+    const w = blockWeights(fn, args.weights, D, F, DECODER_WEIGHTS);
+    const tD = t * D, tF = t * F, mD = tm * D;
+    const outs = {
+      selfQ: tD, selfK: tD, selfV: tD, selfWeights: H * t * t, selfHeads: tD, selfAttnOut: tD, residual1: tD, norm1: tD,
+      crossQ: tD, crossK: mD, crossV: mD, crossWeights: H * t * tm, crossHeads: tD, crossAttnOut: tD, residual2: tD, norm2: tD,
+      ffnPre: tF, ffnHidden: tF, ffnOut: tD, residual3: tD, norm3: tD, output: tD };
+    return this.#block(fn, B, x, m, w, outs, (table, px, pm, pmem) =>
+      this.core.decoderBlock(px, t, pmem, tm, D, H, F, pre, act, m.kind, m.window, m.causal, pm, eps, table), memory);
+  }
+
+  // Shared by the blocks: lays out inputs, weights and outputs, writes the address table the binding
+  // reads (weights in `w`'s order, then the outputs in `outs`' order), runs, copies every output out.
+  // A batch (the notebook's (B, N, D)) runs the same layer on each sequence: x, memory and every
+  // output are batch-major, and sequence i gets the table with its outputs' addresses moved by i.
+  #block(fn, B, x, m, w, outs, call, memory = null) {
+    const wNames = Object.keys(w), oNames = Object.keys(outs);
+    const spec = { x: x.length, memory: memory ? memory.length : 0, mask: m.values ? m.values.length : 0, table: wNames.length + oNames.length };
+    for (const k of wNames) spec['w:' + k] = w[k] ? w[k].length : 0;
+    for (const k of oNames) spec['o:' + k] = B * outs[k];
+    const b = this.#buffers(fn, spec);
+    const a = this.arena;
+    a.put(b.x, x); a.put(b.memory, memory); a.put(b.mask, m.values);
+    for (const k of wNames) a.put(b['w:' + k], w[k]);
+    const weightAddrs = wNames.map((k) => (w[k] ? b['w:' + k] : 0));
+    const xStep = 4 * x.length / B, memStep = memory ? 4 * memory.length / B : 0;
+    for (let i = 0; i < B; i++) {
+      a.putU32(b.table, [...weightAddrs, ...oNames.map((k) => b['o:' + k] + 4 * i * outs[k])]);
+      const status = call(b.table, b.x + i * xStep, m.values ? b.mask : 0, b.memory + i * memStep);
+      if (status !== 0) throw new AttnLabError(this.core.lastError() + (B > 1 ? ` (in batch element ${i})` : ''));
+    }
+    return Object.fromEntries(oNames.map((k) => [k, a.take(b['o:' + k], B * outs[k])]));
+  }
+
+  /** Token embedding lookup: row ids[i] of table [vocab·dModel]; returns [ids.length·dModel]. */
+  embedding(args) {
+    const fn = 'embedding';
+    requireObject(fn, args);
+    noUnknownKeys(fn, args, ['table', 'vocab', 'dModel', 'ids']);
+    const vocab = int(fn, 'vocab', args.vocab), D = int(fn, 'dModel', args.dModel);
+    const table = matrix(fn, 'table', args.table, vocab * D, `vocab·dModel = ${vocab * D}`);
+    const ids = tokenIds(fn, args.ids, vocab);
+    const b = this.#buffers(fn, { table: vocab * D, ids: ids.length, out: ids.length * D });
+    this.arena.put(b.table, table);
+    this.arena.putU32(b.ids, ids);
+    this.#run(fn, this.core.embedding(b.table, vocab, D, b.ids, ids.length, b.out));
+    return this.arena.take(b.out, ids.length * D);
+  }
+
+  /** Tied output head: logits = h·W_Eᵀ (+ bias), probs = softmax(logits / temperature), [rows·vocab]. */
+  outputHead(args) {
+    const fn = 'outputHead';
+    requireObject(fn, args);
+    noUnknownKeys(fn, args, ['h', 'rows', 'table', 'vocab', 'dModel', 'bias', 'temperature']);
+    const rows = int(fn, 'rows', args.rows), vocab = int(fn, 'vocab', args.vocab), D = int(fn, 'dModel', args.dModel);
+    const h = matrix(fn, 'h', args.h, rows * D, `rows·dModel = ${rows * D}`);
+    const table = matrix(fn, 'table', args.table, vocab * D, `vocab·dModel = ${vocab * D}`);
+    const bias = optionalMatrix(fn, 'bias', args.bias, vocab, `vocab = ${vocab}`);
+    const temperature = num(fn, 'temperature', args.temperature, { dflt: 1, positive: true });
+    const n = rows * vocab;
+    const b = this.#buffers(fn, { h: rows * D, table: vocab * D, bias: bias ? vocab : 0, logits: n, probs: n });
+    this.arena.put(b.h, h); this.arena.put(b.table, table); this.arena.put(b.bias, bias);
+    this.#run(fn, this.core.outputHead(b.h, rows, b.table, vocab, D, bias ? b.bias : 0, temperature, b.logits, b.probs));
+    return { logits: this.arena.take(b.logits, n), probs: this.arena.take(b.probs, n) };
+  }
+
+  /**
+   * Nadaraya-Watson kernel regression as attention: queries = Q, xs = K, ys = V.
+   * weights = softmax(f(x, x_i) / bandwidth), f = −‖x − x_i‖² ('gaussian') or x·x_i ('dot').
+   */
+  kernelRegression(args) {
+    const fn = 'kernelRegression';
+    requireObject(fn, args);
+    noUnknownKeys(fn, args, ['xs', 'ys', 'queries', 'bandwidth', 'kernel', 'dim']);
+    const dim = int(fn, 'dim', args.dim, { dflt: 1 });
+    const ys = vector(fn, 'ys', args.ys), n = ys.length;
+    const xs = matrix(fn, 'xs', args.xs, n * dim, `ys.length·dim = ${n * dim}`);
+    const queries = vector(fn, 'queries', args.queries);
+    if (queries.length % dim !== 0) fail(fn, `queries has ${queries.length} values, expected a multiple of dim = ${dim}`);
+    const nq = queries.length / dim;
+    const bandwidth = num(fn, 'bandwidth', args.bandwidth, { dflt: 1, positive: true });
+    const dot = oneOf(fn, 'kernel', args.kernel, ['gaussian', 'dot'], 'gaussian') === 'dot' ? 1 : 0;
+    const b = this.#buffers(fn, { xs: n * dim, ys: n, q: nq * dim, scores: nq * n, weights: nq * n, pred: nq });
+    this.arena.put(b.xs, xs); this.arena.put(b.ys, ys); this.arena.put(b.q, queries);
+    this.#run(fn, this.core.kernelRegression(b.xs, b.ys, n, b.q, nq, dim, dot, bandwidth, b.scores, b.weights, b.pred));
+    return { scores: this.arena.take(b.scores, nq * n), weights: this.arena.take(b.weights, nq * n), predictions: this.arena.take(b.pred, nq) };
+  }
+
+  /** A tokenizer ('char', 'word' or byte-level 'bpe'); the same as createTokenizer (pure JS). */
+  tokenizer(args) {
+    return createTokenizer(args);
+  }
+  // ---- end of issue 3 section
+
   /** What the module runs on, and its memory use (for leak checks). */
   info() {
     return {
@@ -293,3 +522,80 @@ export class AttnLab {
     this.arena.free();
   }
 }
+
+// ---- issue 3 helpers ----------------------------------------------------------------------------
+// Activation codes the core understands (core/bindings/embind.cc make_activation).
+const ACTIVATIONS = { relu: 0, gelu: 1, gelu_tanh: 2 };
+
+// A non-empty flat array whose length is the caller's choice.
+function vector(fn, name, v) {
+  const n = v === undefined || v === null || typeof v.length !== 'number' ? -1 : v.length;
+  if (n === 0) fail(fn, `${name} is empty, expected at least 1 value`);
+  return matrix(fn, name, v, n, 'at least 1 value');
+}
+
+// Token ids: integers in [0, vocab), copied into an Int32Array.
+function tokenIds(fn, v, vocab) {
+  if (v === undefined || v === null) fail(fn, 'ids is missing, expected an array of token ids');
+  if (!Array.isArray(v) && !(ArrayBuffer.isView(v) && !(v instanceof DataView)))
+    fail(fn, `ids is a ${typeof v}, expected an array of token ids`);
+  if (v.length === 0) fail(fn, 'ids is empty, expected at least 1 token id');
+  const ids = new Int32Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const id = v[i];
+    if (typeof id !== 'number' || !Number.isInteger(id) || id < 0 || id >= vocab)
+      fail(fn, `ids[${i}] is ${describe(id)}, expected an integer in [0, vocab = ${vocab})`);
+    ids[i] = id;
+  }
+  return ids;
+}
+
+function blockSizes(fn, args) {
+  const t = int(fn, 't', args.t), D = int(fn, 'dModel', args.dModel), H = int(fn, 'heads', args.heads);
+  const F = int(fn, 'dFF', args.dFF);
+  if (D % H !== 0) fail(fn, `heads = ${H} does not divide dModel = ${D}, expected dModel to be a multiple of heads`);
+  const pre = oneOf(fn, 'norm', args.norm, ['post', 'pre'], 'post') === 'pre' ? 1 : 0;
+  const act = ACTIVATIONS[oneOf(fn, 'activation', args.activation, Object.keys(ACTIVATIONS), 'relu')];
+  const eps = num(fn, 'eps', args.eps, { dflt: 1e-5, positive: true });
+  const B = int(fn, 'batch', args.batch, { dflt: 1 });
+  return { t, D, H, F, pre, act, eps, B };
+}
+
+// The weight names of each block, in the order core/bindings/embind.cc reads its address table, with
+// their sizes ('DD' = dModel·dModel, 'D', 'DF', 'FD', 'F') and whether they are required.
+const ATTN_WEIGHTS = (c) => [[c + 'wq', 'DD', 1], [c + 'wk', 'DD', 1], [c + 'wv', 'DD', 1], [c + 'wo', 'DD', 1],
+  [c + 'bq', 'D', 0], [c + 'bk', 'D', 0], [c + 'bv', 'D', 0], [c + 'bo', 'D', 0]];
+const LN_WEIGHTS = (n) => Array.from({ length: n }, (_, i) => [[`ln${i + 1}Gamma`, 'D', 0], [`ln${i + 1}Beta`, 'D', 0]]).flat();
+const FFN_WEIGHTS = [['w1', 'DF', 1], ['b1', 'F', 0], ['w2', 'FD', 1], ['b2', 'D', 0]];
+const ENCODER_WEIGHTS = [...ATTN_WEIGHTS(''), ...LN_WEIGHTS(2), ...FFN_WEIGHTS];
+const DECODER_WEIGHTS = [...ATTN_WEIGHTS(''), ...ATTN_WEIGHTS('c'), ...LN_WEIGHTS(3), ...FFN_WEIGHTS];
+
+function sizeOf(kind, D, F) {
+  const n = { DD: D * D, D, DF: D * F, FD: F * D, F }[kind];
+  const expr = { DD: `dModel·dModel = ${n}`, D: `dModel = ${n}`, DF: `dModel·dFF = ${n}`, FD: `dFF·dModel = ${n}`, F: `dFF = ${n}` }[kind];
+  return [n, expr];
+}
+
+// weights → { name: Float32Array | number[] | null } in the table's order, every size checked.
+function blockWeights(fn, weights, D, F, names) {
+  if (weights === null || typeof weights !== 'object' || Array.isArray(weights))
+    fail(fn, `weights is ${weights === undefined ? 'missing' : weights === null ? 'null' : `a ${typeof weights}`}, expected an object { ${names.filter((n) => n[2]).map((n) => n[0]).join(', ')}, … }`);
+  const known = names.map((n) => n[0]);
+  for (const k of Object.keys(weights))
+    if (!known.includes(k)) fail(fn, `weights has unknown key '${k}', expected some of: ${known.join(', ')}`);
+  const out = {};
+  for (const [name, kind, required] of names) {
+    const [n, expr] = sizeOf(kind, D, F);
+    out[name] = required ? matrix(fn, `weights.${name}`, weights[name], n, expr) : optionalMatrix(fn, `weights.${name}`, weights[name], n, expr);
+  }
+  return out;
+}
+
+// w1 b1 w2 b2 of feedForward (top-level arguments there).
+function ffnWeights(fn, args, D, F) {
+  return {
+    w1: matrix(fn, 'w1', args.w1, D * F, `dModel·dFF = ${D * F}`), b1: optionalMatrix(fn, 'b1', args.b1, F, `dFF = ${F}`),
+    w2: matrix(fn, 'w2', args.w2, F * D, `dFF·dModel = ${F * D}`), b2: optionalMatrix(fn, 'b2', args.b2, D, `dModel = ${D}`),
+  };
+}
+// ---- end of issue 3 helpers

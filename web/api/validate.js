@@ -13,14 +13,14 @@ export function fail(fn, message) {
   throw new AttnLabError(`${fn}: ${message}`);
 }
 
-function describe(v) {
+export function describe(v) {
   if (v === undefined) return 'missing';
   if (v === null) return 'null';
   if (typeof v === 'number') return String(v);
   if (typeof v === 'string') return JSON.stringify(v.length > 40 ? v.slice(0, 40) + '…' : v);
   if (Array.isArray(v)) return `an array of ${v.length}`;
-  if (ArrayBuffer.isView(v)) return `a ${v.constructor.name} of ${v.length}`;
-  return `a ${typeof v}`;
+  if (ArrayBuffer.isView(v)) return `a ${v.constructor?.name ?? 'typed array'} of ${v.length}`;
+  return `a ${typeof v}`;  // issue 7: never coerce (a Symbol or a null-prototype object would throw)
 }
 
 export function requireObject(fn, args) {
@@ -34,7 +34,7 @@ export function int(fn, name, v, { min = 1, max = 1 << 24, dflt } = {}) {
   if (v === undefined && dflt !== undefined) return dflt;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
     const what = min === 1 ? 'a positive integer' : `an integer ≥ ${min}`;
-    fail(fn, `${name} is ${describe(v)}, expected ${what}${v > max ? ` ≤ ${max}` : ''}`);
+    fail(fn, `${name} is ${describe(v)}, expected ${what}${typeof v === 'number' && v > max ? ` ≤ ${max}` : ''}`);
   }
   return v;
 }
@@ -45,8 +45,14 @@ export function num(fn, name, v, { dflt, positive = false, min } = {}) {
     const what = positive ? 'a finite number > 0' : min !== undefined ? `a finite number ≥ ${min}` : 'a finite number';
     fail(fn, `${name} is ${describe(v)}, expected ${what}`);
   }
+  // issue 7: the core takes float32: 1e39 would arrive as Infinity and 1e-46 as 0.
+  if (!Number.isFinite(Math.fround(v)) || (v !== 0 && Math.fround(v) === 0))
+    fail(fn, `${name} is ${describe(v)}, expected a number float32 can hold (${FLOAT32_RANGE})`);
   return v;
 }
+
+// issue 7: what float32 (the core's number type) can hold.
+const FLOAT32_RANGE = '|x| ≤ 3.4028235e38, and 0 or |x| ≥ 1.4e-45';
 
 export function bool(fn, name, v, dflt = false) {
   if (v === undefined) return dflt;
@@ -56,8 +62,11 @@ export function bool(fn, name, v, dflt = false) {
 
 // A matrix argument: a flat Float32Array (or number array / other typed array) of exactly `n`
 // values. `expr` says where n comes from ("tq·dk = 6").
-export function matrix(fn, name, v, n, expr) {
+export function matrix(fn, name, v, n, expr, { negInf = false } = {}) {
   if (v === undefined || v === null) fail(fn, `${name} is missing, expected a Float32Array of ${expr}`);
+  // issue 7: BigInt arrays cannot be written into float memory (a TypeError deep inside otherwise).
+  if (v instanceof BigInt64Array || v instanceof BigUint64Array)
+    fail(fn, `${name} is ${describe(v)}, expected a Float32Array of ${expr}`);
   if (Array.isArray(v) && v.length > 0 && (Array.isArray(v[0]) || ArrayBuffer.isView(v[0])))
     fail(fn, `${name} is an array of rows, expected a flat row-major Float32Array of ${expr} (use rows.flat())`);
   if (!(v instanceof Float32Array) && !(ArrayBuffer.isView(v) && !(v instanceof DataView)) && !Array.isArray(v))
@@ -66,6 +75,15 @@ export function matrix(fn, name, v, n, expr) {
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++)
       if (typeof v[i] !== 'number') fail(fn, `${name}[${i}] is ${describe(v[i])}, expected a number`);
+  }
+  // issue 7: numbers (not float32 already) beyond float32's range would arrive as ±Infinity, and the
+  // core would report "Infinity" for a value the caller never wrote. (NaN/±Infinity: checked in C++.)
+  if (Array.isArray(v) || v instanceof Float64Array) {
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (Number.isFinite(x) && !Number.isFinite(Math.fround(x)) && !(negInf && x < 0))
+        fail(fn, `${name}[${i}] is ${x}, expected finite values within float32 range (|x| ≤ 3.4028235e38)`);
+    }
   }
   return v;
 }
@@ -95,7 +113,7 @@ export function mask(fn, v, tq, tk) {
   }
   if (typeof v === 'string') fail(fn, `mask is ${describe(v)}, expected 'none', 'causal', { window, causal? } or a Float32Array of tq·tk = ${tq * tk}`);
   if (ArrayBuffer.isView(v) || Array.isArray(v)) {
-    matrix(fn, 'mask', v, tq * tk, `tq·tk = ${tq * tk}`);
+    matrix(fn, 'mask', v, tq * tk, `tq·tk = ${tq * tk}`, { negInf: true });
     return { kind: MASK_KIND.additive, window: 0, causal: false, values: v };
   }
   if (typeof v === 'object') {

@@ -1,38 +1,20 @@
-// The minimal app page: computes the notes' example through the WASM core and shows the numbers.
-import { createAttnLab, supportsWasmSimd } from '../api/index.js';
+// The attnlab app: every widget in lecture order. Each widget loads the one shared WASM module
+// itself; this file registers them and says so when the browser cannot run WASM SIMD.
+import { supportsWasmSimd } from '../api/index.js';
+import { NO_SIMD_MESSAGE } from '../widgets/shared/widget.js';
+import '../widgets/steps/index.js';
+import '../widgets/convex/index.js';
+import '../widgets/kernel-regression/index.js';
+import '../widgets/why-scale/index.js';
+import '../widgets/cross/index.js';
+import '../widgets/multihead/index.js';
+import '../widgets/positional/index.js';
+import '../widgets/block/index.js';
+import '../widgets/cost/index.js';
+import './app.css';
 
 const status = document.querySelector('.status');
-
-function fillTable(table, values, rows, cols, rowLabels) {
-  table.replaceChildren();
-  for (let i = 0; i < rows; i++) {
-    const tr = table.insertRow();
-    const th = document.createElement('th');
-    th.scope = 'row';
-    th.textContent = rowLabels[i];
-    tr.append(th);
-    for (let j = 0; j < cols; j++) tr.insertCell().textContent = values[i * cols + j].toFixed(4);
-  }
-}
-
-async function main() {
-  if (!supportsWasmSimd()) {
-    status.textContent = 'This browser cannot run attnlab: it lacks WebAssembly SIMD. Please use a current Chrome, Edge, Firefox or Safari (16.4 or later).';
-    return;
-  }
-  const lab = await createAttnLab();
-  const X = [[0.2, 0.4, 0.6], [0.8, 0.3, 0.3], [0.1, 0.2, 0.5]];
-  const WQ = [[1, 0], [0, 1], [1, -1]], WK = [[0.5, -0.5], [1, 0], [0, 1]], WV = [[1, 1], [0.5, -0.5], [1, 0]];
-  const mm = (A, W) => A.flatMap((r) => W[0].map((_, j) => r.reduce((s, x, p) => s + x * W[p][j], 0)));
-  const r = lab.attention({ q: mm(X, WQ), k: mm(X, WK), v: mm(X, WV), tq: 3, tk: 3, dk: 2, dv: 2 });
-  const tokens = ['I', 'play', 'football'];
-  fillTable(document.querySelector('.weights'), r.weights, 3, 3, tokens);
-  fillTable(document.querySelector('.output'), r.output, 3, 2, tokens);
-  document.querySelector('.demo').hidden = false;
-  status.textContent = 'Computed in WebAssembly (SIMD128).';
-}
-
-main().catch((e) => {
-  status.textContent = `attnlab failed to start: ${e.message}`;
-  console.error(e);
-});
+if (!supportsWasmSimd()) {
+  status.textContent = NO_SIMD_MESSAGE;
+  status.classList.add('failure');
+} else status.hidden = true;

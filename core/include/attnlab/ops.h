@@ -36,6 +36,9 @@ struct AttentionArgs {
   float scale;
   Mask mask;
   float alibi_slope = 0.0f;
+  // The score f(q_i, k_j) before scaling: q·k (the lecture's attention) or −‖q − k‖² (the Gaussian
+  // kernel of Nadaraya-Watson regression; see kernel_regression_forward).
+  enum class Score { dot, neg_sq_dist } score = Score::dot;
 };
 struct AttentionOut {
   float* scores = nullptr;
@@ -79,6 +82,22 @@ struct MultiHeadOut {
 };
 Status multihead_attention_forward(const MultiHeadArgs& a, const MultiHeadOut& o);
 
+// ==== Streaming multi-head attention (issue 6): the throughput mode, output only ====================
+// The same result as multihead_attention_forward (every option: masks, cross-attention, RoPE, ALiBi),
+// without the [H, t_q, t_k] weights: per head, queries go in blocks and keys stream past them in
+// blocks with an online softmax (running max m and sum l per query, flash-attention style), so
+// memory is O((t_q + t_k)·D) and T = 8192 runs. Causal and window masks skip key blocks they remove.
+//   q: [t_q, D] scratch (Q, then overwritten by the concatenated heads), k, v: [t_k, D] scratch,
+//   workspace: multihead_streaming_workspace_floats(D, H) floats, out: [t_q, D].
+struct MultiHeadStreamingOut {
+  float *q, *k, *v;
+  float* workspace;
+  float* out;
+};
+size_t multihead_streaming_workspace_floats(size_t d_model, size_t heads);
+Status multihead_attention_forward_streaming(const MultiHeadArgs& a, const MultiHeadStreamingOut& o);
+// ==== end of issue 6 section
+
 // ---- Positional encodings -----------------------------------------------------------------------
 // Sinusoidal (Vaswani et al.), interleaved: PE[pos, 2i] = sin(pos / base^(2i/D)),
 // PE[pos, 2i+1] = cos(pos / base^(2i/D)). out: [length, D].
@@ -93,6 +112,120 @@ Status rope_rotate(const float* x, size_t t, size_t d, float base, size_t offset
 Status alibi_slopes(size_t heads, float* slopes);
 float alibi_slope(size_t head, size_t heads);  // one head's slope, for 0 ≤ head < heads
 Status alibi_bias(size_t heads, size_t t_q, size_t t_k, float* bias);
+
+// ==== The rest of the Transformer (issue 3): Add & Norm, FFN, blocks, embedding, head, kernel regression
+// Messages use the JS facade's argument names (weights.wq, ln1Gamma, …): the widgets show them as is.
+
+// LayerNorm over the last dimension, as torch.nn.LayerNorm: y = (x − μ)/√(σ² + eps)·γ + β with the
+// biased variance σ², computed in two passes (μ first, then Σ(x − μ)²) so that a large common offset
+// does not cancel the variance away. x, out: [rows, dim] (in place when x == out); gamma, beta: [dim]
+// or nullptr (γ = 1, β = 0). mean, rstd: [rows] or nullptr, kept for a backward pass (llm.c-style).
+Status layer_norm_forward(const float* x, size_t rows, size_t dim, const float* gamma,
+                          const float* beta, float eps, float* out, float* mean = nullptr,
+                          float* rstd = nullptr);
+
+// RMSNorm (Zhang & Sennrich): y = x / √(mean(x²) + eps)·γ. gamma: [dim] or nullptr.
+Status rms_norm_forward(const float* x, size_t rows, size_t dim, const float* gamma, float eps,
+                        float* out);
+
+// Element-wise activations: GELU exact x·Φ(x) (erf), its tanh approximation, ReLU.
+enum class Activation { relu, gelu, gelu_tanh };
+Status activation_forward(Activation kind, const float* x, size_t n, float* out);  // in place ok
+
+// Position-wise feed-forward: pre = x·W1 + b1, hidden = act(pre), out = hidden·W2 + b2.
+// x: [rows, D]; W1: [D, d_ff]; W2: [d_ff, D]; b1: [d_ff], b2: [D] or nullptr.
+struct FeedForwardWeights {
+  const float* w1; const float* b1 = nullptr;
+  const float* w2; const float* b2 = nullptr;
+};
+struct FeedForwardOut {
+  float* pre = nullptr;  // [rows, d_ff] before the activation (nullptr: not kept)
+  float* hidden;         // [rows, d_ff] after it
+  float* out;            // [rows, D]
+};
+Status feed_forward_forward(const float* x, size_t rows, size_t d_model, size_t d_ff,
+                            const FeedForwardWeights& w, Activation act, const FeedForwardOut& o);
+
+// One Transformer encoder layer (torch.nn.TransformerEncoderLayer, dropout 0):
+//   post-LN (the paper):  y = LN1(x + MHA(x));        out = LN2(y + FFN(y))
+//   pre-LN (GPT):         y = x + MHA(LN1(x));        out = y + FFN(LN2(y))
+// Every intermediate is an output (all required): the widgets show each step.
+enum class NormPlacement { post, pre };
+struct LayerNormWeights { const float* gamma = nullptr; const float* beta = nullptr; };  // [D]
+struct EncoderBlockWeights {
+  MultiHeadWeights attn;
+  LayerNormWeights ln1, ln2;
+  FeedForwardWeights ffn;
+};
+struct EncoderBlockArgs {
+  const float* x; size_t t;              // x: [t, D]
+  size_t d_model, heads, d_ff;
+  NormPlacement norm = NormPlacement::post;
+  Activation activation = Activation::relu;
+  Mask mask;
+  float eps = 1e-5f;
+  EncoderBlockWeights w;
+};
+struct EncoderBlockOut {
+  MultiHeadOut attn;        // q, k, v [t, D], weights [H, t, t], heads [t, D], out (= attnOut) [t, D]
+  float* residual1;         // [t, D] x + attnOut
+  float* norm1;             // [t, D] LN1(residual1) (post) | LN1(x) (pre)
+  FeedForwardOut ffn;       // pre, hidden [t, d_ff], out [t, D]
+  float* residual2;         // [t, D] norm1 + ffnOut (post) | residual1 + ffnOut (pre)
+  float* norm2;             // [t, D] LN2(residual2) (post) | LN2(residual1) (pre)
+  float* out;               // [t, D] norm2 (post) | residual2 (pre)
+};
+Status encoder_block_forward(const EncoderBlockArgs& a, const EncoderBlockOut& o);
+
+// One decoder layer (torch.nn.TransformerDecoderLayer, dropout 0): masked self-attention, then
+// cross-attention (Q from the decoder stream, K and V from the encoder output `memory`), then FFN,
+// each with Add & Norm. Pre-LN normalises the decoder stream only; memory enters as is.
+struct DecoderBlockWeights {
+  MultiHeadWeights self_attn, cross_attn;
+  LayerNormWeights ln1, ln2, ln3;
+  FeedForwardWeights ffn;
+};
+struct DecoderBlockArgs {
+  const float* x; size_t t;              // x: [t, D]
+  const float* memory; size_t t_m;       // memory: [t_m, D]
+  size_t d_model, heads, d_ff;
+  NormPlacement norm = NormPlacement::post;
+  Activation activation = Activation::relu;
+  Mask mask = Mask::Causal();            // self-attention mask
+  float eps = 1e-5f;
+  DecoderBlockWeights w;
+};
+struct DecoderBlockOut {
+  MultiHeadOut self_attn;   // weights [H, t, t]
+  float *residual1, *norm1; // [t, D]
+  MultiHeadOut cross_attn;  // q [t, D], k, v [t_m, D], weights [H, t, t_m]
+  float *residual2, *norm2; // [t, D]
+  FeedForwardOut ffn;
+  float *residual3, *norm3; // [t, D]
+  float* out;               // [t, D]
+};
+Status decoder_block_forward(const DecoderBlockArgs& a, const DecoderBlockOut& o);
+
+// Token embedding as a lookup: out[i, :] = W_E[ids[i], :] (= one-hot(ids[i])·W_E).
+// table: [vocab, D]; ids: [n] in [0, vocab); out: [n, D].
+Status embedding_forward(const float* table, size_t vocab, size_t d_model, const int* ids, size_t n,
+                         float* out);
+
+// Tied output head (Press & Wolf): logits = h·W_Eᵀ (+ bias), probs = softmax(logits / temperature).
+// h: [rows, D]; table: [vocab, D]; bias: [vocab] or nullptr; logits, probs: [rows, vocab].
+Status output_head_forward(const float* h, size_t rows, const float* table, size_t vocab,
+                           size_t d_model, const float* bias, float temperature, float* logits,
+                           float* probs);
+
+// Nadaraya-Watson kernel regression, run by the attention code with another score f(Q, K):
+// queries = Q [n_q, dim], xs = K [n, dim], ys = V [n, 1];
+//   gaussian: scores = −‖x − x_i‖²     dot: scores = x·x_i
+//   weights = softmax(scores / bandwidth) [n_q, n];  predictions = weights·ys [n_q]
+enum class RegressionKernel { gaussian, dot };
+Status kernel_regression_forward(const float* xs, const float* ys, size_t n, const float* queries,
+                                 size_t n_q, size_t dim, RegressionKernel kernel, float bandwidth,
+                                 float* scores, float* weights, float* predictions);
+// ==== end of issue 3 section
 
 // ---- Shared checks --------------------------------------------------------------------------------
 // The first non-finite value of x[0:n] (NaN or ±∞); allow_neg_inf accepts −∞ (masks).

@@ -19,6 +19,10 @@ inline void gemm_nn_f32(size_t m, size_t n, size_t k, const float* a, size_t lda
                         size_t ldb, const float* bias, float* c, size_t ldc) {
   ATTNLAB_KERNEL(gemm_nn_f32)(m, n, k, a, lda, b, ldb, bias, c, ldc);
 }
+inline void gemm_nn_acc_f32(size_t m, size_t n, size_t k, const float* a, size_t lda,
+                            const float* b, size_t ldb, float* c, size_t ldc) {
+  ATTNLAB_KERNEL(gemm_nn_acc_f32)(m, n, k, a, lda, b, ldb, c, ldc);
+}
 inline void gemm_nt_f32(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b,
                         size_t ldb, float* c, size_t ldc) {
   ATTNLAB_KERNEL(gemm_nt_f32)(m, n, k, a, lda, b, ldb, c, ldc);
@@ -26,6 +30,10 @@ inline void gemm_nt_f32(size_t m, size_t n, size_t k, const float* a, size_t lda
 inline void softmax_rows_f32(size_t rows, size_t cols, const float* x, size_t ldx, float* y,
                              size_t ldy) {
   ATTNLAB_KERNEL(softmax_rows_f32)(rows, cols, x, ldx, y, ldy);
+}
+inline void online_softmax_block_f32(size_t rows, size_t cols, float scale, float* s, size_t lds,
+                                     float* m, float* l, float* o, size_t ldo, size_t d) {
+  ATTNLAB_KERNEL(online_softmax_block_f32)(rows, cols, scale, s, lds, m, l, o, ldo, d);
 }
 
 #undef ATTNLAB_KERNEL

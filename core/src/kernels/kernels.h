@@ -19,6 +19,12 @@ void gemm_nn_f32_scalar(size_t m, size_t n, size_t k, const float* a, size_t lda
 void gemm_nn_f32_wasmsimd(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b,
                           size_t ldb, const float* bias, float* c, size_t ldc);
 
+// C[m, n] += A[m, k] · B[k, n]: accumulates (the streaming attention's O += P·V over key blocks).
+void gemm_nn_acc_f32_scalar(size_t m, size_t n, size_t k, const float* a, size_t lda,
+                            const float* b, size_t ldb, float* c, size_t ldc);
+void gemm_nn_acc_f32_wasmsimd(size_t m, size_t n, size_t k, const float* a, size_t lda,
+                              const float* b, size_t ldb, float* c, size_t ldc);
+
 // C[m, n] = A[m, k] · B[n, k]ᵀ. "nt": B is stored row-major as [n, k] (Q · Kᵀ with K [t_k, d_k]).
 void gemm_nt_f32_scalar(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b,
                         size_t ldb, float* c, size_t ldc);
@@ -31,5 +37,17 @@ void softmax_rows_f32_scalar(size_t rows, size_t cols, const float* x, size_t ld
                              size_t ldy);
 void softmax_rows_f32_wasmsimd(size_t rows, size_t cols, const float* x, size_t ldx, float* y,
                                size_t ldy);
+
+// One key block of the online (streaming) softmax, flash-attention style. For each row i of the
+// block's scores s [rows, cols] (masked entries already −∞):
+//   s_ij ← min(scale·s_ij, FLT_MAX);  m' = max(m_i, max_j s_ij);  c = exp(m_i − m');
+//   s_ij ← exp(s_ij − m');  l_i ← l_i·c + Σ_j s_ij;  o[i, 0:d] ← c·o[i, 0:d];  m_i ← m'.
+// s then holds the block's unnormalised probabilities (for O += s·V); the caller divides O by l at
+// the end. Start with m = −∞, l = 0, o = 0. A row whose scores so far are all −∞ keeps that state and
+// gets zero probabilities.
+void online_softmax_block_f32_scalar(size_t rows, size_t cols, float scale, float* s, size_t lds,
+                                     float* m, float* l, float* o, size_t ldo, size_t d);
+void online_softmax_block_f32_wasmsimd(size_t rows, size_t cols, float scale, float* s, size_t lds,
+                                       float* m, float* l, float* o, size_t ldo, size_t d);
 
 }  // namespace attnlab::kernels

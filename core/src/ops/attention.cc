@@ -1,6 +1,7 @@
 // Scaled dot-product attention, step by step as the lecture draws it:
 //   scores = Q·Kᵀ → scaled = scores·scale + M → weights = softmax(scaled) → out = weights·V
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -11,11 +12,25 @@
 namespace attnlab {
 
 size_t first_non_finite(const float* x, size_t n, bool allow_neg_inf) {
-  for (size_t i = 0; i < n; ++i) {
-    const float v = x[i];
-    if (std::isfinite(v)) continue;
-    if (allow_neg_inf && v == -std::numeric_limits<float>::infinity()) continue;
-    return i;
+  // issue 6: every call checks all its inputs (4·D² weights at least), so the common all-finite case
+  // must be fast: a branch-free OR over 64-value chunks (the compiler vectorises it) finds whether a
+  // chunk has a NaN/±∞ (exponent bits all ones); only such a chunk is searched value by value.
+  constexpr size_t kChunk = 64;
+  for (size_t i0 = 0; i0 < n; i0 += kChunk) {
+    const size_t end = i0 + kChunk < n ? i0 + kChunk : n;
+    uint32_t bad = 0;
+    for (size_t i = i0; i < end; ++i) {
+      uint32_t bits;
+      std::memcpy(&bits, x + i, sizeof bits);
+      bad |= static_cast<uint32_t>((bits & 0x7f800000u) == 0x7f800000u);
+    }
+    if (!bad) continue;
+    for (size_t i = i0; i < end; ++i) {
+      const float v = x[i];
+      if (std::isfinite(v)) continue;
+      if (allow_neg_inf && v == -std::numeric_limits<float>::infinity()) continue;
+      return i;
+    }
   }
   return n;
 }
@@ -24,12 +39,48 @@ namespace {
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
+// issue 7: index of the first NaN in x[0:n], n when there is none.
+size_t first_nan(const float* x, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (x[i] != x[i]) return i;
+  return n;
+}
+
+// S[m, n] = −‖A[i, :] − B[j, :]‖² ("nt": B is [n, k] like K): the Gaussian kernel's score, so that
+// softmax(S / bandwidth) is Nadaraya-Watson regression (issue 3). Direct differences rather than
+// 2a·b − ‖a‖² − ‖b‖², which cancels when points are close to each other and far from 0.
+void neg_sq_dist_nt_f32(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b,
+                        size_t ldb, float* s, size_t lds) {
+  for (size_t i = 0; i < m; ++i)
+    for (size_t j = 0; j < n; ++j) {
+      float acc = 0.0f;
+      for (size_t p = 0; p < k; ++p) {
+        const float d = a[i * lda + p] - b[j * ldb + p];
+        acc += d * d;
+      }
+      s[i * lds + j] = -acc;
+    }
+}
+
 Status check_attention(const AttentionArgs& a, const AttentionOut& o) {
   constexpr const char* op = "attention";
   ATTNLAB_CHECK(detail::check_positive(op, "tq", a.t_q));
   ATTNLAB_CHECK(detail::check_positive(op, "tk", a.t_k));
   ATTNLAB_CHECK(detail::check_positive(op, "dk", a.d_k));
   ATTNLAB_CHECK(detail::check_positive(op, "dv", a.d_v));
+  // issue 7: row strides cover a row, and no buffer's byte count wraps size_t (32-bit on wasm32).
+  const struct { const char* name; size_t ld, width; const char* width_name; } strides[] = {
+      {"ldq", a.ldq, a.d_k, "dk"}, {"ldk", a.ldk, a.d_k, "dk"}, {"ldv", a.ldv, a.d_v, "dv"},
+      {"ldo", o.ldo, a.d_v, "dv"}};
+  for (const auto& st : strides)
+    if (st.ld < st.width)
+      return Status::Fail(std::string(op) + ": " + st.name + " is " + std::to_string(st.ld) +
+                          ", expected a row stride ≥ " + st.width_name + " = " + std::to_string(st.width));
+  ATTNLAB_CHECK(detail::check_count(op, "tq·tk", {a.t_q, a.t_k}));
+  ATTNLAB_CHECK(detail::check_count(op, "tq·ldq", {a.t_q, a.ldq}));
+  ATTNLAB_CHECK(detail::check_count(op, "tk·ldk", {a.t_k, a.ldk}));
+  ATTNLAB_CHECK(detail::check_count(op, "tk·ldv", {a.t_k, a.ldv}));
+  ATTNLAB_CHECK(detail::check_count(op, "tq·ldo", {a.t_q, o.ldo}));
   ATTNLAB_CHECK(detail::check_not_null(op, "weights buffer", o.weights));
   ATTNLAB_CHECK(detail::check_not_null(op, "output buffer", o.out));
   if (!(std::isfinite(a.scale) && a.scale > 0.0f))
@@ -61,7 +112,10 @@ void attention_forward_unchecked(const AttentionArgs& a, const AttentionOut& o) 
   const size_t tq = a.t_q, tk = a.t_k;
   // scores = Q·Kᵀ  [t_q, t_k]; written straight into weights when the caller does not keep them.
   float* s = o.scores ? o.scores : o.weights;
-  kernels::gemm_nt_f32(tq, tk, a.d_k, a.q, a.ldq, a.k, a.ldk, s, tk);
+  if (a.score == AttentionArgs::Score::neg_sq_dist)
+    neg_sq_dist_nt_f32(tq, tk, a.d_k, a.q, a.ldq, a.k, a.ldk, s, tk);
+  else
+    kernels::gemm_nt_f32(tq, tk, a.d_k, a.q, a.ldq, a.k, a.ldk, s, tk);
   // scaled = scale·scores + M (+ ALiBi). A −∞ mask entry is assigned, not added, so an overflowed
   // +∞ score cannot turn a masked entry into NaN.
   const bool plain = a.mask.kind == Mask::Kind::none && a.alibi_slope == 0.0f;
@@ -83,6 +137,16 @@ void attention_forward_unchecked(const AttentionArgs& a, const AttentionOut& o) 
     }
   }
   if (o.scaled) std::memcpy(o.scaled, o.weights, tq * tk * sizeof(float));
+  // issue 7: a NaN score can only come from float32 overflow (+∞ and −∞ terms in q·k, or an
+  // overflowed ALiBi term), even where a mask removes the entry afterwards; the SIMD softmax assumes
+  // NaN-free input and would hide it. Poison the results instead: the checked callers
+  // (attention_forward, multihead, kernel regression) then refuse them with a message.
+  if (first_nan(o.weights, tq * tk) != tq * tk || (o.scores && first_nan(o.scores, tq * tk) != tq * tk)) {
+    for (size_t i = 0; i < tq * tk; ++i) o.weights[i] = std::numeric_limits<float>::quiet_NaN();
+    for (size_t i = 0; i < tq; ++i)
+      for (size_t c = 0; c < a.d_v; ++c) o.out[i * o.ldo + c] = std::numeric_limits<float>::quiet_NaN();
+    return;
+  }
   // weights = softmax(scaled), row by row; a row with every key masked becomes zeros.
   kernels::softmax_rows_f32(tq, tk, o.weights, tk, o.weights, tk);
   // out = weights·V  [t_q, d_v]
@@ -92,6 +156,12 @@ void attention_forward_unchecked(const AttentionArgs& a, const AttentionOut& o) 
 Status attention_forward(const AttentionArgs& a, const AttentionOut& o) {
   ATTNLAB_CHECK(check_attention(a, o));
   attention_forward_unchecked(a, o);
+  // issue 7: finite inputs can still overflow float32 (q·k beyond 3.4e38 in both signs gives NaN).
+  ATTNLAB_CHECK(detail::check_no_overflow("attention", "weights", o.weights, a.t_q * a.t_k,
+                                          "q·kᵀ within float32 range (|q|·|k| < 3.4e38)"));
+  for (size_t i = 0; i < a.t_q; ++i)
+    ATTNLAB_CHECK(detail::check_no_overflow("attention", "output", o.out + i * o.ldo, a.d_v,
+                                            "values v within float32 range"));
   return Status::Ok();
 }
 
@@ -101,10 +171,14 @@ Status weighted_sum_forward(const float* weights, const float* v, size_t t_q, si
   ATTNLAB_CHECK(detail::check_positive(op, "tq", t_q));
   ATTNLAB_CHECK(detail::check_positive(op, "tk", t_k));
   ATTNLAB_CHECK(detail::check_positive(op, "dv", d_v));
+  ATTNLAB_CHECK(detail::check_count(op, "tq·tk", {t_q, t_k}));  // issue 7: no size_t wrap
+  ATTNLAB_CHECK(detail::check_count(op, "tk·dv", {t_k, d_v}));
+  ATTNLAB_CHECK(detail::check_count(op, "tq·dv", {t_q, d_v}));
   ATTNLAB_CHECK(detail::check_finite(op, "weights", weights, t_q * t_k));
   ATTNLAB_CHECK(detail::check_finite(op, "v", v, t_k * d_v));
   kernels::gemm_nn_f32(t_q, d_v, t_k, weights, t_k, v, d_v, nullptr, out, d_v);
-  return Status::Ok();
+  return detail::check_no_overflow(op, "output", out, t_q * d_v,
+                                   "weights·v within float32 range (|output| < 3.4e38)");
 }
 
 }  // namespace attnlab

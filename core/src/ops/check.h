@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
 #include <string>
 
 #include "attnlab/ops.h"
@@ -49,6 +50,39 @@ inline Status check_not_null(const char* op, const char* name, const void* p) {
   if (p) return Status::Ok();
   return Status::Fail(std::string(op) + ": " + name + " is missing");
 }
+
+// ---- issue 7 (hardening): sizes that wrap, results that overflow -------------------------------
+// Refuses sizes whose element count times sizeof(float) wraps size_t. On WebAssembly size_t is 32 bits,
+// so tq·tk·heads can wrap for sizes each below the JS facade's 2^24; pointer arithmetic past such a
+// product would address the wrong memory. `expr` names the product: "tq·tk".
+inline Status check_count(const char* op, const char* expr, std::initializer_list<size_t> dims) {
+  size_t n = sizeof(float);
+  for (size_t d : dims)
+    if (__builtin_mul_overflow(n, d, &n))
+      return Status::Fail(std::string(op) + ": " + expr + " is too large (" + expr +
+                          "·4 bytes overflows size_t), expected sizes whose product fits in memory");
+  return Status::Ok();
+}
+
+// After the computation: the inputs were checked finite, so a NaN or ±∞ in a result means float32
+// overflowed inside the op (a dot product or a sum beyond ±3.4e38). Refuse rather than hand back
+// non-finite numbers. `hint` says what to keep small.
+inline Status check_no_overflow(const char* op, const char* name, const float* x, size_t n,
+                                const char* hint) {
+  const size_t i = first_non_finite(x, n, false);
+  if (i == n) return Status::Ok();
+  return Status::Fail(std::string(op) + ": " + name + "[" + std::to_string(i) + "] is " +
+                      value_str(x[i]) + " after a float32 overflow, expected " + hint);
+}
+// A nested op's failure reported under the caller's name, so a JS user sees the function they called:
+// "multiHeadAttention: q[0] is …" → "encoderBlock: self-attention q[0] is …".
+inline Status renamed(Status s, const char* op, const char* what) {
+  if (s.ok) return s;
+  const size_t colon = s.message.find(": ");
+  const std::string rest = colon == std::string::npos ? s.message : s.message.substr(colon + 2);
+  return Status::Fail(std::string(op) + ": " + what + " " + rest);
+}
+// ---- end of issue 7 section
 
 }  // namespace attnlab::detail
 

@@ -8,15 +8,15 @@
 
 #include "../kernels/dispatch.h"
 #include "check.h"
+#include "multihead_detail.h"
 #include "positional_detail.h"
 
 namespace attnlab {
 
 void attention_forward_unchecked(const AttentionArgs& a, const AttentionOut& o);  // attention.cc
 
-namespace {
-
-Status check_multihead(const MultiHeadArgs& a, const MultiHeadOut& o) {
+// The argument checks shared with the streaming op (multihead_detail.h).
+Status detail::check_multihead_args(const MultiHeadArgs& a) {
   constexpr const char* op = "multiHeadAttention";
   const size_t D = a.d_model;
   ATTNLAB_CHECK(detail::check_positive(op, "tq", a.t_q));
@@ -28,14 +28,21 @@ Status check_multihead(const MultiHeadArgs& a, const MultiHeadOut& o) {
                         ", expected dModel to be a multiple of heads");
   const size_t tk = a.context ? a.t_k : a.t_q;
   ATTNLAB_CHECK(detail::check_positive(op, "tk", tk));
+  // issue 7: no buffer's byte count may wrap size_t (32-bit on wasm32).
+  ATTNLAB_CHECK(detail::check_count(op, "heads·tq·tk", {a.heads, a.t_q, tk}));
+  ATTNLAB_CHECK(detail::check_count(op, "tq·dModel", {a.t_q, D}));
+  ATTNLAB_CHECK(detail::check_count(op, "tk·dModel", {tk, D}));
+  ATTNLAB_CHECK(detail::check_count(op, "dModel·dModel", {D, D}));
   if (a.mask.needs_square() && a.t_q != tk)
     return Status::Fail(std::string(op) + ": a causal or window mask needs tq = tk, got tq = " +
                         std::to_string(a.t_q) + ", tk = " + std::to_string(tk));
   if (a.mask.kind == Mask::Kind::window && a.mask.window < 0)
     return Status::Fail(std::string(op) + ": mask.window is " + std::to_string(a.mask.window) +
                         ", expected an integer ≥ 0");
-  if (a.mask.kind == Mask::Kind::additive)
+  if (a.mask.kind == Mask::Kind::additive) {
+    ATTNLAB_CHECK(detail::check_not_null(op, "mask", a.mask.additive));  // issue 7 (fuzz_multihead)
     ATTNLAB_CHECK(detail::check_finite(op, "mask", a.mask.additive, a.t_q * tk, true));
+  }
   if (!std::isfinite(a.scale) || a.scale < 0.0f)
     return Status::Fail(std::string(op) + ": scale is " + detail::value_str(a.scale) +
                         ", expected a finite number > 0");
@@ -63,6 +70,14 @@ Status check_multihead(const MultiHeadArgs& a, const MultiHeadOut& o) {
     }
     ATTNLAB_CHECK(detail::check_finite(op, p.name, p.p, p.n));
   }
+  return Status::Ok();
+}
+
+namespace {
+
+Status check_multihead(const MultiHeadArgs& a, const MultiHeadOut& o) {
+  constexpr const char* op = "multiHeadAttention";
+  ATTNLAB_CHECK(detail::check_multihead_args(a));
   if (!o.q || !o.k || !o.v || !o.weights || !o.heads || !o.out)
     return Status::Fail(std::string(op) + ": an output buffer is missing");
   return Status::Ok();
@@ -70,23 +85,30 @@ Status check_multihead(const MultiHeadArgs& a, const MultiHeadOut& o) {
 
 }  // namespace
 
-Status multihead_attention_forward(const MultiHeadArgs& a, const MultiHeadOut& o) {
-  ATTNLAB_CHECK(check_multihead(a, o));
+// Q = X·W_Q + b_Q [t_q, D], K = C·W_K + b_K, V = C·W_V + b_V [t_k, D]; RoPE on Q and K when asked.
+void detail::multihead_project(const MultiHeadArgs& a, float* q, float* k, float* v) {
   const size_t D = a.d_model, H = a.heads, dk = D / H;
   const float* ctx = a.context ? a.context : a.x;
   const size_t tq = a.t_q, tk = a.context ? a.t_k : a.t_q;
-
-  // Projections: Q [t_q, D], K [t_k, D], V [t_k, D].
-  kernels::gemm_nn_f32(tq, D, D, a.x, D, a.w.wq, D, a.w.bq, o.q, D);
-  kernels::gemm_nn_f32(tk, D, D, ctx, D, a.w.wk, D, a.w.bk, o.k, D);
-  kernels::gemm_nn_f32(tk, D, D, ctx, D, a.w.wv, D, a.w.bv, o.v, D);
+  kernels::gemm_nn_f32(tq, D, D, a.x, D, a.w.wq, D, a.w.bq, q, D);
+  kernels::gemm_nn_f32(tk, D, D, ctx, D, a.w.wk, D, a.w.bk, k, D);
+  kernels::gemm_nn_f32(tk, D, D, ctx, D, a.w.wv, D, a.w.bv, v, D);
   if (a.rope) {
     // Each head rotates its own (2i, 2i+1) pairs by the row's position.
     for (size_t t = 0; t < tq; ++t)
-      for (size_t h = 0; h < H; ++h) detail::rope_rotate_row(o.q + t * D + h * dk, dk, a.rope_base, t);
+      for (size_t h = 0; h < H; ++h) detail::rope_rotate_row(q + t * D + h * dk, dk, a.rope_base, t);
     for (size_t t = 0; t < tk; ++t)
-      for (size_t h = 0; h < H; ++h) detail::rope_rotate_row(o.k + t * D + h * dk, dk, a.rope_base, t);
+      for (size_t h = 0; h < H; ++h) detail::rope_rotate_row(k + t * D + h * dk, dk, a.rope_base, t);
   }
+}
+
+Status multihead_attention_forward(const MultiHeadArgs& a, const MultiHeadOut& o) {
+  ATTNLAB_CHECK(check_multihead(a, o));
+  const size_t D = a.d_model, H = a.heads, dk = D / H;
+  const size_t tq = a.t_q, tk = a.context ? a.t_k : a.t_q;
+
+  // Projections: Q [t_q, D], K [t_k, D], V [t_k, D].
+  detail::multihead_project(a, o.q, o.k, o.v);
 
   const float scale = a.scale > 0.0f ? a.scale : 1.0f / std::sqrt(static_cast<float>(dk));
   for (size_t h = 0; h < H; ++h) {
@@ -101,6 +123,15 @@ Status multihead_attention_forward(const MultiHeadArgs& a, const MultiHeadOut& o
   }
   // out = Concat(heads)·W_O + b_O
   kernels::gemm_nn_f32(tq, D, D, o.heads, D, a.w.wo, D, a.w.bo, o.out, D);
+  // issue 7: finite inputs can still overflow float32 in a projection or in q·k; refuse the result.
+  const struct { const char* name; const float* p; size_t n; const char* hint; } results[] = {
+      {"q", o.q, tq * D, "x·wq + bq within float32 range"},
+      {"k", o.k, tk * D, "context·wk + bk within float32 range"},
+      {"v", o.v, tk * D, "context·wv + bv within float32 range"},
+      {"weights", o.weights, H * tq * tk, "q·kᵀ within float32 range (|q|·|k| < 3.4e38)"},
+      {"heads", o.heads, tq * D, "v within float32 range"},
+      {"output", o.out, tq * D, "heads·wo + bo within float32 range"}};
+  for (const auto& r : results) ATTNLAB_CHECK(detail::check_no_overflow("multiHeadAttention", r.name, r.p, r.n, r.hint));
   return Status::Ok();
 }
 

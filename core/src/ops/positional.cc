@@ -23,6 +23,7 @@ Status sinusoidal_encoding(size_t length, size_t d_model, float base, float* out
   ATTNLAB_CHECK(detail::check_positive(op, "length", length));
   ATTNLAB_CHECK(detail::check_positive(op, "dModel", d_model));
   ATTNLAB_CHECK(check_base(op, base));
+  ATTNLAB_CHECK(detail::check_count(op, "length·dModel", {length, d_model}));  // issue 7
   // Angles in double: pos·base^(−2i/D) loses float32 precision quickly for long sequences.
   for (size_t pos = 0; pos < length; ++pos) {
     float* row = out + pos * d_model;
@@ -55,6 +56,7 @@ Status rope_rotate(const float* x, size_t t, size_t d, float base, size_t offset
     return Status::Fail(std::string(op) + ": dim is " + std::to_string(d) +
                         ", expected an even number (RoPE rotates pairs)");
   ATTNLAB_CHECK(check_base(op, base));
+  ATTNLAB_CHECK(detail::check_count(op, "t·dim", {t, d}));  // issue 7
   ATTNLAB_CHECK(detail::check_finite(op, "x", x, t * d));
   for (size_t r = 0; r < t; ++r) {
     float* row = out + r * d;
@@ -62,7 +64,8 @@ Status rope_rotate(const float* x, size_t t, size_t d, float base, size_t offset
       for (size_t c = 0; c < d; ++c) row[c] = x[r * d + c];
     detail::rope_rotate_row(row, d, base, offset + r);
   }
-  return Status::Ok();
+  // issue 7: a rotation can grow a component by up to √2: x near 3.4e38 overflows.
+  return detail::check_no_overflow(op, "output", out, t * d, "|x| < 2.4e38 (a rotation can grow a value by √2)");
 }
 
 float alibi_slope(size_t head, size_t heads) {
@@ -86,6 +89,7 @@ Status alibi_bias(size_t heads, size_t t_q, size_t t_k, float* bias) {
   ATTNLAB_CHECK(detail::check_positive(op, "heads", heads));
   ATTNLAB_CHECK(detail::check_positive(op, "tq", t_q));
   ATTNLAB_CHECK(detail::check_positive(op, "tk", t_k));
+  ATTNLAB_CHECK(detail::check_count(op, "heads·tq·tk", {heads, t_q, t_k}));  // issue 7
   for (size_t h = 0; h < heads; ++h) {
     const float m = alibi_slope(h, heads);
     for (size_t i = 0; i < t_q; ++i)

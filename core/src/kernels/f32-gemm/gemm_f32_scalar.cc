@@ -18,6 +18,18 @@ void gemm_nn_f32_scalar(size_t m, size_t n, size_t k, const float* a, size_t lda
   }
 }
 
+void gemm_nn_acc_f32_scalar(size_t m, size_t n, size_t k, const float* a, size_t lda,
+                            const float* b, size_t ldb, float* c, size_t ldc) {
+  for (size_t i = 0; i < m; ++i) {
+    float* ci = c + i * ldc;
+    for (size_t p = 0; p < k; ++p) {
+      const float aip = a[i * lda + p];
+      const float* bp = b + p * ldb;
+      for (size_t j = 0; j < n; ++j) ci[j] += aip * bp[j];
+    }
+  }
+}
+
 void gemm_nt_f32_scalar(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b,
                         size_t ldb, float* c, size_t ldc) {
   for (size_t i = 0; i < m; ++i) {

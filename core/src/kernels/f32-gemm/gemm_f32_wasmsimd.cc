@@ -1,150 +1,198 @@
-// SIMD128 GEMM kernels. Register-blocked: a 4×8 tile of C lives in eight v128 accumulators while the
-// reduction streams one row of B (two vectors) and splats four values of A, so every loaded vector
-// feeds four multiply-adds. Leftover rows and columns fall to 1×8, ×4 and scalar tails.
+// SIMD128 GEMM kernels, packed and register-blocked (GotoBLAS/XNNPACK-style, sized for 16 v128
+// registers):
+//   - B is packed one 8-column strip at a time into a contiguous [kc, 8] block (8 KB for kc = 256,
+//     so it stays in L1 while every row block of A streams past it). Packing is also where "nt"
+//     transposes B, so Q·Kᵀ runs the very same micro-kernel as X·W.
+//   - The micro-kernel keeps a 6×8 tile of C in twelve v128 accumulators; per step it loads two
+//     vectors of B and splats six values of A, so each loaded vector feeds six multiply-adds and the
+//     two mul and two add pipes are kept busy (SIMD128 here has no FMA).
+//   - Leftover rows use the same kernel with fewer rows; leftover columns (n % 8) are packed with
+//     zero padding, computed into a small buffer and copied out, so there is no scalar tail.
+#include <algorithm>
+
 #include "../kernels.h"
-#include "../simd128.h"
+#include "../simd128_math.h"
 
 namespace attnlab::kernels {
 
 namespace {
 
-// C[0:R, 0:8] = A[0:R, :] · B[:, 0:8] (+ bias), R in 1..4.
-template <int R>
-inline void gemm_nn_tile_rx8(size_t k, const float* a, size_t lda, const float* b, size_t ldb,
-                             const float* bias, float* c, size_t ldc) {
-  v128_t acc0[R], acc1[R];
-  const v128_t init0 = bias ? wasm_v128_load(bias) : wasm_f32x4_splat(0.0f);
-  const v128_t init1 = bias ? wasm_v128_load(bias + 4) : wasm_f32x4_splat(0.0f);
-  for (int r = 0; r < R; ++r) {
-    acc0[r] = init0;
-    acc1[r] = init1;
-  }
-  for (size_t p = 0; p < k; ++p) {
-    const v128_t b0 = wasm_v128_load(b + p * ldb);
-    const v128_t b1 = wasm_v128_load(b + p * ldb + 4);
-    for (int r = 0; r < R; ++r) {
-      const v128_t ar = wasm_f32x4_splat(a[r * lda + p]);
-      acc0[r] = wasm_f32x4_add(acc0[r], wasm_f32x4_mul(ar, b0));
-      acc1[r] = wasm_f32x4_add(acc1[r], wasm_f32x4_mul(ar, b1));
+#ifndef ATTNLAB_GEMM_MR
+#define ATTNLAB_GEMM_MR 6
+#endif
+constexpr size_t kMR = ATTNLAB_GEMM_MR;  // rows of C per micro-kernel call
+constexpr size_t kNR = 8;    // columns per packed strip (two v128)
+constexpr size_t kKC = 256;  // reduction block
+constexpr size_t kPackMinRows = 24;  // below this many rows of A, nn reads B unpacked
+
+// C[0:MR, 0:8] = bias (or 0) + A[0:MR, 0:kc]·Bp[0:kc, 0:8], or C += … when accumulate.
+// Bp row p at bp + p·ldbp: 8 when packed, B's own row stride when a small product reads B in place.
+// a has row stride lda. Not inlined: V8 allocates registers far better in a small function than in
+// the driver with every MR variant inlined (measured: the nt driver ran 2.5x slower inlined).
+template <size_t MR>
+__attribute__((noinline)) void gemm_ukernel_mrx8(size_t kc, const float* a, size_t lda,
+                                                 const float* bp, size_t ldbp, const float* bias,
+                                                 bool accumulate, float* c, size_t ldc) {
+  v128_t c0[MR], c1[MR];
+  if (accumulate) {
+    for (size_t r = 0; r < MR; ++r) {
+      c0[r] = wasm_v128_load(c + r * ldc);
+      c1[r] = wasm_v128_load(c + r * ldc + 4);
+    }
+  } else {
+    const v128_t i0 = bias ? wasm_v128_load(bias) : wasm_f32x4_splat(0.0f);
+    const v128_t i1 = bias ? wasm_v128_load(bias + 4) : wasm_f32x4_splat(0.0f);
+    for (size_t r = 0; r < MR; ++r) {
+      c0[r] = i0;
+      c1[r] = i1;
     }
   }
-  for (int r = 0; r < R; ++r) {
-    wasm_v128_store(c + r * ldc, acc0[r]);
-    wasm_v128_store(c + r * ldc + 4, acc1[r]);
-  }
-}
-
-// C[0:R, 0:4] tile, R in 1..4.
-template <int R>
-inline void gemm_nn_tile_rx4(size_t k, const float* a, size_t lda, const float* b, size_t ldb,
-                             const float* bias, float* c, size_t ldc) {
-  v128_t acc[R];
-  const v128_t init = bias ? wasm_v128_load(bias) : wasm_f32x4_splat(0.0f);
-  for (int r = 0; r < R; ++r) acc[r] = init;
-  for (size_t p = 0; p < k; ++p) {
-    const v128_t b0 = wasm_v128_load(b + p * ldb);
-    for (int r = 0; r < R; ++r)
-      acc[r] = wasm_f32x4_add(acc[r], wasm_f32x4_mul(wasm_f32x4_splat(a[r * lda + p]), b0));
-  }
-  for (int r = 0; r < R; ++r) wasm_v128_store(c + r * ldc, acc[r]);
-}
-
-// Leftover columns (n % 4), scalar.
-inline void gemm_nn_tail_cols(size_t m, size_t j0, size_t n, size_t k, const float* a, size_t lda,
-                              const float* b, size_t ldb, const float* bias, float* c, size_t ldc) {
-  for (size_t i = 0; i < m; ++i)
-    for (size_t j = j0; j < n; ++j) {
-      float acc = bias ? bias[j] : 0.0f;
-      for (size_t p = 0; p < k; ++p) acc += a[i * lda + p] * b[p * ldb + j];
-      c[i * ldc + j] = acc;
+#if defined(ATTNLAB_GEMM_UNROLL) && defined(__clang__)
+#pragma clang loop unroll_count(ATTNLAB_GEMM_UNROLL)
+#endif
+  for (size_t p = 0; p < kc; ++p) {
+    const v128_t b0 = wasm_v128_load(bp + p * ldbp);
+    const v128_t b1 = wasm_v128_load(bp + p * ldbp + 4);
+    for (size_t r = 0; r < MR; ++r) {
+      const v128_t ar = wasm_v128_load32_splat(a + r * lda + p);
+      c0[r] = wasm_f32x4_add(c0[r], wasm_f32x4_mul(ar, b0));
+      c1[r] = wasm_f32x4_add(c1[r], wasm_f32x4_mul(ar, b1));
     }
+  }
+  for (size_t r = 0; r < MR; ++r) {
+    wasm_v128_store(c + r * ldc, c0[r]);
+    wasm_v128_store(c + r * ldc + 4, c1[r]);
+  }
 }
 
-template <int R>
-inline void gemm_nn_rows(size_t n, size_t k, const float* a, size_t lda, const float* b, size_t ldb,
-                         const float* bias, float* c, size_t ldc) {
-  size_t j = 0;
-  for (; j + 8 <= n; j += 8)
-    gemm_nn_tile_rx8<R>(k, a, lda, b + j, ldb, bias ? bias + j : nullptr, c + j, ldc);
-  for (; j + 4 <= n; j += 4)
-    gemm_nn_tile_rx4<R>(k, a, lda, b + j, ldb, bias ? bias + j : nullptr, c + j, ldc);
-  if (j < n) gemm_nn_tail_cols(R, j, n, k, a, lda, b, ldb, bias, c, ldc);
+// The same for a strip narrower than 8 (nr < 8 columns): through an 8-wide buffer.
+template <size_t MR>
+inline void gemm_ukernel_mrx8_partial(size_t kc, size_t nr, const float* a, size_t lda,
+                                      const float* bp, const float* bias, bool accumulate, float* c,
+                                      size_t ldc) {
+  alignas(16) float t[MR * kNR] = {};
+  alignas(16) float bias8[kNR] = {};
+  for (size_t q = 0; q < nr; ++q) {
+    if (accumulate)
+      for (size_t r = 0; r < MR; ++r) t[r * kNR + q] = c[r * ldc + q];
+    if (bias) bias8[q] = bias[q];
+  }
+  gemm_ukernel_mrx8<MR>(kc, a, lda, bp, kNR, bias ? bias8 : nullptr, accumulate, t, kNR);
+  for (size_t r = 0; r < MR; ++r)
+    for (size_t q = 0; q < nr; ++q) c[r * ldc + q] = t[r * kNR + q];
 }
 
-inline float hsum_f32x4(v128_t v) {
-  return (wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 1)) +
-         (wasm_f32x4_extract_lane(v, 2) + wasm_f32x4_extract_lane(v, 3));
+// Calls f.template operator()<MR>(i) for row blocks of kMR rows, then one block of the m % kMR rest.
+template <class F>
+inline void for_row_blocks(size_t m, F&& f) {
+  size_t i = 0;
+  for (; i + kMR <= m; i += kMR) f.template operator()<kMR>(i);
+  switch (m - i) {
+    case 5: f.template operator()<5>(i); break;
+    case 4: f.template operator()<4>(i); break;
+    case 3: f.template operator()<3>(i); break;
+    case 2: f.template operator()<2>(i); break;
+    case 1: f.template operator()<1>(i); break;
+    default: break;
+  }
+}
+
+// bp[p, q] = B[p, q] for B [kc, nr] row-major (nn), zero-padded to 8 columns.
+inline void pack_b_nn(size_t kc, size_t nr, const float* b, size_t ldb, float* bp) {
+  if (nr == kNR) {
+    for (size_t p = 0; p < kc; ++p) {
+      wasm_v128_store(bp + p * kNR, wasm_v128_load(b + p * ldb));
+      wasm_v128_store(bp + p * kNR + 4, wasm_v128_load(b + p * ldb + 4));
+    }
+    return;
+  }
+  for (size_t p = 0; p < kc; ++p)
+    for (size_t q = 0; q < kNR; ++q) bp[p * kNR + q] = q < nr ? b[p * ldb + q] : 0.0f;
+}
+
+// bp[p, q] = B[q, p] for B stored [nr, kc] row-major (nt: B is K [t_k, d_k]), zero-padded.
+// Full strips transpose 4×4 blocks in registers; the rest goes element by element.
+inline void pack_b_nt(size_t kc, size_t nr, const float* b, size_t ldb, float* bp) {
+  size_t p = 0;
+  if (nr == kNR) {
+    for (; p + 4 <= kc; p += 4) {
+      for (size_t h = 0; h < 2; ++h) {  // columns 4h .. 4h+3 of the strip = rows 4h.. of B
+        const float* r = b + 4 * h * ldb + p;
+        const v128_t x0 = wasm_v128_load(r), x1 = wasm_v128_load(r + ldb);
+        const v128_t x2 = wasm_v128_load(r + 2 * ldb), x3 = wasm_v128_load(r + 3 * ldb);
+        const v128_t t0 = wasm_i32x4_shuffle(x0, x1, 0, 4, 1, 5);  // x0[0] x1[0] x0[1] x1[1]
+        const v128_t t1 = wasm_i32x4_shuffle(x2, x3, 0, 4, 1, 5);
+        const v128_t t2 = wasm_i32x4_shuffle(x0, x1, 2, 6, 3, 7);
+        const v128_t t3 = wasm_i32x4_shuffle(x2, x3, 2, 6, 3, 7);
+        float* o = bp + p * kNR + 4 * h;
+        wasm_v128_store(o, wasm_i32x4_shuffle(t0, t1, 0, 1, 4, 5));
+        wasm_v128_store(o + kNR, wasm_i32x4_shuffle(t0, t1, 2, 3, 6, 7));
+        wasm_v128_store(o + 2 * kNR, wasm_i32x4_shuffle(t2, t3, 0, 1, 4, 5));
+        wasm_v128_store(o + 3 * kNR, wasm_i32x4_shuffle(t2, t3, 2, 3, 6, 7));
+      }
+    }
+  }
+  for (; p < kc; ++p)
+    for (size_t q = 0; q < kNR; ++q) bp[p * kNR + q] = q < nr ? b[q * ldb + p] : 0.0f;
+}
+
+// C[m, n] (=|+=) A[m, k]·op(B) (+ bias): op(B) = B [k, n] (nn) or Bᵀ with B [n, k] (nt).
+template <bool kTransB>
+void gemm_packed(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b,
+                 size_t ldb, const float* bias, bool accumulate, float* c, size_t ldc) {
+  if (k == 0) {  // no reduction: C = bias (or 0), or unchanged when accumulating
+    if (!accumulate)
+      for (size_t i = 0; i < m; ++i)
+        for (size_t j = 0; j < n; ++j) c[i * ldc + j] = bias ? bias[j] : 0.0f;
+    return;
+  }
+  alignas(16) float bp[kKC * kNR];
+  for (size_t p0 = 0; p0 < k; p0 += kKC) {
+    const size_t kc = std::min(kKC, k - p0);
+    const bool acc = accumulate || p0 > 0;  // later reduction blocks add to the first one's result
+    for (size_t j = 0; j < n; j += kNR) {
+      const size_t nr = std::min(kNR, n - j);
+      const float* bias_j = (bias && p0 == 0) ? bias + j : nullptr;
+      const float* a0 = a + p0;
+      float* cj = c + j;
+      // Few rows of A (an interactive-size call) do not repay packing: read a full nn strip in place.
+      if (!kTransB && nr == kNR && m <= kPackMinRows) {
+        for_row_blocks(m, [&]<size_t MR>(size_t i) {
+          gemm_ukernel_mrx8<MR>(kc, a0 + i * lda, lda, b + p0 * ldb + j, ldb, bias_j, acc, cj + i * ldc, ldc);
+        });
+        continue;
+      }
+      if (kTransB)
+        pack_b_nt(kc, nr, b + j * ldb + p0, ldb, bp);
+      else
+        pack_b_nn(kc, nr, b + p0 * ldb + j, ldb, bp);
+      if (nr == kNR)
+        for_row_blocks(m, [&]<size_t MR>(size_t i) {
+          gemm_ukernel_mrx8<MR>(kc, a0 + i * lda, lda, bp, kNR, bias_j, acc, cj + i * ldc, ldc);
+        });
+      else
+        for_row_blocks(m, [&]<size_t MR>(size_t i) {
+          gemm_ukernel_mrx8_partial<MR>(kc, nr, a0 + i * lda, lda, bp, bias_j, acc, cj + i * ldc, ldc);
+        });
+    }
+  }
 }
 
 }  // namespace
 
 void gemm_nn_f32_wasmsimd(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b,
                           size_t ldb, const float* bias, float* c, size_t ldc) {
-  size_t i = 0;
-  for (; i + 4 <= m; i += 4) gemm_nn_rows<4>(n, k, a + i * lda, lda, b, ldb, bias, c + i * ldc, ldc);
-  switch (m - i) {
-    case 3: gemm_nn_rows<3>(n, k, a + i * lda, lda, b, ldb, bias, c + i * ldc, ldc); break;
-    case 2: gemm_nn_rows<2>(n, k, a + i * lda, lda, b, ldb, bias, c + i * ldc, ldc); break;
-    case 1: gemm_nn_rows<1>(n, k, a + i * lda, lda, b, ldb, bias, c + i * ldc, ldc); break;
-    default: break;
-  }
+  gemm_packed<false>(m, n, k, a, lda, b, ldb, bias, false, c, ldc);
 }
 
-// C = A · Bᵀ: each C entry is a dot product of a row of A and a row of B. A 2×4 block of dot products
-// keeps eight accumulators busy; the four lanes of each are summed once at the end.
+void gemm_nn_acc_f32_wasmsimd(size_t m, size_t n, size_t k, const float* a, size_t lda,
+                              const float* b, size_t ldb, float* c, size_t ldc) {
+  gemm_packed<false>(m, n, k, a, lda, b, ldb, nullptr, true, c, ldc);
+}
+
 void gemm_nt_f32_wasmsimd(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b,
                           size_t ldb, float* c, size_t ldc) {
-  const size_t k4 = k & ~size_t{3};
-  size_t i = 0;
-  for (; i < m; i += 2) {
-    const size_t rows = (m - i >= 2) ? 2 : 1;
-    const float* a0 = a + i * lda;
-    const float* a1 = rows == 2 ? a0 + lda : a0;  // duplicate row 0 when m is odd; not stored
-    size_t j = 0;
-    for (; j + 4 <= n; j += 4) {
-      const float* b0 = b + j * ldb;
-      const float* b1 = b0 + ldb;
-      const float* b2 = b1 + ldb;
-      const float* b3 = b2 + ldb;
-      v128_t s00 = wasm_f32x4_splat(0.f), s01 = s00, s02 = s00, s03 = s00;
-      v128_t s10 = s00, s11 = s00, s12 = s00, s13 = s00;
-      for (size_t p = 0; p < k4; p += 4) {
-        const v128_t x0 = wasm_v128_load(a0 + p), x1 = wasm_v128_load(a1 + p);
-        const v128_t y0 = wasm_v128_load(b0 + p), y1 = wasm_v128_load(b1 + p);
-        const v128_t y2 = wasm_v128_load(b2 + p), y3 = wasm_v128_load(b3 + p);
-        s00 = wasm_f32x4_add(s00, wasm_f32x4_mul(x0, y0));
-        s01 = wasm_f32x4_add(s01, wasm_f32x4_mul(x0, y1));
-        s02 = wasm_f32x4_add(s02, wasm_f32x4_mul(x0, y2));
-        s03 = wasm_f32x4_add(s03, wasm_f32x4_mul(x0, y3));
-        s10 = wasm_f32x4_add(s10, wasm_f32x4_mul(x1, y0));
-        s11 = wasm_f32x4_add(s11, wasm_f32x4_mul(x1, y1));
-        s12 = wasm_f32x4_add(s12, wasm_f32x4_mul(x1, y2));
-        s13 = wasm_f32x4_add(s13, wasm_f32x4_mul(x1, y3));
-      }
-      float r0[4] = {hsum_f32x4(s00), hsum_f32x4(s01), hsum_f32x4(s02), hsum_f32x4(s03)};
-      float r1[4] = {hsum_f32x4(s10), hsum_f32x4(s11), hsum_f32x4(s12), hsum_f32x4(s13)};
-      for (size_t p = k4; p < k; ++p) {
-        const float x0 = a0[p], x1 = a1[p];
-        r0[0] += x0 * b0[p]; r0[1] += x0 * b1[p]; r0[2] += x0 * b2[p]; r0[3] += x0 * b3[p];
-        r1[0] += x1 * b0[p]; r1[1] += x1 * b1[p]; r1[2] += x1 * b2[p]; r1[3] += x1 * b3[p];
-      }
-      for (int q = 0; q < 4; ++q) c[i * ldc + j + q] = r0[q];
-      if (rows == 2)
-        for (int q = 0; q < 4; ++q) c[(i + 1) * ldc + j + q] = r1[q];
-    }
-    for (; j < n; ++j) {
-      const float* bj = b + j * ldb;
-      for (size_t r = 0; r < rows; ++r) {
-        const float* ar = a0 + r * lda;
-        v128_t s = wasm_f32x4_splat(0.f);
-        for (size_t p = 0; p < k4; p += 4)
-          s = wasm_f32x4_add(s, wasm_f32x4_mul(wasm_v128_load(ar + p), wasm_v128_load(bj + p)));
-        float acc = hsum_f32x4(s);
-        for (size_t p = k4; p < k; ++p) acc += ar[p] * bj[p];
-        c[(i + r) * ldc + j] = acc;
-      }
-    }
-  }
+  gemm_packed<true>(m, n, k, a, lda, b, ldb, nullptr, false, c, ldc);
 }
 
 }  // namespace attnlab::kernels

@@ -1,0 +1,292 @@
+// npm run bench — multi-head self-attention forward, side by side in one Node process on the same
+// inputs: attnlab (output-only streaming and all-intermediates), onnxruntime-web (wasm, SIMD, 1 thread),
+// tfjs-backend-wasm (1 thread, per-head 2-D matMuls), naive JS, and the same C++ core built natively
+// (scalar and 128-bit SIMDe/SSE; numbers read from attnlab_bench_native*'s JSON).
+// Every engine warms up ≥ 2 s per shape (V8 tiers WASM up in the background), then the median of
+// timed runs is reported. Every output is checked against a float64 reference on sampled rows.
+// Writes docs/performance.md. Not a test: nothing here asserts a time.
+//
+//   node bench/mha.bench.mjs [--native-dir build/native] [--quick]
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { createAttnLab } from '../web/api/index.js';
+import { mhaOnnxModel } from './onnx-mha.mjs';
+
+const argv = process.argv.slice(2);
+const opt = (name, dflt) => { const i = argv.indexOf(name); return i >= 0 ? argv[i + 1] : dflt; };
+const QUICK = argv.includes('--quick');
+const NATIVE_DIR = opt('--native-dir', 'build/native');
+const WARMUP_MS = QUICK ? 300 : 2000;
+const TIMED_MS = QUICK ? 300 : 1500;
+
+const SHAPES = [[16, 64, 4], [128, 256, 8], [512, 512, 8], [1024, 768, 12]];
+const LONG = QUICK ? [[2048, 512, 8]] : [[2048, 512, 8], [4096, 512, 8], [8192, 512, 8]];
+const flops = (T, D) => 8 * T * D * D + 4 * T * T * D;  // 4 projections + Q·Kᵀ and P·V
+
+// ---- inputs (seeded) and the float64 reference on sampled rows ----
+function rng(seed) {
+  let s = seed >>> 0;
+  return () => { s = (s * 1664525 + 1013904223) >>> 0; return s / 2 ** 32 * 2 - 1; };
+}
+function inputs(T, D, H) {
+  const r = rng(T * 131 + D * 7 + H), s = 1 / Math.sqrt(D);
+  const m = (n, sc = 1) => Float32Array.from({ length: n }, () => r() * sc);
+  return { T, D, H, x: m(T * D), wq: m(D * D, s), wk: m(D * D, s), wv: m(D * D, s), wo: m(D * D, s) };
+}
+function sampleRows(T) {
+  return [...new Set([0, 1, Math.floor(T / 3), Math.floor(T / 2), T - 2, T - 1].filter((i) => i >= 0 && i < T))];
+}
+function reference({ T, D, H, x, wq, wk, wv, wo }, rows) {
+  const dk = D / H;
+  const proj = (w, rs) => {
+    const out = new Float64Array(rs.length * D);
+    rs.forEach((t, r) => {
+      const o = r * D;
+      for (let p = 0; p < D; p++) {
+        const a = x[t * D + p];
+        for (let c = 0; c < D; c++) out[o + c] += a * w[p * D + c];
+      }
+    });
+    return out;
+  };
+  const all = Array.from({ length: T }, (_, t) => t);
+  const K = proj(wk, all), V = proj(wv, all), Q = proj(wq, rows);
+  return rows.map((i, r) => {
+    const head = new Float64Array(D), s = new Float64Array(T);
+    for (let h = 0; h < H; h++) {
+      let mx = -Infinity;
+      for (let j = 0; j < T; j++) {
+        let d = 0;
+        for (let c = 0; c < dk; c++) d += Q[r * D + h * dk + c] * K[j * D + h * dk + c];
+        s[j] = d / Math.sqrt(dk);
+        if (s[j] > mx) mx = s[j];
+      }
+      let z = 0;
+      for (let j = 0; j < T; j++) z += (s[j] = Math.exp(s[j] - mx));
+      for (let j = 0; j < T; j++) {
+        const p = s[j] / z;
+        for (let c = 0; c < dk; c++) head[h * dk + c] += p * V[j * D + h * dk + c];
+      }
+    }
+    const out = new Float64Array(D);
+    for (let p = 0; p < D; p++) for (let c = 0; c < D; c++) out[c] += head[p] * wo[p * D + c];
+    return out;
+  });
+}
+// max |a − b| over the sampled rows, relative to max |b|.
+function maxRelError(output, ref, rows, D) {
+  let num = 0, den = 0;
+  rows.forEach((i, r) => {
+    for (let c = 0; c < D; c++) {
+      num = Math.max(num, Math.abs(output[i * D + c] - ref[r][c]));
+      den = Math.max(den, Math.abs(ref[r][c]));
+    }
+  });
+  return num / den;
+}
+
+// ---- timing: warm up, then the median of timed runs ----
+async function time(fn) {
+  let t0 = performance.now(), out;
+  do out = await fn(); while (performance.now() - t0 < WARMUP_MS);
+  const ts = [];
+  t0 = performance.now();
+  while (ts.length < 3 || (performance.now() - t0 < TIMED_MS && ts.length < 2000)) {
+    const a = performance.now();
+    out = await fn();
+    ts.push(performance.now() - a);
+  }
+  ts.sort((a, b) => a - b);
+  return { ms: ts[ts.length >> 1], out, runs: ts.length };
+}
+
+// ---- engines ----
+const lab = await createAttnLab();
+const attnlabFull = (inp) => () => lab.multiHeadAttention({ x: inp.x, tq: inp.T, dModel: inp.D, heads: inp.H, wq: inp.wq, wk: inp.wk, wv: inp.wv, wo: inp.wo }).output;
+const attnlabFast = (inp) => () => lab.multiHeadAttention({ x: inp.x, tq: inp.T, dModel: inp.D, heads: inp.H, wq: inp.wq, wk: inp.wk, wv: inp.wv, wo: inp.wo, intermediates: false }).output;
+
+const ort = await import('onnxruntime-web');
+ort.env.wasm.numThreads = 1;
+ort.env.wasm.simd = true;
+async function ortEngine(inp) {
+  const session = await ort.InferenceSession.create(mhaOnnxModel(inp), { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+  const x = new ort.Tensor('float32', inp.x, [inp.T, inp.D]);
+  return { run: async () => (await session.run({ x })).out.data, release: () => session.release() };
+}
+
+const tf = await import('@tensorflow/tfjs-core');
+const tfwasm = await import('@tensorflow/tfjs-backend-wasm');
+tfwasm.setThreadsCount(1);
+await tf.setBackend('wasm');
+await tf.ready();
+function tfEngine(inp) {
+  const { T, D, H } = inp, dk = D / H;
+  const [wq, wk, wv, wo] = [inp.wq, inp.wk, inp.wv, inp.wo].map((w) => tf.tensor2d(w, [D, D]));
+  const x = tf.tensor2d(inp.x, [T, D]);
+  const scale = tf.scalar(1 / Math.sqrt(dk));
+  // Every matMul 2-D and untransposed: tfjs-backend-wasm's fast path (Kᵀ is transposed once).
+  const run = () => {
+    const out = tf.tidy(() => {
+      const q = tf.matMul(x, wq), kt = tf.transpose(tf.matMul(x, wk)), v = tf.matMul(x, wv);
+      const heads = [];
+      for (let h = 0; h < H; h++) {
+        const s = tf.matMul(tf.slice(q, [0, h * dk], [T, dk]), tf.slice(kt, [h * dk, 0], [dk, T]));
+        heads.push(tf.matMul(tf.softmax(tf.mul(s, scale)), tf.slice(v, [0, h * dk], [T, dk])));
+      }
+      return tf.matMul(tf.concat(heads, 1), wo);
+    });
+    const data = out.dataSync();
+    out.dispose();
+    return data;
+  };
+  return { run, release: () => [wq, wk, wv, wo, x, scale].forEach((t) => t.dispose()) };
+}
+
+function naiveJs({ T, D, H, x, wq, wk, wv, wo }) {
+  const dk = D / H, sc = 1 / Math.sqrt(dk);
+  const mm = (a, b, m, k, n) => {
+    const c = new Float32Array(m * n);
+    for (let i = 0; i < m; i++) for (let p = 0; p < k; p++) {
+      const aip = a[i * k + p];
+      for (let j = 0; j < n; j++) c[i * n + j] += aip * b[p * n + j];
+    }
+    return c;
+  };
+  return () => {
+    const q = mm(x, wq, T, D, D), k = mm(x, wk, T, D, D), v = mm(x, wv, T, D, D);
+    const heads = new Float32Array(T * D), s = new Float32Array(T);
+    for (let h = 0; h < H; h++) for (let i = 0; i < T; i++) {
+      let mx = -Infinity;
+      for (let j = 0; j < T; j++) {
+        let d = 0;
+        for (let c = 0; c < dk; c++) d += q[i * D + h * dk + c] * k[j * D + h * dk + c];
+        s[j] = d * sc;
+        if (s[j] > mx) mx = s[j];
+      }
+      let z = 0;
+      for (let j = 0; j < T; j++) z += (s[j] = Math.exp(s[j] - mx));
+      for (let j = 0; j < T; j++) {
+        const p = s[j] / z;
+        for (let c = 0; c < dk; c++) heads[i * D + h * dk + c] += p * v[j * D + h * dk + c];
+      }
+    }
+    return mm(heads, wo, T, D, D);
+  };
+}
+
+// ---- native: the same C++ core through Google Benchmark (median real time of repetitions) ----
+// Run per shape, right after the JS engines, so that all columns of a row see the same machine load.
+function native(binary, shape) {
+  const path = `${NATIVE_DIR}/${binary}`;
+  if (!existsSync(path)) return {};
+  const all = shape.join('/');
+  const json = JSON.parse(execFileSync(path, [
+    `--benchmark_filter=/(${all})$`, '--benchmark_format=json', '--benchmark_repetitions=3',
+    '--benchmark_report_aggregates_only=true', `--benchmark_min_warmup_time=${WARMUP_MS / 1000}`,
+    `--benchmark_min_time=${QUICK ? 0.2 : 1}`,
+  ], { encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'ignore'] }));
+  const res = {};
+  for (const b of json.benchmarks) {
+    if (b.aggregate_name !== 'median') continue;
+    const [name, T, D, H] = b.run_name.split('/');
+    const unit = { ns: 1e-6, us: 1e-3, ms: 1, s: 1e3 }[b.time_unit];
+    res[`${name === 'BM_MultiHeadStreaming' ? 'fast' : 'full'} ${T}/${D}/${H}`] = b.real_time * unit;
+  }
+  return res;
+}
+
+// ---- run ----
+const rows = [];
+const fmt = (v, d = 3) => (v === undefined ? '—' : v.toFixed(d));
+console.log(`attnlab bench: warm-up ${WARMUP_MS} ms per engine and shape, then median of timed runs`);
+if (!existsSync(`${NATIVE_DIR}/attnlab_bench_native`)) console.log(`  (no ${NATIVE_DIR}/attnlab_bench_native: native columns left empty)`);
+
+for (const [T, D, H] of [...SHAPES, ...LONG]) {
+  const long = LONG.some(([t, d, h]) => t === T && d === D && h === H);
+  const inp = inputs(T, D, H), key = `${T}/${D}/${H}`;
+  const sample = sampleRows(T), ref = reference(inp, sample);
+  const result = { shape: [T, D, H], gflop: flops(T, D) / 1e9, engines: {} };
+  const record = (name, t) => {
+    result.engines[name] = { ms: t.ms, err: t.out ? maxRelError(t.out, ref, sample, D) : undefined };
+    process.stdout.write(`  (${T}, ${D}, ${H}) ${name}: ${fmt(t.ms, 4)} ms${t.out ? `, max rel err ${t.out ? result.engines[name].err.toExponential(1) : ''}` : ''}\n`);
+  };
+  record('attnlab output-only', await time(attnlabFast(inp)));
+  if (!long) {
+    record('attnlab all-intermediates', await time(attnlabFull(inp)));
+    const o = await ortEngine(inp);
+    record('onnxruntime-web', await time(o.run));
+    await o.release();
+    const t = tfEngine(inp);
+    record('tfjs-backend-wasm', await time(t.run));
+    t.release();
+    if (flops(T, D) < 3e9) record('naive JS', await time(naiveJs(inp)));
+  }
+  const nativeSimd = native('attnlab_bench_native', [T, D, H]);
+  const nativeScalar = long && T > 2048 ? {} : native('attnlab_bench_native_scalar', [T, D, H]);  // scalar at 8192: minutes
+  if (nativeSimd[`fast ${key}`] !== undefined) result.engines['native 128-bit output-only'] = { ms: nativeSimd[`fast ${key}`] };
+  if (nativeSimd[`full ${key}`] !== undefined) result.engines['native 128-bit all-intermediates'] = { ms: nativeSimd[`full ${key}`] };
+  if (nativeScalar[`fast ${key}`] !== undefined) result.engines['native scalar output-only'] = { ms: nativeScalar[`fast ${key}`] };
+  if (nativeScalar[`full ${key}`] !== undefined) result.engines['native scalar all-intermediates'] = { ms: nativeScalar[`full ${key}`] };
+  rows.push(result);
+}
+
+// ---- table ----
+const anchors = ['onnxruntime-web', 'tfjs-backend-wasm'];
+const lines = [];
+lines.push('| (T, D, H) | engine | ms (median) | GFLOPS | × best anchor | × native 128-bit | max rel err |');
+lines.push('| --- | --- | ---: | ---: | ---: | ---: | ---: |');
+for (const r of rows) {
+  const best = Math.min(...anchors.map((a) => r.engines[a]?.ms ?? Infinity));
+  for (const [name, e] of Object.entries(r.engines)) {
+    const nat = name.includes('all-intermediates') ? r.engines['native 128-bit all-intermediates']?.ms : r.engines['native 128-bit output-only']?.ms;
+    const isAttnlab = name.startsWith('attnlab');
+    lines.push(`| (${r.shape.join(', ')}) | ${name} | ${fmt(e.ms, 4)} | ${fmt(r.gflop * 1e3 / e.ms, 1)} | ${Number.isFinite(best) ? `${fmt(best / e.ms, 2)}×` : '—'} | ${isAttnlab && nat ? `${fmt(nat / e.ms, 2)}×` : '—'} | ${e.err !== undefined ? e.err.toExponential(1) : '—'} |`);
+  }
+}
+console.log('\n' + lines.join('\n'));
+
+const cpu = (readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/) ?? [])[1] ?? cpus()[0]?.model ?? '?';
+const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+const info = lab.info();
+const md = `# Performance (generated by \`npm run bench\` — bench/mha.bench.mjs; do not edit by hand)
+
+Multi-head self-attention forward (X·W_Q/K/V, softmax(QKᵀ/√d_k)·V per head, ·W_O), float32, one thread,
+no mask. GFLOPS count 8·T·D² + 4·T²·D. "× best anchor" = (fastest of onnxruntime-web and tfjs-backend-wasm)
+÷ this engine's time: above 1 is faster. "× native 128-bit" compares attnlab in WebAssembly with the same
+C++ core compiled natively through SIMDe/SSE (output-only with output-only, all-intermediates with
+all-intermediates). Errors: max |out − ref| / max |ref| over sampled rows, against a float64 JS reference.
+
+- Machine: ${cpu}, ${cpus().length} logical CPUs; load average at the end of the run: ${load}
+- Node ${process.versions.node} (V8 ${process.versions.v8}); attnlab SIMD128: ${info.simd128};
+  onnxruntime-web ${ort.env.versions?.web ?? '1.30.0'} (wasm, numThreads 1); tfjs-backend-wasm ${tfwasm.version_wasm ?? '4.22.0'} (setThreadsCount(1))
+- Protocol: each engine warms up ${WARMUP_MS / 1000} s per shape, then the median of runs over ≥ ${TIMED_MS / 1000} s (≥ 3 runs);
+  native: Google Benchmark, median real time of 3 repetitions after ${WARMUP_MS / 1000} s warm-up.
+- attnlab output-only = \`multiHeadAttention({ …, intermediates: false })\` (streaming, online softmax);
+  all-intermediates = the default call (q, k, v, scores, weights, heads, output copied out).
+  Both include argument checks and copying inputs into and results out of WebAssembly memory.
+  onnxruntime-web's weights are graph initializers (only X is sent per run); tfjs runs per-head 2-D matMuls.
+
+${lines.join('\n')}
+`;
+const PAGE = 'build/bench/page-load.json';
+let pageLoad = '\n## Page load\n\nNot measured in this run (see bench/page-load.mjs).\n';
+if (existsSync(PAGE)) {
+  const p = JSON.parse(readFileSync(PAGE, 'utf8'));
+  pageLoad = `
+## Page load to first interactive widget (Chromium)
+
+bench/page-load.mjs: Debian's Chromium (headless, playwright-core) loads the built app (\`vite build\`, served on
+127.0.0.1); measured from navigation start to the moment the first widget shows numbers
+computed by the WASM core (the first \`attn-heatmap\` cell). Cold (fresh profile): **${p.coldMs.toFixed(0)} ms** (DOMContentLoaded at
+${p.coldDomContentLoadedMs?.toFixed(0) ?? '?'} ms); warm reloads, median: **${p.warmMedianMs.toFixed(0)} ms** (runs: ${p.runs.join(', ')} ms).
+`;
+}
+let wasmSize = '';
+try {
+  const { gzipSync } = await import('node:zlib');
+  const bin = readFileSync(new URL('../web/api/wasm/attnlab-core.wasm', import.meta.url));
+  wasmSize = `\n## Size\n\n\`attnlab-core.wasm\`: ${(bin.length / 1024).toFixed(0)} KiB, ${(gzipSync(bin, { level: 9 }).length / 1024).toFixed(0)} KiB gzipped (the whole core: every op of the API).\n`;
+} catch { /* not built */ }
+writeFileSync('docs/performance.md', md + pageLoad + wasmSize);
+console.log('\nwrote docs/performance.md');

@@ -1,0 +1,50 @@
+// simd128_math.h — small f32x4 helpers shared by the SIMD128 kernels (softmax, GEMM, streaming
+// attention): horizontal sum/max and the vectorised exp. Header-only so each kernel inlines them.
+#pragma once
+
+#include "simd128.h"
+
+namespace attnlab::kernels::simd {
+
+inline float hsum_f32x4(v128_t v) {
+  return (wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 1)) +
+         (wasm_f32x4_extract_lane(v, 2) + wasm_f32x4_extract_lane(v, 3));
+}
+
+inline float hmax_f32x4(v128_t v) {
+  const float a = wasm_f32x4_extract_lane(v, 0), b = wasm_f32x4_extract_lane(v, 1);
+  const float c = wasm_f32x4_extract_lane(v, 2), d = wasm_f32x4_extract_lane(v, 3);
+  const float ab = a > b ? a : b, cd = c > d ? c : d;
+  return ab > cd ? ab : cd;
+}
+
+// exp(x) for x ≤ 0 (softmax arguments after max subtraction): Cephes-style range reduction + degree-6
+// polynomial, ≤ 2 ulp on that range. x < −87.3 (including −inf) gives exactly 0.
+inline v128_t exp_nonpositive_f32x4(v128_t x) {
+  const v128_t lo = wasm_f32x4_splat(-87.33654f);
+  const v128_t underflow = wasm_f32x4_lt(x, lo);
+  x = wasm_f32x4_max(x, lo);  // also maps −inf to lo, so no NaN below
+  const v128_t fx = wasm_f32x4_nearest(wasm_f32x4_mul(x, wasm_f32x4_splat(1.44269504088896341f)));
+  // r = x − fx·ln2, with ln2 split in two so r stays exact.
+  v128_t r = wasm_f32x4_sub(x, wasm_f32x4_mul(fx, wasm_f32x4_splat(0.693359375f)));
+  r = wasm_f32x4_sub(r, wasm_f32x4_mul(fx, wasm_f32x4_splat(-2.12194440e-4f)));
+  v128_t p = wasm_f32x4_splat(1.9875691500e-4f);
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.3981999507e-3f));
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(8.3334519073e-3f));
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(4.1665795894e-2f));
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.6666665459e-1f));
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(5.0000001201e-1f));
+  const v128_t r2 = wasm_f32x4_mul(r, r);
+  const v128_t y = wasm_f32x4_add(wasm_f32x4_add(wasm_f32x4_mul(p, r2), r), wasm_f32x4_splat(1.0f));
+  // 2^fx built in the exponent field; fx ∈ [−126, 0] here, so the biased exponent stays normal.
+  const v128_t n = wasm_i32x4_trunc_sat_f32x4(fx);
+  const v128_t pow2 = wasm_i32x4_shl(wasm_i32x4_add(n, wasm_i32x4_splat(127)), 23);
+  const v128_t e = wasm_f32x4_mul(y, pow2);
+  return wasm_v128_andnot(e, underflow);
+}
+
+inline float exp_nonpositive_f32(float x) {
+  return wasm_f32x4_extract_lane(exp_nonpositive_f32x4(wasm_f32x4_splat(x)), 0);
+}
+
+}  // namespace attnlab::kernels::simd

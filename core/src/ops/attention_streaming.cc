@@ -1,0 +1,133 @@
+// Streaming multi-head attention (the throughput mode): softmax(scale·Q_h·K_hᵀ + M)·V_h per head
+// without ever holding the [t_q, t_k] weights. For a block of Br queries, keys and values stream past
+// in blocks of Bc:
+//   S = Q_blk·K_blkᵀ                    [Br, Bc]   (gemm_nt: packing transposes K, no re-layout)
+//   S = scale·S + M; online softmax     running max m and sum l per query; O rescaled by exp(m − m')
+//   O += S·V_blk                        [Br, d_k]  (gemm_nn_acc straight from V's column slice)
+// and at the end head_h = O / l. Memory: O((t_q + t_k)·D) plus a fixed workspace.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "../kernels/dispatch.h"
+#include "check.h"
+#include "multihead_detail.h"
+
+namespace attnlab {
+
+namespace {
+
+// Block sizes: an S tile [Br, Bc] is 24 KB, so it stays in L1 between the two GEMMs that use it.
+constexpr size_t kBr = 48;   // queries per block (a multiple of the GEMM's 6 rows)
+constexpr size_t kBc = 128;  // keys per block
+
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+// Keys [lo, hi) that query rows [i0, i1) can see under the mask; the rest are skipped, not computed.
+void visible_keys(const Mask& mask, size_t i0, size_t i1, size_t tk, size_t* lo, size_t* hi) {
+  *lo = 0;
+  *hi = tk;
+  if (mask.kind == Mask::Kind::causal) {
+    *hi = std::min(tk, i1);
+  } else if (mask.kind == Mask::Kind::window) {
+    const size_t w = static_cast<size_t>(mask.window);
+    *lo = i0 > w ? i0 - w : 0;
+    *hi = std::min(tk, mask.causal ? i1 : i1 + w);
+  }
+}
+
+// One head: out[t_q, d_k] (row stride ldo) = softmax(scale·q·kᵀ + mask − slope·|i − j|)·v.
+// q: [t_q, d_k] (ldq), k, v: [t_k, d_k] (ldk, ldv). ws: kBr·(kBc + d_k + 2) floats.
+// Returns false when a score is NaN (issue 7: float32 overflow in q·k, +∞ and −∞ terms); the online
+// softmax assumes NaN-free scores.
+bool attention_head_streaming(const float* q, size_t ldq, const float* k, size_t ldk,
+                              const float* v, size_t ldv, size_t tq, size_t tk, size_t dk,
+                              float scale, const Mask& mask, float alibi_slope, float* ws,
+                              float* out, size_t ldo) {
+  float* s = ws;                // [Br, Bc] scores, then probabilities
+  float* o = s + kBr * kBc;     // [Br, d_k] unnormalised output
+  float* m = o + kBr * dk;      // [Br] running max
+  float* l = m + kBr;           // [Br] running sum
+  const bool plain = mask.kind == Mask::Kind::none && alibi_slope == 0.0f;
+  for (size_t i0 = 0; i0 < tq; i0 += kBr) {
+    const size_t br = std::min(kBr, tq - i0);
+    std::fill(o, o + br * dk, 0.0f);
+    std::fill(m, m + br, kNegInf);
+    std::fill(l, l + br, 0.0f);
+    size_t lo, hi;
+    visible_keys(mask, i0, i0 + br, tk, &lo, &hi);
+    for (size_t j0 = lo; j0 < hi; j0 += kBc) {
+      const size_t bc = std::min(kBc, hi - j0);
+      kernels::gemm_nt_f32(br, bc, dk, q + i0 * ldq, ldq, k + j0 * ldk, ldk, s, kBc);
+      float block_scale = scale;
+      if (!plain) {
+        // scaled = scale·S + M (+ ALiBi), as attention.cc: a −∞ mask entry is assigned, not added.
+        for (size_t r = 0; r < br; ++r)
+          for (size_t c = 0; c < bc; ++c) {
+            const size_t i = i0 + r, j = j0 + c;
+            const float b = mask.bias(i, j, tk);
+            float& x = s[r * kBc + c];
+            if (b == kNegInf) {
+              x = kNegInf;
+              continue;
+            }
+            const float dist = std::fabs(static_cast<float>(i) - static_cast<float>(j));
+            x = x * scale + b - alibi_slope * dist;
+          }
+        block_scale = 1.0f;
+      }
+      for (size_t r = 0; r < br; ++r)  // issue 7: see above
+        for (size_t c = 0; c < bc; ++c)
+          if (s[r * kBc + c] != s[r * kBc + c]) return false;
+      kernels::online_softmax_block_f32(br, bc, block_scale, s, kBc, m, l, o, dk, dk);
+      kernels::gemm_nn_acc_f32(br, dk, bc, s, kBc, v + j0 * ldv, ldv, o, dk);
+    }
+    // head = O / l; a query that sees no key (l = 0) gets 0, as the all-intermediates path.
+    for (size_t r = 0; r < br; ++r) {
+      const float inv = l[r] > 0.0f ? 1.0f / l[r] : 0.0f;
+      float* dst = out + (i0 + r) * ldo;
+      for (size_t c = 0; c < dk; ++c) dst[c] = o[r * dk + c] * inv;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+size_t multihead_streaming_workspace_floats(size_t d_model, size_t heads) {
+  const size_t dk = heads ? d_model / heads : d_model;
+  return kBr * (kBc + dk + 2);
+}
+
+Status multihead_attention_forward_streaming(const MultiHeadArgs& a, const MultiHeadStreamingOut& o) {
+  constexpr const char* op = "multiHeadAttention";
+  ATTNLAB_CHECK(detail::check_multihead_args(a));
+  if (!o.q || !o.k || !o.v || !o.workspace || !o.out)
+    return Status::Fail(std::string(op) + ": an output buffer is missing");
+  const size_t D = a.d_model, H = a.heads, dk = D / H;
+  const size_t tq = a.t_q, tk = a.context ? a.t_k : a.t_q;
+
+  detail::multihead_project(a, o.q, o.k, o.v);
+  // issue 7: as the all-intermediates path, a projection that overflowed float32 is refused.
+  ATTNLAB_CHECK(detail::check_no_overflow(op, "q", o.q, tq * D, "x·wq + bq within float32 range"));
+  ATTNLAB_CHECK(detail::check_no_overflow(op, "k", o.k, tk * D, "context·wk + bk within float32 range"));
+  ATTNLAB_CHECK(detail::check_no_overflow(op, "v", o.v, tk * D, "context·wv + bv within float32 range"));
+  const float scale = a.scale > 0.0f ? a.scale : 1.0f / std::sqrt(static_cast<float>(dk));
+  for (size_t h = 0; h < H; ++h)
+    // Head h reads Q's columns [h·d_k, (h+1)·d_k) block by block and writes its result over them:
+    // each query block's Q slice is dead once that block is done, so q ends as Concat(heads).
+    if (!attention_head_streaming(o.q + h * dk, D, o.k + h * dk, D, o.v + h * dk, D, tq, tk, dk, scale,
+                                  a.mask, a.alibi ? alibi_slope(h, H) : 0.0f, o.workspace,
+                                  o.q + h * dk, D))
+      return Status::Fail(std::string(op) + ": weights of head " + std::to_string(h) +
+                          " are NaN after a float32 overflow, expected q·kᵀ within float32 range "
+                          "(|q|·|k| < 3.4e38)");
+  // out = Concat(heads)·W_O + b_O
+  kernels::gemm_nn_f32(tq, D, D, o.q, D, a.w.wo, D, a.w.bo, o.out, D);
+  // Finite inputs can still overflow float32 (issue 7's check on the all-intermediates path).
+  ATTNLAB_CHECK(detail::check_no_overflow(op, "output", o.out, tq * D,
+                                          "x·wq, q·kᵀ and heads·wo within float32 range"));
+  return Status::Ok();
+}
+
+}  // namespace attnlab

@@ -1,0 +1,28 @@
+// blocks_detail.h — unchecked internals shared by the issue-3 ops (norm.cc, ffn.cc, block.cc): the
+// blocks check their arguments once, up front, then call these on buffers they know are valid.
+#pragma once
+
+#include <cstddef>
+
+#include "attnlab/ops.h"
+
+namespace attnlab::detail {
+
+// out[rows, dim] = LayerNorm(x); gamma/beta may be nullptr; mean/rstd [rows] may be nullptr.
+void layer_norm_rows(const float* x, size_t rows, size_t dim, const float* gamma, const float* beta,
+                     float eps, float* out, float* mean, float* rstd);
+void activation_inplace(Activation kind, float* x, size_t n);
+// pre may be nullptr (then hidden holds x·W1 + b1 before the activation is applied in place).
+void feed_forward_rows(const float* x, size_t rows, size_t d_model, size_t d_ff,
+                       const FeedForwardWeights& w, Activation act, const FeedForwardOut& o);
+// out[n] = a[n] + b[n]: the residual connection.
+inline void add_f32(size_t n, const float* a, const float* b, float* out) {
+  for (size_t i = 0; i < n; ++i) out[i] = a[i] + b[i];
+}
+
+// Checks an optional ([n] or nullptr) or required parameter: "<op>: <name> is missing" / "…[i] is NaN".
+Status check_param(const char* op, const char* name, const float* p, size_t n, bool required);
+// eps of a norm: a finite number > 0.
+Status check_eps(const char* op, float eps);
+
+}  // namespace attnlab::detail

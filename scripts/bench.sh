@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# bench.sh — `npm run bench`: attnlab vs onnxruntime-web, tfjs-backend-wasm, naive JS and the native
+# builds, side by side (bench/mha.bench.mjs), plus page load → first widget in Chromium
+# (bench/page-load.mjs). Writes docs/performance.md. Takes several minutes; not a test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/ensure-deps.sh
+echo "== native builds (SIMDe/SSE 128-bit and scalar)"
+cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build/native -j"$(nproc)" --target attnlab_bench_native attnlab_bench_native_scalar >/dev/null
+echo "== WebAssembly build"
+bash scripts/build-wasm.sh
+echo "== page load in Chromium"
+node bench/page-load.mjs || echo "page-load: failed (see above); continuing"
+echo "== multi-head attention, side by side"
+node bench/mha.bench.mjs --native-dir build/native "$@"

@@ -1,0 +1,29 @@
+// The reveal.js deck: KaTeX typesetting (bundled, no CDN), the attnlab widgets and the slides-only
+// components, then Reveal with the attnlab plugin (fragments drive widget stages; typing in a widget
+// never changes the slide).
+import Reveal from 'reveal.js';
+import 'reveal.js/reveal.css';
+import 'reveal.js/theme/white.css';
+import 'katex/dist/katex.min.css';
+import renderMathInElement from 'katex/contrib/auto-render';
+import '../shared/widgets.js';
+import AttnLab from './plugin/attnlab.js';
+import './style.css';
+
+renderMathInElement(document.querySelector('.slides'), {
+  delimiters: [{ left: '$$', right: '$$', display: true }, { left: '$', right: '$', display: false }],
+  throwOnError: false,
+});
+
+const deck = new Reveal({
+  hash: true,
+  width: 1280,
+  height: 800,
+  margin: 0.03,
+  center: false,
+  transition: 'fade',
+  plugins: [AttnLab],
+});
+deck.initialize();
+// Exposed for the browser tests and for lecturers poking at the deck from the console.
+window.deck = deck;

@@ -1,0 +1,3 @@
+import type { AttnCost } from './attn-cost.js';
+export { AttnCost };
+declare global { interface HTMLElementTagNameMap { 'attn-cost': AttnCost; } }

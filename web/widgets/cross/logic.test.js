@@ -1,0 +1,17 @@
+import { expect, test } from 'vitest';
+import { conceptOf, embed, hashString, scaledIdentity } from './logic.js';
+
+test('a word and its translation share a concept; embeddings are deterministic', () => {
+  expect(conceptOf('Chat')).toBe('cat');
+  expect(conceptOf('zebra')).toBe('zebra');
+  expect(hashString('cat')).toBe(hashString('cat'));
+  expect(hashString('cat')).not.toBe(hashString('cta'));
+  const [cat, chat, dog] = [embed(['cat'], 8), embed(['chat'], 8), embed(['dog'], 8)];
+  expect(embed(['cat'], 8)).toEqual(cat);
+  const dot = (a, b) => a.reduce((s, x, i) => s + x * b[i], 0);
+  expect(dot(cat, chat)).toBeGreaterThan(dot(cat, dog));
+});
+
+test('scaledIdentity', () => {
+  expect(Array.from(scaledIdentity(2, 3))).toEqual([3, 0, 0, 3]);
+});

@@ -1,0 +1,96 @@
+// Widget state in the URL hash, so a lecturer can send a link to exactly this configuration.
+//
+//   #steps=%7B%22preset%22%3A%22football%22%2C%22mask%22%3A%22causal%22%7D&why=…
+//
+// Each widget with a `hash-key` owns one parameter: its state as JSON. Reading is defensive: the hash
+// comes from anyone's link. A value that does not match the widget's schema (wrong type, out of range,
+// too long, not JSON) gives the default state and a notice — never an exception, never a partial state.
+
+export const MAX_PARAM_CHARS = 4000;
+
+/**
+ * Schema entries: { type: 'int', min, max } | { type: 'num', min, max } | { type: 'bool' }
+ * | { type: 'enum', values } | { type: 'nums', maxLength, min?, max? } (a flat number list)
+ * | { type: 'strings', maxLength, maxChars } (token lists) | { type: 'text', maxChars }.
+ * Returns { ok: true, state } with only the schema's keys, or { ok: false, problem }.
+ */
+export function sanitize(raw, schema) {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return { ok: false, problem: 'not an object' };
+  const state = {};
+  for (const key of Object.keys(raw)) {
+    if (!Object.hasOwn(schema, key)) return { ok: false, problem: `unknown setting "${String(key).slice(0, 20)}"` };
+  }
+  for (const [key, rule] of Object.entries(schema)) {
+    if (!Object.hasOwn(raw, key)) continue;
+    const v = raw[key];
+    const bad = (why) => ({ ok: false, problem: `${key} ${why}` });
+    switch (rule.type) {
+      case 'int':
+      case 'num':
+        if (typeof v !== 'number' || !Number.isFinite(v) || (rule.type === 'int' && !Number.isInteger(v))) return bad(`is not a${rule.type === 'int' ? 'n integer' : ' number'}`);
+        if ((rule.min !== undefined && v < rule.min) || (rule.max !== undefined && v > rule.max)) return bad(`is out of range [${rule.min}, ${rule.max}]`);
+        break;
+      case 'bool':
+        if (typeof v !== 'boolean') return bad('is not true/false');
+        break;
+      case 'enum':
+        if (!rule.values.includes(v)) return bad('is not one of the choices');
+        break;
+      case 'nums':
+        if (!Array.isArray(v) || v.length > rule.maxLength) return bad('is not a short list of numbers');
+        for (const x of v) {
+          if (typeof x !== 'number' || !Number.isFinite(x)) return bad('holds a non-number');
+          if ((rule.min !== undefined && x < rule.min) || (rule.max !== undefined && x > rule.max)) return bad('holds a value out of range');
+        }
+        break;
+      case 'text':
+        if (typeof v !== 'string' || v.length > rule.maxChars) return bad('is not a short text');
+        break;
+      case 'strings':
+        if (!Array.isArray(v) || v.length > rule.maxLength || v.length === 0) return bad('is not a short list of words');
+        for (const s of v) if (typeof s !== 'string' || s.length > rule.maxChars) return bad('holds a word that is too long');
+        break;
+      default:
+        return bad('has an unknown rule');
+    }
+    state[key] = Array.isArray(v) ? v.slice() : v;
+  }
+  return { ok: true, state };
+}
+
+/**
+ * Reads `key` from a hash string ("#a=…&b=…"). Returns { state: null } when the key is absent,
+ * { state } when valid, or { state: null, notice } when present but unusable.
+ */
+export function readHashState(hash, key, schema) {
+  let params;
+  try {
+    params = new URLSearchParams(String(hash ?? '').replace(/^#/, ''));
+  } catch {
+    return { state: null, notice: 'The link’s settings could not be read; showing the defaults.' };
+  }
+  if (!params.has(key)) return { state: null };
+  const text = params.get(key);
+  const notice = (why) => ({ state: null, notice: `The link’s settings for this widget were ignored (${why}); showing the defaults.` });
+  if (text.length > MAX_PARAM_CHARS) return notice('too long');
+  let raw;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return notice('not readable, perhaps cut off');
+  }
+  const r = sanitize(raw, schema);
+  return r.ok ? { state: r.state } : notice(r.problem);
+}
+
+/** The hash with `key` set to `state` (other widgets' parameters kept). */
+export function writeHashState(hash, key, state) {
+  let params;
+  try {
+    params = new URLSearchParams(String(hash ?? '').replace(/^#/, ''));
+  } catch {
+    params = new URLSearchParams();
+  }
+  params.set(key, JSON.stringify(state));
+  return '#' + params.toString();
+}

@@ -1,0 +1,69 @@
+// A small SVG x–y plot (lines, dots, polygons) for the widgets' curves. Returns a Lit template.
+//   plot({ series: [{ points: [[x, y], …], kind: 'line' | 'dots' | 'polygon', color, label, labels? }],
+//          xLabel, yLabel, width, height, logX, logY, xDomain?, yDomain?, title, equal? })
+import { svg, html, nothing } from 'lit';
+import { niceTicks } from './ticks.js';
+
+const FONT = 'system-ui, -apple-system, Segoe UI, Roboto, sans-serif';
+/** Okabe–Ito colours: distinguishable with every common colour-vision deficiency. */
+export const SERIES_COLORS = ['#0072b2', '#e69f00', '#009e73', '#cc79a7', '#56b4e9', '#d55e00', '#000000'];
+
+export function plot({ series, xLabel = '', yLabel = '', width = 420, height = 260, logX = false, logY = false, xDomain, yDomain, title = '', equal = false }) {
+  const fx = logX ? Math.log10 : (v) => v, fy = logY ? Math.log10 : (v) => v;
+  const xs = [], ys = [];
+  for (const s of series) for (const [x, y] of s.points) if (Number.isFinite(fx(x)) && Number.isFinite(fy(y))) { xs.push(fx(x)); ys.push(fy(y)); }
+  let [x0, x1] = xDomain ? xDomain.map(fx) : [Math.min(...xs), Math.max(...xs)];
+  let [y0, y1] = yDomain ? yDomain.map(fy) : [Math.min(...ys), Math.max(...ys)];
+  if (!Number.isFinite(x0)) [x0, x1] = [0, 1];
+  if (!Number.isFinite(y0)) [y0, y1] = [0, 1];
+  if (x0 === x1) { x0 -= 1; x1 += 1; }
+  if (y0 === y1) { y0 -= 1; y1 += 1; }
+  const padY = (y1 - y0) * 0.06;
+  if (!yDomain) { y0 -= padY; y1 += padY; }
+  const m = { l: 56, r: 12, t: 12, b: 42 };
+  const W = width - m.l - m.r, H = height - m.t - m.b;
+  if (equal) {  // same units per pixel on both axes (the convex-hull picture must not be squashed)
+    const ux = (x1 - x0) / W, uy = (y1 - y0) / H;
+    if (ux > uy) { const c = (y0 + y1) / 2, h = ux * H / 2; y0 = c - h; y1 = c + h; } else { const c = (x0 + x1) / 2, w = uy * W / 2; x0 = c - w; x1 = c + w; }
+  }
+  const px = (x) => m.l + ((fx(x) - x0) / (x1 - x0)) * W;
+  const py = (y) => m.t + H - ((fy(y) - y0) / (y1 - y0)) * H;
+  const tickX = niceTicks(x0, x1, 6, logX), tickY = niceTicks(y0, y1, 5, logY);
+  const inX = (v) => fx(v) >= x0 - 1e-9 && fx(v) <= x1 + 1e-9, inY = (v) => fy(v) >= y0 - 1e-9 && fy(v) <= y1 + 1e-9;
+  const body = series.map((s, k) => {
+    const color = s.color ?? SERIES_COLORS[k % SERIES_COLORS.length];
+    const pts = s.points.filter(([x, y]) => Number.isFinite(fx(x)) && Number.isFinite(fy(y)));
+    if (s.kind === 'polygon')
+      return svg`<polygon points=${pts.map(([x, y]) => `${px(x)},${py(y)}`).join(' ')} fill=${color} fill-opacity="0.15" stroke=${color} stroke-width="1.5"></polygon>`;
+    if (s.kind === 'dots')
+      return pts.map(([x, y], i) => svg`<circle cx=${px(x)} cy=${py(y)} r=${s.r ?? 4} fill=${color} stroke="#fff" stroke-width="1"></circle>
+        ${s.labels ? svg`<text x=${px(x) + 7} y=${py(y) - 6} font-size="12" fill=${color} font-family=${FONT} font-weight="600">${s.labels[i]}</text>` : nothing}`);
+    return svg`<polyline points=${pts.map(([x, y]) => `${px(x)},${py(y)}`).join(' ')} fill="none" stroke=${color} stroke-width="2"
+      stroke-dasharray=${s.dash ?? 'none'}></polyline>`;
+  });
+  const legend = series.filter((s) => s.label).map((s, i) => {
+    const k = series.indexOf(s), color = s.color ?? SERIES_COLORS[k % SERIES_COLORS.length];
+    return html`<span class="legend-item"><span style="display:inline-block;width:12px;height:12px;background:${color};margin-right:4px;vertical-align:-1px"></span>${s.label}</span>`;
+  });
+  return html`<figure class="plot" style="margin:0;display:inline-block;vertical-align:top">
+    ${title ? html`<figcaption style="font-weight:600">${title}</figcaption>` : nothing}
+    <svg xmlns="http://www.w3.org/2000/svg" width=${width} height=${height} viewBox="0 0 ${width} ${height}" role="img" aria-label=${`${title}: ${yLabel} against ${xLabel}`}>
+      <rect width=${width} height=${height} fill="#fff"></rect>
+      <g stroke="#eaeef2">${tickY.filter(inY).map((v) => svg`<line x1=${m.l} x2=${m.l + W} y1=${py(v)} y2=${py(v)}></line>`)}
+        ${tickX.filter(inX).map((v) => svg`<line y1=${m.t} y2=${m.t + H} x1=${px(v)} x2=${px(v)}></line>`)}</g>
+      <rect x=${m.l} y=${m.t} width=${W} height=${H} fill="none" stroke="#8c959f"></rect>
+      ${tickX.filter(inX).map((v) => svg`<text x=${px(v)} y=${m.t + H + 16} font-size="12" text-anchor="middle" font-family=${FONT} fill="#24292f">${fmtTick(v)}</text>`)}
+      ${tickY.filter(inY).map((v) => svg`<text x=${m.l - 6} y=${py(v)} font-size="12" text-anchor="end" dominant-baseline="central" font-family=${FONT} fill="#24292f">${fmtTick(v)}</text>`)}
+      <text x=${m.l + W / 2} y=${height - 6} font-size="13" text-anchor="middle" font-family=${FONT} fill="#24292f">${xLabel}</text>
+      <text transform=${`translate(14,${m.t + H / 2}) rotate(-90)`} font-size="13" text-anchor="middle" font-family=${FONT} fill="#24292f">${yLabel}</text>
+      <svg x=${m.l} y=${m.t} width=${W} height=${H} viewBox="${m.l} ${m.t} ${W} ${H}" overflow="hidden">${body}</svg>
+    </svg>
+    ${legend.length ? html`<div class="legend" style="font-size:0.9em;display:flex;gap:12px;flex-wrap:wrap">${legend}</div>` : nothing}
+  </figure>`;
+}
+
+function fmtTick(v) {
+  const a = Math.abs(v);
+  if (a !== 0 && (a >= 1e5 || a < 1e-3)) return v.toExponential(0);
+  return String(Number(v.toPrecision(4)));
+}

@@ -1,0 +1,138 @@
+// Unit tests of the widgets' shared pure logic: colour maps, hash parsing, RNG, statistics, ticks.
+import { describe, expect, test } from 'vitest';
+import { diverging, luminance, scaleFor, textOn, viridis } from './colormap.js';
+import { MAX_PARAM_CHARS, readHashState, sanitize, writeHashState } from './hash.js';
+import { gaussian, mulberry32, uniformMatrix } from './rng.js';
+import { convexHull, entropy, fitProportional, fitProportionalRelative, mean, rowEntropies, variance } from './stats.js';
+import { niceTicks } from './ticks.js';
+import { fmt } from './format.js';
+
+describe('colour maps', () => {
+  test('viridis gets lighter monotonically (readable in greyscale and on a projector)', () => {
+    let prev = -1;
+    for (let i = 0; i <= 20; i++) {
+      const l = luminance(viridis(i / 20));
+      expect(l).toBeGreaterThan(prev);
+      prev = l;
+    }
+    expect(viridis(0)).toEqual([0x44, 0x01, 0x54]);
+    expect(viridis(1)).toEqual([0xfd, 0xe7, 0x25]);
+  });
+  test('diverging is white-ish at 0, blue below, orange above, and symmetric in lightness', () => {
+    expect(luminance(diverging(0))).toBeGreaterThan(0.9);
+    const [rb, , bb] = diverging(-1), [ro, , bo] = diverging(1);
+    expect(bb).toBeGreaterThan(rb);
+    expect(ro).toBeGreaterThan(bo);
+    expect(Math.abs(luminance(diverging(-0.5)) - luminance(diverging(0.5)))).toBeLessThan(0.15);
+  });
+  test('scaleFor picks diverging for signed values, greys out −∞, and text contrasts', () => {
+    expect(scaleFor([-1, 2]).kind).toBe('diverging');
+    expect(scaleFor([0, 2]).kind).toBe('sequential');
+    const s = scaleFor([0, 1, -Infinity]);
+    expect(s.color(-Infinity)).toEqual([200, 200, 200]);
+    expect(textOn([0, 0, 0])).toBe('#fff');
+    expect(textOn([255, 255, 255])).toBe('#111');
+    expect(textOn(viridis(1))).toBe('#111');
+    expect(textOn(viridis(0))).toBe('#fff');
+  });
+});
+
+describe('URL hash state', () => {
+  const schema = { mask: { type: 'enum', values: ['none', 'causal'] }, t: { type: 'num', min: 0.05, max: 20 },
+    n: { type: 'int', min: 1, max: 8 }, on: { type: 'bool' }, x: { type: 'nums', maxLength: 4 }, w: { type: 'strings', maxLength: 3, maxChars: 5 } };
+  test('round trip, other keys kept', () => {
+    const state = { mask: 'causal', t: 0.5, n: 3, on: true, x: [1, -2.5], w: ['a', 'b'] };
+    const hash = writeHashState('#other=%7B%7D', 'steps', state);
+    expect(readHashState(hash, 'steps', schema)).toEqual({ state });
+    expect(readHashState(hash, 'other', schema)).toEqual({ state: {} });
+  });
+  test('absent key: no state, no notice', () => {
+    expect(readHashState('', 'steps', schema)).toEqual({ state: null });
+    expect(readHashState('#/3', 'steps', schema)).toEqual({ state: null });
+  });
+  const hostile = [
+    '#steps=%7B%22mask%22%3A%22caus',                    // truncated JSON
+    '#steps=%E0%A4%A',                                    // broken percent-encoding
+    '#steps=' + encodeURIComponent('{"mask":"<img src=x onerror=alert(1)>"}'),
+    '#steps=' + encodeURIComponent('{"__proto__":{"n":1}}'),
+    '#steps=' + encodeURIComponent('{"constructor":1}'),
+    '#steps=' + encodeURIComponent('{"n":1e308}'),
+    '#steps=' + encodeURIComponent('{"n":2.5}'),
+    '#steps=' + encodeURIComponent('{"t":"1"}'),
+    '#steps=' + encodeURIComponent('{"x":[1,"2"]}'),
+    '#steps=' + encodeURIComponent('{"x":[1,2,3,4,5]}'),
+    '#steps=' + encodeURIComponent('{"w":["toolongword"]}'),
+    '#steps=' + encodeURIComponent('[1,2]'),
+    '#steps=null',
+    '#steps=' + 'a'.repeat(MAX_PARAM_CHARS + 1),
+  ];
+  test.each(hostile)('hostile hash %# gives no state and a notice', (hash) => {
+    const r = readHashState(hash, 'steps', schema);
+    expect(r.state).toBe(null);
+    expect(r.notice).toMatch(/defaults/);
+  });
+  test('sanitize returns only schema keys and copies arrays', () => {
+    const x = [1, 2];
+    const r = sanitize({ x }, schema);
+    expect(r.ok).toBe(true);
+    expect(r.state.x).not.toBe(x);
+  });
+});
+
+describe('rng', () => {
+  test('seeded and reproducible, uniform in [0, 1)', () => {
+    const a = mulberry32(42), b = mulberry32(42);
+    const xs = Array.from({ length: 1000 }, a);
+    expect(xs).toEqual(Array.from({ length: 1000 }, b));
+    expect(Math.min(...xs)).toBeGreaterThanOrEqual(0);
+    expect(Math.max(...xs)).toBeLessThan(1);
+    expect(mean(xs)).toBeCloseTo(0.5, 1);
+  });
+  test('gaussian has mean ≈ 0 and variance ≈ 1 (20,000 samples: 5 standard errors)', () => {
+    const g = gaussian(mulberry32(3));
+    const xs = Array.from({ length: 20000 }, g);
+    expect(Math.abs(mean(xs))).toBeLessThan(5 / Math.sqrt(20000));
+    expect(Math.abs(variance(xs) - 1)).toBeLessThan(5 * Math.sqrt(2 / 20000));
+  });
+  test('uniformMatrix rounds to one decimal in [−1, 1]', () => {
+    const m = uniformMatrix(5, 50);
+    for (const x of m) { expect(Math.abs(x)).toBeLessThanOrEqual(1); expect(Math.round(x * 10)).toBeCloseTo(x * 10, 9); }
+  });
+});
+
+describe('statistics', () => {
+  test('entropy: uniform is ln n, one-hot is 0', () => {
+    expect(entropy([0.25, 0.25, 0.25, 0.25])).toBeCloseTo(Math.log(4), 12);
+    expect(entropy([1, 0, 0])).toBe(0);
+    expect(rowEntropies(Float32Array.from([0.5, 0.5, 1, 0]), 2, 2).map((h) => Number(h.toFixed(6)))).toEqual([Number(Math.log(2).toFixed(6)), 0]);
+  });
+  test('variance is unbiased', () => {
+    expect(variance([1, 2, 3, 4])).toBeCloseTo(5 / 3, 12);
+  });
+  test('fitProportional recovers c in y = c·x', () => {
+    const xs = [1, 2, 3, 10];
+    expect(fitProportional(xs, xs.map((x) => 2.5 * x))).toBeCloseTo(2.5, 12);
+  });
+  test('fitProportionalRelative weighs relative errors: exact data gives c, a 1% error at each point stays 1%', () => {
+    const xs = [1, 10, 100, 1000];
+    expect(fitProportionalRelative(xs, xs.map((x) => 3 * x))).toBeCloseTo(3, 12);
+    const c = fitProportionalRelative(xs, xs.map((x, i) => 3 * x * (i % 2 ? 1.01 : 0.99)));
+    expect(Math.abs(c / 3 - 1)).toBeLessThan(0.011);
+  });
+  test('convex hull of a square with an inner point', () => {
+    const h = convexHull([[0, 0], [1, 0], [1, 1], [0, 1], [0.5, 0.5]]);
+    expect(h).toHaveLength(4);
+    expect(h).not.toContainEqual([0.5, 0.5]);
+  });
+});
+
+test('ticks are round numbers inside the range', () => {
+  expect(niceTicks(0, 1, 5)).toEqual([0, 0.2, 0.4, 0.6, 0.8, 1]);
+  expect(niceTicks(0, 3, 6, true)).toEqual([1, 10, 100, 1000]);
+});
+
+test('fmt prints −∞ and never −0', () => {
+  expect(fmt(-Infinity)).toBe('−∞');
+  expect(fmt(-0.00001, 4)).toBe('0.0000');
+  expect(fmt(0.32334, 4)).toBe('0.3233');
+});

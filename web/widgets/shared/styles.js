@@ -1,0 +1,28 @@
+// Styles every widget shares: readable on a projector (large type, strong contrast), a visible
+// focus ring on every control, and a wrapping layout for matrices.
+import { css } from 'lit';
+
+export const widgetStyles = css`
+  :host { display: block; font-family: system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif; font-size: 16px;
+    color: #1b1f24; line-height: 1.4; }
+  .wrap { background: #fff; border: 1px solid #d0d7de; border-radius: 8px; padding: 12px 16px; }
+  h3 { font-size: 1.05em; margin: 0.6em 0 0.3em; }
+  .controls { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; margin: 4px 0 10px; }
+  .controls label { display: inline-flex; align-items: center; gap: 6px; }
+  .controls label sub { align-self: flex-end; margin-left: -6px; font-size: 0.75em; }  /* d<sub>k</sub> inside a flex label */
+  .row { display: flex; flex-wrap: wrap; gap: 12px 20px; align-items: flex-start; }
+  .stage { border-top: 1px solid #eaeef2; padding-top: 6px; margin-top: 6px; }
+  .formula { margin: 4px 0 8px; font-size: 1.05em; overflow-x: auto; }
+  .note { color: #57606a; font-size: 0.92em; margin: 4px 0; max-width: 60em; }
+  .notice { background: #fff8c5; border: 1px solid #d4a72c; padding: 6px 10px; border-radius: 6px; }
+  .failure, .error { background: #ffebe9; border: 1px solid #cf222e; padding: 6px 10px; border-radius: 6px; }
+  button, select, input { font: inherit; }
+  button { padding: 3px 10px; border: 1px solid #8c959f; border-radius: 6px; background: #f6f8fa; cursor: pointer; }
+  button:hover { background: #eaeef2; }
+  input[type='number'] { width: 5.5em; }
+  input[type='text'] { min-width: 12em; width: 22em; max-width: 90vw; }
+  :is(button, select, input, [tabindex]):focus-visible { outline: 3px solid #0969da; outline-offset: 2px; }
+  table.plain { border-collapse: collapse; font-variant-numeric: tabular-nums; }
+  table.plain :is(th, td) { border: 1px solid #d0d7de; padding: 2px 8px; text-align: right; }
+  .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+`;

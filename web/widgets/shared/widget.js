@@ -1,0 +1,124 @@
+// AttnWidget: what every attn-* widget shares — the page's one WASM module, a visible message when
+// it cannot load (no WASM SIMD), URL-hash save/restore for widgets given a `hash-key`, the
+// `attn-state-change` event, and a guard so a bad input shows an error instead of breaking the page.
+//
+// A subclass declares `static stateSchema` (see hash.js) naming the properties that make up its
+// shareable state, and implements `renderWidget(lab)`. After a user edit it calls `stateChanged()`.
+import { LitElement, html, nothing } from 'lit';
+import { getLab, supportsWasmSimd } from './lab.js';
+import { readHashState, writeHashState } from './hash.js';
+import { widgetStyles } from './styles.js';
+
+export const NO_SIMD_MESSAGE = 'This browser cannot run attnlab: it has no WebAssembly SIMD. Please open the page in a current Chrome, Edge, Firefox or Safari (16.4 or later).';
+
+export class AttnWidget extends LitElement {
+  static properties = {
+    /** When set, the widget's state is saved to and restored from this key of the URL hash. */
+    hashKey: { type: String, attribute: 'hash-key' },
+    _lab: { state: true },
+    _failure: { state: true },
+    _notice: { state: true },
+  };
+
+  static styles = widgetStyles;
+
+  static stateSchema = {};
+
+  constructor() {
+    super();
+    this._lab = null;
+    this._failure = '';
+    this._notice = '';
+    this._onHashChange = () => this.restoreFromHash();
+  }
+
+  connectedCallback() {
+    super.connectedCallback();
+    this.restoreFromHash();
+    if (this.hashKey) window.addEventListener('hashchange', this._onHashChange);
+    if (!this._lab && !this._failure) {
+      if (!supportsWasmSimd()) this._failure = NO_SIMD_MESSAGE;
+      else getLab().then((lab) => { this._lab = lab; this.labReady?.(lab); }, (e) => { this._failure = `attnlab could not start: ${e.message}`; });
+    }
+  }
+
+  disconnectedCallback() {
+    super.disconnectedCallback();
+    window.removeEventListener('hashchange', this._onHashChange);
+  }
+
+  /**
+   * Frameworks may set attributes as string properties (Vue does: `stage="2"` → el.stage = "2"):
+   * numeric and boolean properties given as strings are converted like their attributes would be.
+   */
+  willUpdate(changed) {
+    for (const [name, opts] of this.constructor.elementProperties) {
+      const v = this[name];
+      if (typeof v !== 'string' || !changed.has(name)) continue;
+      if (opts.converter?.fromAttribute) this[name] = opts.converter.fromAttribute(v);
+      else if (opts.type === Number) this[name] = v.trim() === '' ? null : Number(v);
+      else if (opts.type === Boolean) this[name] = v !== 'false';
+    }
+  }
+
+  /** The shareable state: the schema's properties. */
+  getState() {
+    const s = {};
+    for (const key of Object.keys(this.constructor.stateSchema)) {
+      const v = this[key];
+      if (v !== undefined && v !== null) s[key] = ArrayBuffer.isView(v) ? Array.from(v) : v;
+    }
+    return s;
+  }
+
+  /** Applies a (validated) state; subclasses may extend it. */
+  applyState(state) {
+    Object.assign(this, state);
+  }
+
+  restoreFromHash() {
+    if (!this.hashKey) return;
+    const { state, notice } = readHashState(window.location.hash, this.hashKey, this.constructor.stateSchema);
+    // Types and ranges are checked by the schema; sizes that must agree with each other, here.
+    const problem = state ? this.constructor.checkState?.(state) : '';
+    if (problem) this._notice = `The link’s settings for this widget were ignored (${problem}); showing the defaults.`;
+    else if (state) {
+      this.applyState(state);
+      this._notice = '';
+    } else if (notice) this._notice = notice;
+  }
+
+  /** Call after a user edit: emits attn-state-change and updates the URL hash (if hash-key). */
+  stateChanged() {
+    const state = this.getState();
+    if (this.hashKey) {
+      try {
+        history.replaceState(history.state, '', writeHashState(window.location.hash, this.hashKey, state));
+      } catch { /* a sandboxed frame may refuse; sharing is then just unavailable */ }
+    }
+    this.dispatchEvent(new CustomEvent('attn-state-change', { detail: { state }, bubbles: true, composed: true }));
+  }
+
+  render() {
+    let body;
+    if (this._failure) body = html`<p class="failure" role="alert">${this._failure}</p>`;
+    else if (!this._lab) body = html`<p class="loading" role="status">Loading the WebAssembly core…</p>`;
+    else {
+      try {
+        body = this.renderWidget(this._lab);
+      } catch (e) {
+        body = html`<p class="error" role="alert">${e.message}</p>`;
+      }
+    }
+    return html`<div class="wrap">
+      ${this._notice ? html`<p class="notice" role="status">${this._notice}
+        <button type="button" @click=${() => { this._notice = ''; }}>Dismiss</button></p>` : nothing}
+      ${body}</div>`;
+  }
+}
+
+/** Parses an integer attribute that may be absent ("stage"): null when absent or not a number. */
+export const optionalInt = {
+  fromAttribute: (v) => (v === null || v === '' || !Number.isFinite(Number(v)) ? null : Math.trunc(Number(v))),
+  toAttribute: (v) => (v === null || v === undefined ? null : String(v)),
+};

@@ -1,0 +1,240 @@
+// <attn-steps>: scaled dot-product attention, one step at a time, on editable inputs.
+//
+// Attributes: preset ("football" | "cat-sat"), stage (0 inputs … 6 output; absent = all), mask
+// ("none" | "causal" | "window" | "padding" | "custom"), window, padding, scale ("sqrt" | "none"),
+// temperature, seed, hash-key.
+// Properties: tokens, x, wq, wk, wv (flat row-major arrays), dIn, dk, keep (custom mask flags).
+// Events: attn-state-change { state } after every edit.
+// Every number shown comes from the WASM core: Q = X·W_Q through lab.weightedSum, the rest from
+// lab.attention.
+import { html, css, nothing } from 'lit';
+import { AttnWidget, optionalInt } from '../shared/widget.js';
+import { widgetStyles } from '../shared/styles.js';
+import { project } from '../shared/lab.js';
+import { rowEntropies } from '../shared/stats.js';
+import { uniformMatrix } from '../shared/rng.js';
+import { fmt } from '../shared/format.js';
+import { MAX_DIM, MAX_TOKENS, PRESETS, keepFromScaled, maskArgument, parseTokens, resize } from './logic.js';
+import '../shared/heatmap.js';
+import '../shared/matrix-editor.js';
+import '../shared/tex.js';
+
+const STAGES = ['inputs', 'Q, K, V', 'scores', 'scaled', 'masked', 'softmax', 'output'];
+
+export class AttnSteps extends AttnWidget {
+  static properties = {
+    preset: { type: String, reflect: true },
+    stage: { converter: optionalInt, reflect: true },
+    mask: { type: String },
+    window: { type: Number },
+    padding: { type: Number },
+    scale: { type: String },
+    temperature: { type: Number },
+    seed: { type: Number },
+    tokens: { attribute: false },
+    x: { attribute: false },
+    wq: { attribute: false },
+    wk: { attribute: false },
+    wv: { attribute: false },
+    dIn: { attribute: false },
+    dk: { attribute: false },
+    keep: { attribute: false },
+  };
+
+  static stateSchema = {
+    preset: { type: 'enum', values: ['football', 'cat-sat', 'custom'] },
+    tokens: { type: 'strings', maxLength: MAX_TOKENS, maxChars: 16 },
+    dIn: { type: 'int', min: 1, max: MAX_DIM },
+    dk: { type: 'int', min: 1, max: MAX_DIM },
+    x: { type: 'nums', maxLength: MAX_TOKENS * MAX_DIM, min: -1000, max: 1000 },
+    wq: { type: 'nums', maxLength: MAX_DIM * MAX_DIM, min: -1000, max: 1000 },
+    wk: { type: 'nums', maxLength: MAX_DIM * MAX_DIM, min: -1000, max: 1000 },
+    wv: { type: 'nums', maxLength: MAX_DIM * MAX_DIM, min: -1000, max: 1000 },
+    mask: { type: 'enum', values: ['none', 'causal', 'window', 'padding', 'custom'] },
+    window: { type: 'int', min: 0, max: MAX_TOKENS },
+    padding: { type: 'int', min: 0, max: MAX_TOKENS - 1 },
+    keep: { type: 'nums', maxLength: MAX_TOKENS * MAX_TOKENS, min: 0, max: 1 },
+    scale: { type: 'enum', values: ['sqrt', 'none'] },
+    temperature: { type: 'num', min: 0.05, max: 20 },
+    seed: { type: 'int', min: 0, max: 1e9 },
+  };
+
+  /** Sizes that must agree (the schema checks each value alone). */
+  static checkState(s) {
+    const t = s.tokens?.length, dIn = s.dIn, dk = s.dk;
+    if (s.x || s.wq || s.wk || s.wv || s.tokens || s.dIn || s.dk) {
+      if (!(t && dIn && dk && s.x && s.wq && s.wk && s.wv)) return 'incomplete matrices';
+      if (s.x.length !== t * dIn) return 'X does not match the tokens';
+      if ([s.wq, s.wk, s.wv].some((w) => w.length !== dIn * dk)) return 'a W has the wrong size';
+    }
+    if (s.keep && t && s.keep.length !== t * t) return 'the mask does not match the tokens';
+    return '';
+  }
+
+  static styles = [widgetStyles, css`
+    .entropy td, .entropy th { font-size: 0.9em; }
+    .stagebar { display: flex; gap: 4px; flex-wrap: wrap; align-items: center; }
+    .stagebar button[aria-pressed='true'] { background: #0969da; color: #fff; border-color: #0969da; }
+  `];
+
+  constructor() {
+    super();
+    this.preset = 'football';
+    this.stage = null;
+    this.mask = 'none';
+    this.window = 1;
+    this.padding = 1;
+    this.scale = 'sqrt';
+    this.temperature = 1;
+    this.seed = 1;
+    this.keep = null;
+    this._loadedPreset = null;
+  }
+
+  applyState(state) {
+    super.applyState(state);
+    this._loadedPreset = this.preset;  // the restored matrices win over the preset's
+  }
+
+  #loadPreset(name) {
+    const p = PRESETS[name];
+    this._loadedPreset = name;
+    if (!p) return;
+    Object.assign(this, { tokens: [...p.tokens], dIn: p.dIn, dk: p.dk, x: [...p.x], wq: [...p.wq], wk: [...p.wk], wv: [...p.wv], keep: null });
+    if (this.mask === 'custom') this.mask = 'none';
+  }
+
+  willUpdate(changed) {
+    super.willUpdate(changed);
+    if (this.preset !== this._loadedPreset && (changed.has('preset') || !this.x)) this.#loadPreset(this.preset);
+    if (!this.x) this.#loadPreset('football');
+  }
+
+  #edit(patch) {
+    Object.assign(this, patch);
+    if (!('preset' in patch) && ['x', 'wq', 'wk', 'wv', 'tokens', 'dIn', 'dk'].some((k) => k in patch)) {
+      this.preset = 'custom';
+      this._loadedPreset = 'custom';
+    }
+    this.stateChanged();
+  }
+
+  #randomise() {
+    const { dIn, dk } = this, t = this.tokens.length, s = this.seed;
+    this.#edit({ x: uniformMatrix(s, t * dIn), wq: uniformMatrix(s + 1, dIn * dk), wk: uniformMatrix(s + 2, dIn * dk), wv: uniformMatrix(s + 3, dIn * dk) });
+  }
+
+  #setTokens(text) {
+    const tokens = parseTokens(text);
+    if (!tokens.length) return;
+    const t0 = this.tokens.length, t = tokens.length;
+    this.#edit({ tokens, x: resize(this.x, t0, this.dIn, t, this.dIn, this.seed + 10), keep: null, mask: this.mask === 'custom' ? 'none' : this.mask });
+  }
+
+  #setDims(dIn, dk) {
+    if (!(dIn >= 1 && dIn <= MAX_DIM && dk >= 1 && dk <= MAX_DIM)) return;
+    const t = this.tokens.length, s = this.seed;
+    this.#edit({
+      dIn, dk, x: resize(this.x, t, this.dIn, t, dIn, s + 10),
+      wq: resize(this.wq, this.dIn, this.dk, dIn, dk, s + 11), wk: resize(this.wk, this.dIn, this.dk, dIn, dk, s + 12),
+      wv: resize(this.wv, this.dIn, this.dk, dIn, dk, s + 13),
+    });
+  }
+
+  #toggleMask(e, scaled) {
+    const t = this.tokens.length;
+    const keep = this.mask === 'custom' && this.keep?.length === t * t ? [...this.keep] : keepFromScaled(scaled);
+    const i = e.detail.row * t + e.detail.col;
+    keep[i] = keep[i] ? 0 : 1;
+    this.#edit({ mask: 'custom', keep });
+  }
+
+  #shows(stage) {
+    return this.stage === null || this.stage === undefined || this.stage >= stage;
+  }
+
+  /** Everything the widget displays, from the core. */
+  compute(lab) {
+    const { tokens, dIn, dk } = this, t = tokens.length;
+    const q = project(lab, this.x, this.wq, t, dIn, dk);
+    const k = project(lab, this.x, this.wk, t, dIn, dk);
+    const v = project(lab, this.x, this.wv, t, dIn, dk);
+    const scale = (this.scale === 'none' ? 1 : 1 / Math.sqrt(dk)) / this.temperature;
+    const base = { q, k, v, tq: t, tk: t, dk, dv: dk, scale };
+    const mask = maskArgument(this.mask, t, { window: this.window, padding: this.padding, keep: this.keep });
+    const unmasked = lab.attention(base);
+    const r = lab.attention({ ...base, mask });
+    const m = Float32Array.from(r.scaled, (s) => (s === -Infinity ? -Infinity : 0));
+    return { t, q, k, v, unmasked, r, m, entropies: rowEntropies(r.weights, t, t) };
+  }
+
+  renderWidget(lab) {
+    const c = this.compute(lab);
+    const { tokens, dIn, dk } = this, t = tokens.length;
+    const dims = (n) => Array.from({ length: n }, (_, j) => `d${j + 1}`);
+    const hm = (cls, label, values, rows, cols, colLabels, extra = {}) => html`<attn-heatmap class=${cls} .label=${label} .values=${values}
+      .rows=${rows} .cols=${cols} .rowLabels=${tokens} .colLabels=${colLabels} .colormap=${extra.colormap ?? 'auto'}
+      ?clickable=${!!extra.clickable} @attn-cell-toggle=${extra.onToggle ?? null}></attn-heatmap>`;
+    const ed = (cls, label, key, rows, cols, rowLabels, colLabels) => html`<attn-matrix-editor class=${cls} .label=${label}
+      .values=${this[key]} .rows=${rows} .cols=${cols} .rowLabels=${rowLabels} .colLabels=${colLabels}
+      @attn-matrix-change=${(e) => this.#edit({ [key]: e.detail.values })}></attn-matrix-editor>`;
+    const sc = this.scale === 'none' ? '' : '\\sqrt{d_k}\\,';
+    const denom = this.scale === 'none' && this.temperature === 1 ? '' : `${sc}\\tau`;
+    const frac = denom ? `\\frac{QK^\\top}{${denom}}` : 'QK^\\top';
+    const stageBtn = (i) => html`<button type="button" aria-pressed=${String(this.stage === i)}
+      @click=${() => { this.stage = i; this.stateChanged(); }}>${i} ${STAGES[i]}</button>`;
+    return html`
+      <attn-tex class="formula" display .expr=${`\\mathrm{Attention}(Q,K,V) = \\mathrm{softmax}\\!\\left(${frac} + M\\right)V,\\qquad \\tau = ${this.temperature}`}></attn-tex>
+      <div class="controls">
+        <label>example <select @change=${(e) => { this.preset = e.target.value; this.#loadPreset(e.target.value); this.stateChanged(); }}>
+          ${[['football', 'I / play / football'], ['cat-sat', 'the / cat / sat'], ['custom', 'my own']].map(([v, l]) => html`<option value=${v} ?selected=${this.preset === v}>${l}</option>`)}
+        </select></label>
+        <label>tokens <input type="text" class="tokens" .value=${tokens.join(' ')} @change=${(e) => this.#setTokens(e.target.value)}></label>
+        <label>d<sub>model</sub> <input type="number" class="d-in" min="1" max=${MAX_DIM} .value=${String(dIn)} @change=${(e) => this.#setDims(Number(e.target.value), dk)}></label>
+        <label>d<sub>k</sub> <input type="number" class="d-k" min="1" max=${MAX_DIM} .value=${String(dk)} @change=${(e) => this.#setDims(dIn, Number(e.target.value))}></label>
+        <label>seed <input type="number" class="seed" min="0" .value=${String(this.seed)} @change=${(e) => { this.seed = Math.max(0, Math.trunc(Number(e.target.value)) || 0); this.stateChanged(); }}></label>
+        <button type="button" class="randomise" @click=${() => this.#randomise()}>Randomise X, W</button>
+      </div>
+      <div class="controls">
+        <label><input type="checkbox" class="scale" .checked=${this.scale !== 'none'} @change=${(e) => this.#edit({ scale: e.target.checked ? 'sqrt' : 'none' })}> scale by 1/√d<sub>k</sub></label>
+        <label>temperature τ <input type="number" class="temperature" min="0.05" max="20" step="0.05" .value=${String(this.temperature)}
+          @input=${(e) => { const v = Number(e.target.value); if (v >= 0.05 && v <= 20) this.#edit({ temperature: v }); }}></label>
+        <label>mask <select class="mask" @change=${(e) => this.#edit({ mask: e.target.value })}>
+          ${['none', 'causal', 'window', 'padding', 'custom'].map((m) => html`<option value=${m} ?selected=${this.mask === m}>${m === 'custom' ? 'hand-edited' : m}</option>`)}
+        </select></label>
+        ${this.mask === 'window' ? html`<label>window w <input type="number" class="window" min="0" max=${t} .value=${String(this.window)} @input=${(e) => { const v = Math.trunc(Number(e.target.value)); if (v >= 0 && v <= MAX_TOKENS) this.#edit({ window: v }); }}></label>` : nothing}
+        ${this.mask === 'padding' ? html`<label>padding tokens <input type="number" class="padding" min="0" max=${t - 1} .value=${String(this.padding)} @input=${(e) => { const v = Math.trunc(Number(e.target.value)); if (v >= 0 && v < t) this.#edit({ padding: v }); }}></label>` : nothing}
+      </div>
+      <div class="stagebar" role="group" aria-label="show up to stage">show up to: ${STAGES.map((_, i) => stageBtn(i))}
+        <button type="button" aria-pressed=${String(this.stage === null)} @click=${() => { this.stage = null; this.stateChanged(); }}>all</button></div>
+
+      <div class="stage s0"><h3>0 · Inputs: X (one row per token) and the projections</h3>
+        <p class="note">Type in a cell, drag it up/down, or use ↑/↓ (Shift: ×10).</p>
+        <div class="row">${ed('x', 'X', 'x', t, dIn, tokens, dims(dIn))}${ed('wq', 'W_Q', 'wq', dIn, dk, dims(dIn), dims(dk))}
+          ${ed('wk', 'W_K', 'wk', dIn, dk, dims(dIn), dims(dk))}${ed('wv', 'W_V', 'wv', dIn, dk, dims(dIn), dims(dk))}</div></div>
+      ${this.#shows(1) ? html`<div class="stage s1"><h3>1 · Queries, keys, values</h3>
+        <attn-tex .expr=${'Q = XW_Q,\\quad K = XW_K,\\quad V = XW_V'}></attn-tex>
+        <div class="row">${hm('q', 'Q', c.q, t, dk, dims(dk))}${hm('k', 'K', c.k, t, dk, dims(dk))}${hm('v', 'V', c.v, t, dk, dims(dk))}</div></div>` : nothing}
+      ${this.#shows(2) ? html`<div class="stage s2"><h3>2 · Scores: every query against every key</h3>
+        <attn-tex .expr=${'S = QK^\\top,\\quad S_{ij} = q_i \\cdot k_j'}></attn-tex>
+        ${hm('scores', 'QKᵀ', c.unmasked.scores, t, t, tokens)}</div>` : nothing}
+      ${this.#shows(3) ? html`<div class="stage s3"><h3>3 · Scaled</h3>
+        <attn-tex .expr=${denom ? `S / (${sc}\\tau) = S \\times ${fmt((this.scale === 'none' ? 1 : 1 / Math.sqrt(dk)) / this.temperature, 4)}` : 'S \\text{ (unscaled)}'}></attn-tex>
+        ${hm('scaled', 'scaled scores', c.unmasked.scaled, t, t, tokens)}</div>` : nothing}
+      ${this.#shows(4) ? html`<div class="stage s4"><h3>4 · Mask</h3>
+        <attn-tex .expr=${'M_{ij} = \\begin{cases} 0 & \\text{key } j \\text{ visible to query } i \\\\ -\\infty & \\text{masked} \\end{cases}'}></attn-tex>
+        <p class="note">Click a cell of M (or focus it, move with the arrows and press Enter) to mask or unmask it.</p>
+        <div class="row">${hm('mask-m', 'M', c.m, t, t, tokens, { clickable: true, colormap: 'sequential', onToggle: (e) => this.#toggleMask(e, c.r.scaled) })}
+          ${hm('masked', 'scaled + M', c.r.scaled, t, t, tokens)}</div></div>` : nothing}
+      ${this.#shows(5) ? html`<div class="stage s5"><h3>5 · Softmax of each row: the attention weights</h3>
+        <attn-tex .expr=${'A_{ij} = \\frac{e^{s_{ij}}}{\\sum_{j\'} e^{s_{ij\'}}},\\qquad H_i = -\\sum_j A_{ij}\\ln A_{ij} \\le \\ln t_k'}></attn-tex>
+        <div class="row">${hm('weights', 'weights A', c.r.weights, t, t, tokens, { colormap: 'sequential' })}
+          <table class="plain entropy"><caption>entropy per row (nats)</caption>
+            <tr><th>query</th><th>H</th></tr>
+            ${c.entropies.map((h, i) => html`<tr><th scope="row">${tokens[i]}</th><td>${fmt(h, 4)}</td></tr>`)}
+            <tr><th scope="row">max ln ${t}</th><td>${fmt(Math.log(t), 4)}</td></tr></table></div></div>` : nothing}
+      ${this.#shows(6) ? html`<div class="stage s6"><h3>6 · Output: each row is a weighted average of the values</h3>
+        <attn-tex .expr=${'Z = AV,\\qquad z_i = \\sum_j A_{ij} v_j'}></attn-tex>
+        ${hm('output', 'output AV', c.r.output, t, dk, dims(dk))}</div>` : nothing}`;
+  }
+}

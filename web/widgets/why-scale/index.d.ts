@@ -1,0 +1,3 @@
+import type { AttnWhyScale } from './attn-why-scale.js';
+export { AttnWhyScale };
+declare global { interface HTMLElementTagNameMap { 'attn-why-scale': AttnWhyScale; } }

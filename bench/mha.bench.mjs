@@ -86,19 +86,27 @@ function maxRelError(output, ref, rows, D) {
   return num / den;
 }
 
-// ---- timing: warm up, then the median of timed runs ----
+// ---- timing: warm up, then the median of timed samples ----
+// Each sample is a batch of calls lasting ≥ 2 ms (one call when a call is longer), timed both by the
+// wall clock and by this process's CPU time (process.cpuUsage). The table uses CPU time: on a shared
+// machine (other jobs on the same cores) it is not inflated by time spent descheduled, and the native
+// builds report the same measure (Google Benchmark's cpu_time). Wall-clock medians are printed too.
+const cpuNow = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
 async function time(fn) {
-  let t0 = performance.now(), out;
-  do out = await fn(); while (performance.now() - t0 < WARMUP_MS);
-  const ts = [];
+  let t0 = performance.now(), out, calls = 0;
+  do { out = await fn(); calls++; } while (performance.now() - t0 < WARMUP_MS);
+  const perCall = (performance.now() - t0) / calls;
+  const batch = Math.max(1, Math.ceil(2 / perCall));
+  const wall = [], cpu = [];
   t0 = performance.now();
-  while (ts.length < 3 || (performance.now() - t0 < TIMED_MS && ts.length < 2000)) {
-    const a = performance.now();
-    out = await fn();
-    ts.push(performance.now() - a);
+  while (wall.length < 3 || (performance.now() - t0 < TIMED_MS && wall.length < 500)) {
+    const w = performance.now(), c = cpuNow();
+    for (let i = 0; i < batch; i++) out = await fn();
+    cpu.push((cpuNow() - c) / batch);
+    wall.push((performance.now() - w) / batch);
   }
-  ts.sort((a, b) => a - b);
-  return { ms: ts[ts.length >> 1], out, runs: ts.length };
+  const med = (a) => a.sort((x, y) => x - y)[a.length >> 1];
+  return { ms: med(cpu), wallMs: med(wall), out, runs: wall.length * batch };
 }
 
 // ---- engines ----
@@ -191,7 +199,7 @@ function native(binary, shape) {
     if (b.aggregate_name !== 'median') continue;
     const [name, T, D, H] = b.run_name.split('/');
     const unit = { ns: 1e-6, us: 1e-3, ms: 1, s: 1e3 }[b.time_unit];
-    res[`${name === 'BM_MultiHeadStreaming' ? 'fast' : 'full'} ${T}/${D}/${H}`] = b.real_time * unit;
+    res[`${name === 'BM_MultiHeadStreaming' ? 'fast' : 'full'} ${T}/${D}/${H}`] = { ms: b.cpu_time * unit, wallMs: b.real_time * unit };
   }
   return res;
 }
@@ -208,8 +216,8 @@ for (const [T, D, H] of [...SHAPES, ...LONG]) {
   const sample = sampleRows(T), ref = reference(inp, sample);
   const result = { shape: [T, D, H], gflop: flops(T, D) / 1e9, engines: {} };
   const record = (name, t) => {
-    result.engines[name] = { ms: t.ms, err: t.out ? maxRelError(t.out, ref, sample, D) : undefined };
-    process.stdout.write(`  (${T}, ${D}, ${H}) ${name}: ${fmt(t.ms, 4)} ms${t.out ? `, max rel err ${t.out ? result.engines[name].err.toExponential(1) : ''}` : ''}\n`);
+    result.engines[name] = { ms: t.ms, wallMs: t.wallMs, err: t.out ? maxRelError(t.out, ref, sample, D) : undefined };
+    process.stdout.write(`  (${T}, ${D}, ${H}) ${name}: ${fmt(t.ms, 4)} ms CPU, ${fmt(t.wallMs, 4)} ms wall${t.out ? `, max rel err ${t.out ? result.engines[name].err.toExponential(1) : ''}` : ''}\n`);
   };
   record('attnlab output-only', await time(attnlabFast(inp)));
   if (!long) {
@@ -224,24 +232,24 @@ for (const [T, D, H] of [...SHAPES, ...LONG]) {
   }
   const nativeSimd = native('attnlab_bench_native', [T, D, H]);
   const nativeScalar = long && T > 2048 ? {} : native('attnlab_bench_native_scalar', [T, D, H]);  // scalar at 8192: minutes
-  if (nativeSimd[`fast ${key}`] !== undefined) result.engines['native 128-bit output-only'] = { ms: nativeSimd[`fast ${key}`] };
-  if (nativeSimd[`full ${key}`] !== undefined) result.engines['native 128-bit all-intermediates'] = { ms: nativeSimd[`full ${key}`] };
-  if (nativeScalar[`fast ${key}`] !== undefined) result.engines['native scalar output-only'] = { ms: nativeScalar[`fast ${key}`] };
-  if (nativeScalar[`full ${key}`] !== undefined) result.engines['native scalar all-intermediates'] = { ms: nativeScalar[`full ${key}`] };
+  if (nativeSimd[`fast ${key}`]) result.engines['native 128-bit output-only'] = nativeSimd[`fast ${key}`];
+  if (nativeSimd[`full ${key}`]) result.engines['native 128-bit all-intermediates'] = nativeSimd[`full ${key}`];
+  if (nativeScalar[`fast ${key}`]) result.engines['native scalar output-only'] = nativeScalar[`fast ${key}`];
+  if (nativeScalar[`full ${key}`]) result.engines['native scalar all-intermediates'] = nativeScalar[`full ${key}`];
   rows.push(result);
 }
 
 // ---- table ----
 const anchors = ['onnxruntime-web', 'tfjs-backend-wasm'];
 const lines = [];
-lines.push('| (T, D, H) | engine | ms (median) | GFLOPS | × best anchor | × native 128-bit | max rel err |');
-lines.push('| --- | --- | ---: | ---: | ---: | ---: | ---: |');
+lines.push('| (T, D, H) | engine | ms (CPU, median) | GFLOPS | × best anchor | × native 128-bit | max rel err | ms (wall, median) |');
+lines.push('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |');
 for (const r of rows) {
   const best = Math.min(...anchors.map((a) => r.engines[a]?.ms ?? Infinity));
   for (const [name, e] of Object.entries(r.engines)) {
     const nat = name.includes('all-intermediates') ? r.engines['native 128-bit all-intermediates']?.ms : r.engines['native 128-bit output-only']?.ms;
     const isAttnlab = name.startsWith('attnlab');
-    lines.push(`| (${r.shape.join(', ')}) | ${name} | ${fmt(e.ms, 4)} | ${fmt(r.gflop * 1e3 / e.ms, 1)} | ${Number.isFinite(best) ? `${fmt(best / e.ms, 2)}×` : '—'} | ${isAttnlab && nat ? `${fmt(nat / e.ms, 2)}×` : '—'} | ${e.err !== undefined ? e.err.toExponential(1) : '—'} |`);
+    lines.push(`| (${r.shape.join(', ')}) | ${name} | ${fmt(e.ms, 4)} | ${fmt(r.gflop * 1e3 / e.ms, 1)} | ${Number.isFinite(best) ? `${fmt(best / e.ms, 2)}×` : '—'} | ${isAttnlab && nat ? `${fmt(nat / e.ms, 2)}×` : '—'} | ${e.err !== undefined ? e.err.toExponential(1) : '—'} | ${fmt(e.wallMs, 4)} |`);
   }
 }
 console.log('\n' + lines.join('\n'));
@@ -260,8 +268,10 @@ all-intermediates). Errors: max |out − ref| / max |ref| over sampled rows, aga
 - Machine: ${cpu}, ${cpus().length} logical CPUs; load average at the end of the run: ${load}
 - Node ${process.versions.node} (V8 ${process.versions.v8}); attnlab SIMD128: ${info.simd128};
   onnxruntime-web ${ort.env.versions?.web ?? '1.30.0'} (wasm, numThreads 1); tfjs-backend-wasm ${tfwasm.version_wasm ?? '4.22.0'} (setThreadsCount(1))
-- Protocol: each engine warms up ${WARMUP_MS / 1000} s per shape, then the median of runs over ≥ ${TIMED_MS / 1000} s (≥ 3 runs);
-  native: Google Benchmark, median real time of 3 repetitions after ${WARMUP_MS / 1000} s warm-up.
+- Protocol: each engine warms up ${WARMUP_MS / 1000} s per shape, then the median over ≥ ${TIMED_MS / 1000} s (≥ 3 samples; a sample
+  is a batch of calls lasting ≥ 2 ms). Times are this process's CPU time per call (process.cpuUsage), which
+  time spent descheduled by other jobs on the machine does not inflate; wall-clock medians in the last column.
+  Native: Google Benchmark, median cpu_time (and real_time) of 3 repetitions after ${WARMUP_MS / 1000} s warm-up.
 - attnlab output-only = \`multiHeadAttention({ …, intermediates: false })\` (streaming, online softmax);
   all-intermediates = the default call (q, k, v, scores, weights, heads, output copied out).
   Both include argument checks and copying inputs into and results out of WebAssembly memory.

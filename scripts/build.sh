@@ -4,6 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
 bash scripts/build-wasm.sh
+rm -rf dist  # no stale hashed assets from earlier builds
 npx vite build --logLevel warn
 
 # --- lecture decks (issue 5): dist/slides/reveal/ and dist/slides/slidev/, relative URLs ---

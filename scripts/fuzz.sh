@@ -57,14 +57,14 @@ run_one() {
   "$out/fuzz_$h" -max_total_time="$seconds" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
     -artifact_prefix="$out/artifacts/$h/" "$out/corpus/$h" "tests/fuzz/corpus/$h" >"$log" 2>&1 || rc=$?
   local execs
-  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
+  execs=$(grep -ao 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
   local cov
-  cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*' || echo '?')
+  cov=$(grep -ao 'cov: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*' || echo '?')
   if [ $rc -eq 0 ]; then
     echo "fuzz: $h: ok, ${seconds}s, $execs executions, coverage $cov edges"
   else
     echo "fuzz: $h: FAILED (exit $rc) after $execs executions; log $log, input in $out/artifacts/$h/"
-    grep -m5 -E 'INVARIANT FAILED|ERROR: AddressSanitizer|runtime error|ERROR: libFuzzer' "$log" | sed 's/^/    /'
+    grep -a -m5 -E 'INVARIANT FAILED|ERROR: AddressSanitizer|runtime error|ERROR: libFuzzer' "$log" | sed 's/^/    /'
     return 1
   fi
 }

@@ -53,8 +53,8 @@ function pe(cx, cy, labelLeft) {
   return `<g class="m positional ${labelLeft ? 'encoder' : 'decoder'}">
     <circle cx="${cx}" cy="${cy}" r="10" fill="${COLORS.positional}"/>
     <path d="M${cx - 6} ${cy} q3 -7 6 0 t6 0" fill="none" stroke="#1b1f24"/>
-    <text x="${lx}" y="${cy - 2}" text-anchor="${anchor}" class="small">Positional</text>
-    <text x="${lx}" y="${cy + 10}" text-anchor="${anchor}" class="small">Encoding</text></g>`;
+    <text x="${lx}" y="${cy - 2}" style="text-anchor: ${anchor}" class="small">Positional</text>
+    <text x="${lx}" y="${cy + 10}" style="text-anchor: ${anchor}" class="small">Encoding</text></g>`;
 }
 
 const SVG = `<svg viewBox="0 0 400 500" role="img" aria-label="The Transformer: encoder (left) and decoder (right)">

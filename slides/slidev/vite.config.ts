@@ -8,15 +8,15 @@ export default defineConfig({
   // The widgets and the WASM core live outside the deck folder.
   server: { fs: { allow: [repo] } },
   build: { assetsInlineLimit: 0, chunkSizeWarningLimit: 4000 },
-  vue: {
-    template: {
-      // <attn-…> tags are Lit custom elements, not Vue components.
-      compilerOptions: { isCustomElement: (tag: string) => tag.startsWith('attn-') },
-    },
-  },
   slidev: {
-    // The synced widget state (setup/attn-sync.ts) lives next to Slidev's own nav state on the dev
-    // server; in a static build the presenter and audience tabs sync over a BroadcastChannel.
+    vue: {
+      template: {
+        // <attn-…> tags are Lit custom elements, not Vue components.
+        compilerOptions: { isCustomElement: (tag: string) => tag.startsWith('attn-') },
+      },
+    },
+    // The synced widget state (setup/attn-sync.ts), served by the dev server next to Slidev's nav
+    // state; a static build syncs the presenter and audience tabs over a BroadcastChannel instead.
     serverRef: { state: { attnlab: { widgets: {} } } },
   },
 } as any)

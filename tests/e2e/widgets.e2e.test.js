@@ -119,7 +119,7 @@ describe('the app and its widgets', () => {
     expect(svgDownload.suggestedFilename()).toBe('weights_A.svg');
     const svgText = (await import('node:fs')).readFileSync(await svgDownload.path(), 'utf8');
     expect(svgText).toMatch(/^<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
-    expect(svgText).toContain('>0.32<');  // the cell's number, drawn in the picture
+    expect(svgText).toContain(`>${fmt(football().weights[0], 4)}<`);  // the cell's number (4 decimals for few tokens), drawn in the picture
     const [pngDownload] = await Promise.all([page.waitForEvent('download'), hm.locator('button', { hasText: 'PNG' }).click()]);
     const png = (await import('node:fs')).readFileSync(await pngDownload.path());
     expect([...png.subarray(0, 4)]).toEqual([0x89, 0x50, 0x4e, 0x47]);

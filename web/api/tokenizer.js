@@ -10,7 +10,7 @@
 // the round trip decode(encode(s)) === s holds only for strings made of known pieces. Byte-level BPE
 // has no unknowns (every string is bytes), so every string round-trips.
 
-import { AttnLabError, fail } from './validate.js';
+import { AttnLabError, describe, fail } from './validate.js';
 
 const UNK = '<unk>';
 const WORD_RE = /\s+|\S+/gu;
@@ -30,7 +30,7 @@ export function createTokenizer(args) {
     if (!['kind', 'text', 'vocabSize'].includes(k)) fail(fn, `unknown option '${k}', expected some of: kind, text, vocabSize`);
   const kinds = ['char', 'word', 'bpe'];
   if (!kinds.includes(args.kind))
-    fail(fn, `kind is ${args.kind === undefined ? 'missing' : JSON.stringify(args.kind)}, expected one of 'char', 'word', 'bpe'`);
+    fail(fn, `kind is ${describe(args.kind)}, expected one of 'char', 'word', 'bpe'`);  // describe: issue 7 (BigInt/Symbol-safe)
   if (typeof args.text !== 'string')
     fail(fn, `text is ${args.text === undefined ? 'missing' : `a ${typeof args.text}`}, expected a string to learn the vocabulary from`);
   if (args.kind !== 'bpe') {
@@ -39,7 +39,7 @@ export function createTokenizer(args) {
   }
   const vocabSize = args.vocabSize === undefined ? 256 + 64 : args.vocabSize;
   if (!Number.isInteger(vocabSize) || vocabSize < 256 || vocabSize > 65536)
-    fail(fn, `vocabSize is ${vocabSize}, expected an integer in [256, 65536] (256 bytes + merges)`);
+    fail(fn, `vocabSize is ${describe(vocabSize)}, expected an integer in [256, 65536] (256 bytes + merges)`);
   return bpeTokenizer(args.text, vocabSize);
 }
 
@@ -164,7 +164,7 @@ function checkIds(method, ids, size) {
   for (let i = 0; i < ids.length; i++) {
     const id = ids[i];
     if (typeof id !== 'number' || !Number.isInteger(id) || id < 0 || id >= size)
-      throw new AttnLabError(`tokenizer.${method}: ids[${i}] is ${String(id)}, expected an integer in [0, size = ${size})`);
+      throw new AttnLabError(`tokenizer.${method}: ids[${i}] is ${describe(id)}, expected an integer in [0, size = ${size})`);
   }
   return ids;
 }

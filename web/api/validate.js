@@ -1,6 +1,7 @@
 // validate.js — the structural checks of the JS facade: argument types, integer sizes, array lengths
-// and option names. Values (NaN, ±Infinity) are checked in C++ (core/src/ops/check.h), whose messages
-// follow the same form: "<function>: <argument> <what is wrong>, expected <what is expected>".
+// and option names, and numbers the core's float32 cannot hold. Values (NaN, ±Infinity) are checked in
+// C++ (core/src/ops/check.h), whose messages follow the same form: "<function>: <argument> <what is
+// wrong>, expected <what is expected>". The rules per entry point: docs/hardening.md.
 
 export class AttnLabError extends Error {
   constructor(message) {

@@ -18,7 +18,7 @@ namespace attnlab {
 namespace {
 
 // Block sizes: an S tile [Br, Bc] is 24 KB, so it stays in L1 between the two GEMMs that use it.
-constexpr size_t kBr = 48;   // queries per block (a multiple of the GEMM's 6 rows)
+constexpr size_t kBr = 48;   // queries per block (a multiple of the GEMM's 4 rows)
 constexpr size_t kBc = 128;  // keys per block
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
@@ -76,9 +76,10 @@ bool attention_head_streaming(const float* q, size_t ldq, const float* k, size_t
           }
         block_scale = 1.0f;
       }
-      for (size_t r = 0; r < br; ++r)  // issue 7: see above
-        for (size_t c = 0; c < bc; ++c)
-          if (s[r * kBc + c] != s[r * kBc + c]) return false;
+      bool nan = false;  // issue 7: see above (a branch-free reduction, so it vectorises)
+      for (size_t r = 0; r < br; ++r)
+        for (size_t c = 0; c < bc; ++c) nan |= s[r * kBc + c] != s[r * kBc + c];
+      if (nan) return false;
       kernels::online_softmax_block_f32(br, bc, block_scale, s, kBc, m, l, o, dk, dk);
       kernels::gemm_nn_acc_f32(br, dk, bc, s, kBc, v + j0 * ldv, ldv, o, dk);
     }

@@ -56,11 +56,6 @@ export class AttnBlock extends AttnWidget {
     this.seed = 1;
   }
 
-  #set(patch) {
-    Object.assign(this, patch);
-    this.stateChanged();
-  }
-
   renderWidget(lab) {
     if (typeof lab.encoderBlock !== 'function') return html`<p class="error">This build of attnlab has no lab.encoderBlock yet.</p>`;
     const toks = parseTokens(this.tokens);
@@ -78,16 +73,16 @@ export class AttnBlock extends AttnWidget {
       <attn-tex class="formula" display .expr=${FORMULAS[this.norm] + `,\\qquad \\mathrm{FFN}(y) = \\mathrm{${this.activation === 'gelu' ? 'GELU' : 'ReLU'}}(yW_1 + b_1)W_2 + b_2`}></attn-tex>
       <attn-tex .expr=${'\\mathrm{LN}(z) = \\gamma \\odot \\frac{z - \\mu(z)}{\\sqrt{\\sigma^2(z) + \\epsilon}} + \\beta \\quad \\text{(per token, over its } d_{model} \\text{ features)}'}></attn-tex>
       <div class="controls">
-        <label>LayerNorm <select class="norm" @change=${(e) => this.#set({ norm: e.target.value })}>
+        <label>LayerNorm <select class="norm" @change=${(e) => this.setState({ norm: e.target.value })}>
           <option value="post" ?selected=${post}>post-LN (paper)</option><option value="pre" ?selected=${!post}>pre-LN (GPT)</option></select></label>
-        <label>activation <select class="activation" @change=${(e) => this.#set({ activation: e.target.value })}>
+        <label>activation <select class="activation" @change=${(e) => this.setState({ activation: e.target.value })}>
           ${['gelu', 'relu'].map((a) => html`<option value=${a} ?selected=${a === this.activation}>${a.toUpperCase()}</option>`)}</select></label>
-        <label>mask <select class="mask" @change=${(e) => this.#set({ mask: e.target.value })}>
+        <label>mask <select class="mask" @change=${(e) => this.setState({ mask: e.target.value })}>
           ${['none', 'causal'].map((m) => html`<option value=${m} ?selected=${m === this.mask}>${m}</option>`)}</select></label>
-        <label>heads <select class="heads" @change=${(e) => this.#set({ heads: Number(e.target.value) })}>
+        <label>heads <select class="heads" @change=${(e) => this.setState({ heads: Number(e.target.value) })}>
           ${[1, 2, 4].filter((h) => D % h === 0).map((h) => html`<option value=${h} ?selected=${h === H}>${h}</option>`)}</select></label>
-        <label>tokens <input type="text" class="tokens" .value=${this.tokens} maxlength="120" @change=${(e) => this.#set({ tokens: e.target.value })}></label>
-        <label>seed <input type="number" class="seed" min="0" .value=${String(this.seed)} @change=${(e) => this.#set({ seed: Math.max(0, Math.trunc(Number(e.target.value)) || 0) })}></label>
+        <label>tokens <input type="text" class="tokens" .value=${this.tokens} maxlength="120" @change=${(e) => this.setState({ tokens: e.target.value })}></label>
+        <label>seed <input type="number" class="seed" min="0" .value=${String(this.seed)} @change=${(e) => this.setState({ seed: Math.max(0, Math.trunc(Number(e.target.value)) || 0) })}></label>
       </div>
       <p class="note">d<sub>model</sub> = ${D}, ${H} head${H > 1 ? 's' : ''}, d<sub>ff</sub> = ${F} (ratio ${this.ffnRatio}); X and the weights are seeded random (seed ${this.seed}). Read left to right, top to bottom.</p>
       <h3>Attention sub-layer</h3>

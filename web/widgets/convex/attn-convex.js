@@ -50,15 +50,10 @@ export class AttnConvex extends AttnWidget {
     this.seed = 1;
   }
 
-  #set(patch) {
-    Object.assign(this, patch);
-    this.stateChanged();
-  }
-
   #shuffle() {
     const u = mulberry32(this.seed++), p = [0, 1, 2];
     for (let i = 2; i > 0; i--) { const j = Math.floor(u() * (i + 1)); [p[i], p[j]] = [p[j], p[i]]; }
-    this.#set({ perm: p });
+    this.setState({ perm: p });
   }
 
   renderWidget(lab) {
@@ -80,9 +75,9 @@ export class AttnConvex extends AttnWidget {
         <div>
           <div class="row">
             <attn-matrix-editor class="a" label="A (weights)" .values=${a} .rows=${3} .cols=${3} .rowLabels=${tokens} .colLabels=${tokens} step="0.05"
-              @attn-matrix-change=${(e) => this.#set({ a: e.detail.values })}></attn-matrix-editor>
+              @attn-matrix-change=${(e) => this.setState({ a: e.detail.values })}></attn-matrix-editor>
             <attn-matrix-editor class="v" label="V (values)" .values=${v} .rows=${3} .cols=${2} .rowLabels=${tokens} .colLabels=${cols}
-              @attn-matrix-change=${(e) => this.#set({ v: e.detail.values })}></attn-matrix-editor>
+              @attn-matrix-change=${(e) => this.setState({ v: e.detail.values })}></attn-matrix-editor>
           </div>
           ${notConvex.length ? html`<p class="notice">Row ${notConvex.map((i) => tokens[i]).join(', ')} of A is not a probability vector (negative or not summing to 1): its output may leave the hull. Softmax always gives probability rows.</p>` : nothing}
           <attn-heatmap class="output" label="A·V (outputs z)" .values=${out} .rows=${3} .cols=${2} .rowLabels=${tokens} .colLabels=${cols}></attn-heatmap>
@@ -91,10 +86,10 @@ export class AttnConvex extends AttnWidget {
       </div>
       <h3>Permute the tokens</h3>
       <div class="controls">
-        <button type="button" class="swap" @click=${() => this.#set({ perm: [perm[1], perm[0], perm[2]] })}>Swap first two</button>
-        <button type="button" class="rotate" @click=${() => this.#set({ perm: [perm[1], perm[2], perm[0]] })}>Rotate</button>
+        <button type="button" class="swap" @click=${() => this.setState({ perm: [perm[1], perm[0], perm[2]] })}>Swap first two</button>
+        <button type="button" class="rotate" @click=${() => this.setState({ perm: [perm[1], perm[2], perm[0]] })}>Rotate</button>
         <button type="button" class="shuffle" @click=${() => this.#shuffle()}>Shuffle</button>
-        <button type="button" class="reset" @click=${() => this.#set({ perm: [0, 1, 2] })}>Original order</button>
+        <button type="button" class="reset" @click=${() => this.setState({ perm: [0, 1, 2] })}>Original order</button>
         <span>order: <strong class="order">${ptok.join(' ')}</strong></span>
       </div>
       <attn-tex .expr=${"A' = PAP^\\top,\\quad V' = PV \\;\\Rightarrow\\; A'V' = P\\,(AV)"}></attn-tex>

@@ -36,11 +36,6 @@ export class AttnCross extends AttnWidget {
     this.heads = 1;
   }
 
-  #set(patch) {
-    Object.assign(this, patch);
-    this.stateChanged();
-  }
-
   renderWidget(lab) {
     const src = parseTokens(this.source), tgt = parseTokens(this.target);
     if (!src.length || !tgt.length) return html`<p class="error">Type a source and a target sentence.</p>`;
@@ -53,13 +48,13 @@ export class AttnCross extends AttnWidget {
     return html`
       <attn-tex class="formula" display .expr=${'\\mathrm{CrossAttention}(X_{tgt}, X_{src}) = \\mathrm{softmax}\\!\\left(\\frac{(X_{tgt}W_Q)(X_{src}W_K)^\\top}{\\sqrt{d_k}}\\right) X_{src}W_V,\\qquad A \\in \\mathbb{R}^{t_{tgt}\\times t_{src}}'}></attn-tex>
       <div class="controls">
-        <label>source (keys, values) <input type="text" class="source" .value=${this.source} maxlength="120" @change=${(e) => this.#set({ source: e.target.value })}></label>
-        <label>target (queries) <input type="text" class="target" .value=${this.target} maxlength="120" @change=${(e) => this.#set({ target: e.target.value })}></label>
+        <label>source (keys, values) <input type="text" class="source" .value=${this.source} maxlength="120" @change=${(e) => this.setState({ source: e.target.value })}></label>
+        <label>target (queries) <input type="text" class="target" .value=${this.target} maxlength="120" @change=${(e) => this.setState({ target: e.target.value })}></label>
       </div>
       <div class="controls">
         <label>sharpness (W<sub>Q</sub> = s·I) <input type="range" class="sharpness" min="0.1" max="20" step="0.1" .value=${String(this.sharpness)}
-          @input=${(e) => this.#set({ sharpness: Number(e.target.value) })}> ${this.sharpness}</label>
-        <label>heads <select class="heads" @change=${(e) => this.#set({ heads: Number(e.target.value) })}>
+          @input=${(e) => this.setState({ sharpness: Number(e.target.value) })}> ${this.sharpness}</label>
+        <label>heads <select class="heads" @change=${(e) => this.setState({ heads: Number(e.target.value) })}>
           ${[1, 2, 4].map((h) => html`<option value=${h} ?selected=${h === H}>${h}</option>`)}</select></label>
       </div>
       <p class="note">Toy embeddings (d = ${D}): a word and its translation share a vector, so each target word’s query finds its source word; a word with no counterpart (“est”) spreads its attention. At most 8 words per sentence.</p>

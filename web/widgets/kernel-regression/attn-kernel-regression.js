@@ -38,11 +38,6 @@ export class AttnKernelRegression extends AttnWidget {
     this.seed = 1;
   }
 
-  #set(patch) {
-    Object.assign(this, patch);
-    this.stateChanged();
-  }
-
   renderWidget(lab) {
     if (typeof lab.kernelRegression !== 'function')
       return html`<p class="error">This build of attnlab has no lab.kernelRegression yet.</p>`;
@@ -59,15 +54,15 @@ export class AttnKernelRegression extends AttnWidget {
       <attn-tex class="formula" display .expr=${`\\hat y(x) = \\sum_{i=1}^{n} \\underbrace{\\frac{\\exp\\big(f(x, x_i)/h\\big)}{\\sum_j \\exp\\big(f(x, x_j)/h\\big)}}_{\\alpha_i(x)\\,=\\,\\mathrm{softmax}_i} y_i,\\qquad f(x, x_i) = ${f},\\quad h = ${fmt(this.bandwidth, 3)}`}></attn-tex>
       <div class="controls">
         <label>bandwidth h <input type="range" class="bandwidth" min="-2" max="1.5" step="0.05" .value=${String(logBw)}
-          aria-valuetext=${fmt(this.bandwidth, 3)} @input=${(e) => this.#set({ bandwidth: Number((10 ** Number(e.target.value)).toPrecision(3)) })}> ${fmt(this.bandwidth, 3)}</label>
+          aria-valuetext=${fmt(this.bandwidth, 3)} @input=${(e) => this.setState({ bandwidth: Number((10 ** Number(e.target.value)).toPrecision(3)) })}> ${fmt(this.bandwidth, 3)}</label>
         <label>query x <input type="range" class="query" min=${X_RANGE[0]} max=${X_RANGE[1]} step="0.05" .value=${String(this.query)}
-          @input=${(e) => this.#set({ query: Number(e.target.value) })}> ${fmt(this.query, 2)}</label>
-        <label>kernel <select class="kernel" @change=${(e) => this.#set({ kernel: e.target.value })}>
+          @input=${(e) => this.setState({ query: Number(e.target.value) })}> ${fmt(this.query, 2)}</label>
+        <label>kernel <select class="kernel" @change=${(e) => this.setState({ kernel: e.target.value })}>
           <option value="gaussian" ?selected=${this.kernel === 'gaussian'}>Gaussian: −(x − xᵢ)²</option>
           <option value="dot" ?selected=${this.kernel === 'dot'}>dot product: x·xᵢ</option></select></label>
         <label>points <input type="number" class="points" min="3" max="60" .value=${String(this.points)}
-          @change=${(e) => { const v = Math.round(Number(e.target.value)); if (v >= 3 && v <= 60) this.#set({ points: v }); }}></label>
-        <label>seed <input type="number" class="seed" min="0" .value=${String(this.seed)} @change=${(e) => this.#set({ seed: Math.max(0, Math.trunc(Number(e.target.value)) || 0) })}></label>
+          @change=${(e) => { const v = Math.round(Number(e.target.value)); if (v >= 3 && v <= 60) this.setState({ points: v }); }}></label>
+        <label>seed <input type="number" class="seed" min="0" .value=${String(this.seed)} @change=${(e) => this.setState({ seed: Math.max(0, Math.trunc(Number(e.target.value)) || 0) })}></label>
       </div>
       <div class="row">
         ${plot({ title: `prediction ŷ(${fmt(this.query, 2)}) = ${fmt(yhat, 3)}`, xLabel: 'x', yLabel: 'y', width: 520, height: 300,

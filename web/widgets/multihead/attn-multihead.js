@@ -99,9 +99,6 @@ export class AttnMultihead extends AttnWidget {
     this.stateChanged();
   }
 
-  #shows(stage) {
-    return this.stage === null || this.stage === undefined || this.stage >= stage;
-  }
 
   compute(lab) {
     const t = this.tokens.length, D = this.dModel, H = this.heads;
@@ -118,7 +115,6 @@ export class AttnMultihead extends AttnWidget {
     const ed = (key, label, rows, cols, rowLabels, colLabels) => html`<attn-matrix-editor class=${key} .label=${label} .values=${this[key]}
       .rows=${rows} .cols=${cols} .rowLabels=${rowLabels} .colLabels=${colLabels} @attn-matrix-change=${(e) => this.#edit({ [key]: e.detail.values })}></attn-matrix-editor>`;
     const perHead = (fn) => Array.from({ length: H }, (_, h) => fn(h));
-    const stageBtn = (i) => html`<button type="button" aria-pressed=${String(this.stage === i)} @click=${() => { this.stage = i; this.stateChanged(); }}>${i} ${STAGES[i]}</button>`;
     return html`
       <attn-tex class="formula" display .expr=${`\\mathrm{head}_h = \\mathrm{softmax}\\!\\left(\\frac{Q_h K_h^\\top}{\\sqrt{d_k}}\\right)V_h,\\quad \\mathrm{MultiHead}(X) = \\mathrm{Concat}(\\mathrm{head}_1,\\dots,\\mathrm{head}_{${H}})\\,W_O,\\quad d_k = d_{model}/h = ${dk}`}></attn-tex>
       <div class="controls">
@@ -137,23 +133,22 @@ export class AttnMultihead extends AttnWidget {
         <label>seed <input type="number" class="seed" min="0" .value=${String(this.seed)} @change=${(e) => { this.seed = Math.max(0, Math.trunc(Number(e.target.value)) || 0); this.stateChanged(); }}></label>
         <button type="button" class="randomise" @click=${() => { const s = this.seed; this.#edit({ x: uniformMatrix(s, t * D), wq: uniformMatrix(s + 1, D * D), wk: uniformMatrix(s + 2, D * D), wv: uniformMatrix(s + 3, D * D), wo: uniformMatrix(s + 4, D * D) }); }}>Randomise</button>
       </div>
-      <div class="stagebar controls" role="group" aria-label="show up to stage">show up to: ${STAGES.map((_, i) => stageBtn(i))}
-        <button type="button" aria-pressed=${String(this.stage === null)} @click=${() => { this.stage = null; this.stateChanged(); }}>all</button></div>
+      ${this.stageBar(STAGES)}
       <div class="stage s0"><h3>0 · Inputs: X and the weights (head h owns d<sub>k</sub> columns of each W: labels h·j)</h3>
         <div class="row">${ed('x', 'X', t, D, tokens, dims(D))}${ed('wq', 'W_Q', D, D, dims(D), concatLabels)}${ed('wk', 'W_K', D, D, dims(D), concatLabels)}
           ${ed('wv', 'W_V', D, D, dims(D), concatLabels)}${ed('wo', 'W_O', D, D, concatLabels, dims(D))}</div></div>
-      ${this.#shows(1) ? html`<div class="stage s1"><h3>1 · Per head: Q<sub>h</sub>, K<sub>h</sub>, V<sub>h</sub></h3>
+      ${this.shows(1) ? html`<div class="stage s1"><h3>1 · Per head: Q<sub>h</sub>, K<sub>h</sub>, V<sub>h</sub></h3>
         <attn-tex .expr=${'Q_h = X W_Q^{(h)},\\quad K_h = X W_K^{(h)},\\quad V_h = X W_V^{(h)}'}></attn-tex>
         <div class="row">${perHead((h) => html`<div class="head">
           ${hm(`q head${h + 1}`, `Q${h + 1}`, headSlice(r.q, t, D, h, dk), t, dk, tokens, dims(dk))}
           ${hm(`k head${h + 1}`, `K${h + 1}`, headSlice(r.k, t, D, h, dk), t, dk, tokens, dims(dk))}
           ${hm(`v head${h + 1}`, `V${h + 1}`, headSlice(r.v, t, D, h, dk), t, dk, tokens, dims(dk))}</div>`)}</div></div>` : nothing}
-      ${this.#shows(2) ? html`<div class="stage s2"><h3>2 · Per-head attention weights</h3>
+      ${this.shows(2) ? html`<div class="stage s2"><h3>2 · Per-head attention weights</h3>
         <div class="row">${perHead((h) => hm(`weights head${h + 1}`, `head ${h + 1} weights`, r.weights.subarray(h * t * t, (h + 1) * t * t), t, t, tokens, tokens, 'sequential'))}</div></div>` : nothing}
-      ${this.#shows(3) ? html`<div class="stage s3"><h3>3 · Concatenate the heads’ outputs</h3>
+      ${this.shows(3) ? html`<div class="stage s3"><h3>3 · Concatenate the heads’ outputs</h3>
         <attn-tex .expr=${'\\mathrm{Concat}(\\mathrm{head}_1,\\dots,\\mathrm{head}_h) \\in \\mathbb{R}^{t \\times d_{model}}'}></attn-tex>
         ${hm('concat', 'Concat(heads)', r.heads, t, D, tokens, concatLabels)}</div>` : nothing}
-      ${this.#shows(4) ? html`<div class="stage s4"><h3>4 · Mix the heads: ·W<sub>O</sub></h3>
+      ${this.shows(4) ? html`<div class="stage s4"><h3>4 · Mix the heads: ·W<sub>O</sub></h3>
         ${hm('output', 'output', r.output, t, D, tokens, dims(D))}</div>` : nothing}`;
   }
 }

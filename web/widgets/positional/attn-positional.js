@@ -53,11 +53,6 @@ export class AttnPositional extends AttnWidget {
     this.seed = 1;
   }
 
-  #set(patch) {
-    Object.assign(this, patch);
-    this.stateChanged();
-  }
-
   /** PE(pos)·PE(pos + k) for k = 0 … K, from the core (attention scores with scale 1). */
   #dots(lab, pe, D, pos, K) {
     const q = pe.subarray(pos * D, (pos + 1) * D), k = pe.subarray(pos * D, (pos + K + 1) * D);
@@ -92,13 +87,13 @@ export class AttnPositional extends AttnWidget {
     const alibi = lab.alibi({ heads: H, tq: N });
     const bias = alibi.bias.subarray((h - 1) * N * N, h * N * N);
     const numIn = (cls, label, key, min, max, step = 1, extra = '') => html`<label>${label} <input type="number" class=${cls} min=${min} max=${max} step=${step}
-      .value=${String(this[key])} @change=${(e) => { const v = Number(e.target.value); if (v >= min && v <= max) this.#set({ [key]: step === 1 ? Math.round(v) : v }); }}>${extra}</label>`;
+      .value=${String(this[key])} @change=${(e) => { const v = Number(e.target.value); if (v >= min && v <= max) this.setState({ [key]: step === 1 ? Math.round(v) : v }); }}>${extra}</label>`;
 
     return html`
       <attn-tex class="formula" display .expr=${`PE_{(pos,\\,2i)} = \\sin\\!\\left(\\frac{pos}{${base}^{2i/d_{model}}}\\right),\\quad PE_{(pos,\\,2i+1)} = \\cos\\!\\left(\\frac{pos}{${base}^{2i/d_{model}}}\\right)`}></attn-tex>
       <div class="controls">
         ${numIn('base', 'base', 'base', 2, 1e6, 'any')}
-        <label>d<sub>model</sub> <select class="d-model" @change=${(e) => this.#set({ dModel: Number(e.target.value) })}>
+        <label>d<sub>model</sub> <select class="d-model" @change=${(e) => this.setState({ dModel: Number(e.target.value) })}>
           ${[8, 16, 32, 64, 128].map((d) => html`<option value=${d} ?selected=${d === D}>${d}</option>`)}</select></label>
         ${numIn('length', 'positions', 'length', 2, 128)}
       </div>

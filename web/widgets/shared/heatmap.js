@@ -72,7 +72,7 @@ export class AttnHeatmap extends LitElement {
     const cell = Math.max(4, Math.min(this.cellSize, Math.floor((this.maxWidth - 8 * Math.min(rl, 10)) / Math.max(1, this.cols))));
     const showLabels = cell >= 6;
     const left = showLabels ? 8 + 7.5 * Math.min(rl, 10) : 4;
-    const rotate = cl * 7.5 > cell && cl > 2;
+    const rotate = cl * 7.5 + 4 > cell && cl > 2;  // the same fit test as the label spacing below
     const top = showLabels ? (rotate ? 8 + 6.5 * Math.min(cl, 10) : 20) : 4;
     return { cell, left, top, rotate, showLabels, cl, w: left + cell * this.cols + 2, h: top + cell * this.rows + 2 };
   }

@@ -11,6 +11,8 @@ export const widgetStyles = css`
   .controls label { display: inline-flex; align-items: center; gap: 6px; }
   .controls label sub { align-self: flex-end; margin-left: -6px; font-size: 0.75em; }  /* d<sub>k</sub> inside a flex label */
   .row { display: flex; flex-wrap: wrap; gap: 12px 20px; align-items: flex-start; }
+  .stagebar { gap: 4px; }
+  .stagebar button[aria-pressed='true'] { background: #0969da; color: #fff; border-color: #0969da; }
   .stage { border-top: 1px solid #eaeef2; padding-top: 6px; margin-top: 6px; }
   .formula { margin: 4px 0 8px; font-size: 1.05em; overflow-x: auto; }
   .note { color: #57606a; font-size: 0.92em; margin: 4px 0; max-width: 60em; }

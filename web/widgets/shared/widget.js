@@ -88,6 +88,28 @@ export class AttnWidget extends LitElement {
     } else if (notice) this._notice = notice;
   }
 
+  /** A user edit: sets the properties, then emits and saves the new state. */
+  setState(patch) {
+    Object.assign(this, patch);
+    this.stateChanged();
+  }
+
+  /**
+   * The "show up to" buttons of a widget with a `stage` attribute (names[i] is stage i; "all"
+   * removes the attribute). Decks step `stage` themselves; these let a student do it.
+   */
+  stageBar(names) {
+    const button = (value, label) => html`<button type="button" aria-pressed=${String(this.stage === value)}
+      @click=${() => { this.stage = value; this.stateChanged(); }}>${label}</button>`;
+    return html`<div class="stagebar controls" role="group" aria-label="show up to stage">show up to:
+      ${names.map((name, i) => button(i, `${i} ${name}`))}${button(null, 'all')}</div>`;
+  }
+
+  /** True when stage `i` is shown (no `stage` attribute shows everything). */
+  shows(i) {
+    return this.stage === null || this.stage === undefined || this.stage >= i;
+  }
+
   /** Call after a user edit: emits attn-state-change and updates the URL hash (if hash-key). */
   stateChanged() {
     const state = this.getState();

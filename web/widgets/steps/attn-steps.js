@@ -71,11 +71,7 @@ export class AttnSteps extends AttnWidget {
     return '';
   }
 
-  static styles = [widgetStyles, css`
-    .entropy td, .entropy th { font-size: 0.9em; }
-    .stagebar { display: flex; gap: 4px; flex-wrap: wrap; align-items: center; }
-    .stagebar button[aria-pressed='true'] { background: #0969da; color: #fff; border-color: #0969da; }
-  `];
+  static styles = [widgetStyles, css`.entropy td, .entropy th { font-size: 0.9em; }`];
 
   constructor() {
     super();
@@ -149,9 +145,6 @@ export class AttnSteps extends AttnWidget {
     this.#edit({ mask: 'custom', keep });
   }
 
-  #shows(stage) {
-    return this.stage === null || this.stage === undefined || this.stage >= stage;
-  }
 
   /** Everything the widget displays, from the core. */
   compute(lab) {
@@ -172,8 +165,11 @@ export class AttnSteps extends AttnWidget {
     const c = this.compute(lab);
     const { tokens, dIn, dk } = this, t = tokens.length;
     const dims = (n) => Array.from({ length: n }, (_, j) => `d${j + 1}`);
+    // Few tokens (the lecture's examples): big cells with 4 decimals, as the notes print them.
+    const small = t <= 6;
     const hm = (cls, label, values, rows, cols, colLabels, extra = {}) => html`<attn-heatmap class=${cls} .label=${label} .values=${values}
       .rows=${rows} .cols=${cols} .rowLabels=${tokens} .colLabels=${colLabels} .colormap=${extra.colormap ?? 'auto'}
+      .digits=${small ? 4 : 2} .cellSize=${small ? 60 : 44}
       ?clickable=${!!extra.clickable} @attn-cell-toggle=${extra.onToggle ?? null}></attn-heatmap>`;
     const ed = (cls, label, key, rows, cols, rowLabels, colLabels) => html`<attn-matrix-editor class=${cls} .label=${label}
       .values=${this[key]} .rows=${rows} .cols=${cols} .rowLabels=${rowLabels} .colLabels=${colLabels}
@@ -181,8 +177,6 @@ export class AttnSteps extends AttnWidget {
     const sc = this.scale === 'none' ? '' : '\\sqrt{d_k}\\,';
     const denom = this.scale === 'none' && this.temperature === 1 ? '' : `${sc}\\tau`;
     const frac = denom ? `\\frac{QK^\\top}{${denom}}` : 'QK^\\top';
-    const stageBtn = (i) => html`<button type="button" aria-pressed=${String(this.stage === i)}
-      @click=${() => { this.stage = i; this.stateChanged(); }}>${i} ${STAGES[i]}</button>`;
     return html`
       <attn-tex class="formula" display .expr=${`\\mathrm{Attention}(Q,K,V) = \\mathrm{softmax}\\!\\left(${frac} + M\\right)V,\\qquad \\tau = ${this.temperature}`}></attn-tex>
       <div class="controls">
@@ -205,35 +199,34 @@ export class AttnSteps extends AttnWidget {
         ${this.mask === 'window' ? html`<label>window w <input type="number" class="window" min="0" max=${t} .value=${String(this.window)} @input=${(e) => { const v = Math.trunc(Number(e.target.value)); if (v >= 0 && v <= MAX_TOKENS) this.#edit({ window: v }); }}></label>` : nothing}
         ${this.mask === 'padding' ? html`<label>padding tokens <input type="number" class="padding" min="0" max=${t - 1} .value=${String(this.padding)} @input=${(e) => { const v = Math.trunc(Number(e.target.value)); if (v >= 0 && v < t) this.#edit({ padding: v }); }}></label>` : nothing}
       </div>
-      <div class="stagebar" role="group" aria-label="show up to stage">show up to: ${STAGES.map((_, i) => stageBtn(i))}
-        <button type="button" aria-pressed=${String(this.stage === null)} @click=${() => { this.stage = null; this.stateChanged(); }}>all</button></div>
+      ${this.stageBar(STAGES)}
 
       <div class="stage s0"><h3>0 · Inputs: X (one row per token) and the projections</h3>
         <p class="note">Type in a cell, drag it up/down, or use ↑/↓ (Shift: ×10).</p>
         <div class="row">${ed('x', 'X', 'x', t, dIn, tokens, dims(dIn))}${ed('wq', 'W_Q', 'wq', dIn, dk, dims(dIn), dims(dk))}
           ${ed('wk', 'W_K', 'wk', dIn, dk, dims(dIn), dims(dk))}${ed('wv', 'W_V', 'wv', dIn, dk, dims(dIn), dims(dk))}</div></div>
-      ${this.#shows(1) ? html`<div class="stage s1"><h3>1 · Queries, keys, values</h3>
+      ${this.shows(1) ? html`<div class="stage s1"><h3>1 · Queries, keys, values</h3>
         <attn-tex .expr=${'Q = XW_Q,\\quad K = XW_K,\\quad V = XW_V'}></attn-tex>
         <div class="row">${hm('q', 'Q', c.q, t, dk, dims(dk))}${hm('k', 'K', c.k, t, dk, dims(dk))}${hm('v', 'V', c.v, t, dk, dims(dk))}</div></div>` : nothing}
-      ${this.#shows(2) ? html`<div class="stage s2"><h3>2 · Scores: every query against every key</h3>
+      ${this.shows(2) ? html`<div class="stage s2"><h3>2 · Scores: every query against every key</h3>
         <attn-tex .expr=${'S = QK^\\top,\\quad S_{ij} = q_i \\cdot k_j'}></attn-tex>
         ${hm('scores', 'QKᵀ', c.unmasked.scores, t, t, tokens)}</div>` : nothing}
-      ${this.#shows(3) ? html`<div class="stage s3"><h3>3 · Scaled</h3>
+      ${this.shows(3) ? html`<div class="stage s3"><h3>3 · Scaled</h3>
         <attn-tex .expr=${denom ? `S / (${sc}\\tau) = S \\times ${fmt((this.scale === 'none' ? 1 : 1 / Math.sqrt(dk)) / this.temperature, 4)}` : 'S \\text{ (unscaled)}'}></attn-tex>
         ${hm('scaled', 'scaled scores', c.unmasked.scaled, t, t, tokens)}</div>` : nothing}
-      ${this.#shows(4) ? html`<div class="stage s4"><h3>4 · Mask</h3>
+      ${this.shows(4) ? html`<div class="stage s4"><h3>4 · Mask</h3>
         <attn-tex .expr=${'M_{ij} = \\begin{cases} 0 & \\text{key } j \\text{ visible to query } i \\\\ -\\infty & \\text{masked} \\end{cases}'}></attn-tex>
         <p class="note">Click a cell of M (or focus it, move with the arrows and press Enter) to mask or unmask it.</p>
         <div class="row">${hm('mask-m', 'M', c.m, t, t, tokens, { clickable: true, colormap: 'sequential', onToggle: (e) => this.#toggleMask(e, c.r.scaled) })}
           ${hm('masked', 'scaled + M', c.r.scaled, t, t, tokens)}</div></div>` : nothing}
-      ${this.#shows(5) ? html`<div class="stage s5"><h3>5 · Softmax of each row: the attention weights</h3>
+      ${this.shows(5) ? html`<div class="stage s5"><h3>5 · Softmax of each row: the attention weights</h3>
         <attn-tex .expr=${'A_{ij} = \\frac{e^{s_{ij}}}{\\sum_{j\'} e^{s_{ij\'}}},\\qquad H_i = -\\sum_j A_{ij}\\ln A_{ij} \\le \\ln t_k'}></attn-tex>
         <div class="row">${hm('weights', 'weights A', c.r.weights, t, t, tokens, { colormap: 'sequential' })}
           <table class="plain entropy"><caption>entropy per row (nats)</caption>
             <tr><th>query</th><th>H</th></tr>
             ${c.entropies.map((h, i) => html`<tr><th scope="row">${tokens[i]}</th><td>${fmt(h, 4)}</td></tr>`)}
             <tr><th scope="row">max ln ${t}</th><td>${fmt(Math.log(t), 4)}</td></tr></table></div></div>` : nothing}
-      ${this.#shows(6) ? html`<div class="stage s6"><h3>6 · Output: each row is a weighted average of the values</h3>
+      ${this.shows(6) ? html`<div class="stage s6"><h3>6 · Output: each row is a weighted average of the values</h3>
         <attn-tex .expr=${'Z = AV,\\qquad z_i = \\sum_j A_{ij} v_j'}></attn-tex>
         ${hm('output', 'output AV', c.r.output, t, dk, dims(dk))}</div>` : nothing}`;
   }

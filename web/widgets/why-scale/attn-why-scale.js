@@ -40,11 +40,6 @@ export class AttnWhyScale extends AttnWidget {
     this.seed = 1;
   }
 
-  #set(patch) {
-    Object.assign(this, patch);
-    this.stateChanged();
-  }
-
   /** The measurements at one d_k, every number from lab.attention. */
   measure(lab, d) {
     const n = this.samples, m = Math.min(this.keys, n);
@@ -70,14 +65,14 @@ export class AttnWhyScale extends AttnWidget {
     return html`
       <attn-tex class="formula" display .expr=${'q\\cdot k = \\sum_{i=1}^{d_k} q_i k_i,\\quad q_i, k_i \\sim \\mathcal N(0,1) \\;\\Rightarrow\\; \\operatorname{Var}[q\\cdot k] = d_k,\\quad \\operatorname{Var}\\!\\left[\\tfrac{q\\cdot k}{\\sqrt{d_k}}\\right] = 1'}></attn-tex>
       <div class="controls">
-        <label>samples (queries × keys) <select class="samples" @change=${(e) => this.#set({ samples: Number(e.target.value) })}>
+        <label>samples (queries × keys) <select class="samples" @change=${(e) => this.setState({ samples: Number(e.target.value) })}>
           ${[16, 32, 64, 128, 256].map((n) => html`<option value=${n} ?selected=${n === this.samples}>${n} × ${n}</option>`)}</select></label>
         <label>keys in the softmax <input type="number" class="keys" min="2" max="32" .value=${String(this.keys)}
-          @change=${(e) => { const v = Math.round(Number(e.target.value)); if (v >= 2 && v <= 32) this.#set({ keys: v }); }}></label>
-        <label>example d<sub>k</sub> <select class="dk" @change=${(e) => this.#set({ dk: Number(e.target.value) })}>
+          @change=${(e) => { const v = Math.round(Number(e.target.value)); if (v >= 2 && v <= 32) this.setState({ keys: v }); }}></label>
+        <label>example d<sub>k</sub> <select class="dk" @change=${(e) => this.setState({ dk: Number(e.target.value) })}>
           ${dks.map((d) => html`<option value=${d} ?selected=${d === this.dk}>${d}</option>`)}</select></label>
-        <label>seed <input type="number" class="seed" min="0" .value=${String(this.seed)} @change=${(e) => this.#set({ seed: Math.max(0, Math.trunc(Number(e.target.value)) || 0) })}></label>
-        <button type="button" class="resample" @click=${() => this.#set({ seed: this.seed + 1 })}>Sample again</button>
+        <label>seed <input type="number" class="seed" min="0" .value=${String(this.seed)} @change=${(e) => this.setState({ seed: Math.max(0, Math.trunc(Number(e.target.value)) || 0) })}></label>
+        <button type="button" class="resample" @click=${() => this.setState({ seed: this.seed + 1 })}>Sample again</button>
       </div>
       <div class="row">
         ${plot({ title: 'variance of the scores', xLabel: 'd_k', yLabel: 'variance', logX: true, logY: true, width: 400, height: 260,

@@ -28,8 +28,10 @@ Status detail::check_multihead_args(const MultiHeadArgs& a) {
                         ", expected dModel to be a multiple of heads");
   const size_t tk = a.context ? a.t_k : a.t_q;
   ATTNLAB_CHECK(detail::check_positive(op, "tk", tk));
-  // issue 7: no buffer's byte count may wrap size_t (32-bit on wasm32).
-  ATTNLAB_CHECK(detail::check_count(op, "heads·tq·tk", {a.heads, a.t_q, tk}));
+  // issue 7: no buffer's byte count may wrap size_t (32-bit on wasm32). The [heads, tq, tk] weights
+  // exist only in the all-intermediates path (check_multihead); the streaming path never holds them,
+  // so it needs only the additive mask's [tq, tk] to fit.
+  if (a.mask.kind == Mask::Kind::additive) ATTNLAB_CHECK(detail::check_count(op, "tq·tk", {a.t_q, tk}));
   ATTNLAB_CHECK(detail::check_count(op, "tq·dModel", {a.t_q, D}));
   ATTNLAB_CHECK(detail::check_count(op, "tk·dModel", {tk, D}));
   ATTNLAB_CHECK(detail::check_count(op, "dModel·dModel", {D, D}));
@@ -77,6 +79,8 @@ namespace {
 
 Status check_multihead(const MultiHeadArgs& a, const MultiHeadOut& o) {
   constexpr const char* op = "multiHeadAttention";
+  const size_t tk = a.context ? a.t_k : a.t_q;
+  ATTNLAB_CHECK(detail::check_count(op, "heads·tq·tk", {a.heads, a.t_q, tk}));  // the weights buffer
   ATTNLAB_CHECK(detail::check_multihead_args(a));
   if (!o.q || !o.k || !o.v || !o.weights || !o.heads || !o.out)
     return Status::Fail(std::string(op) + ": an output buffer is missing");

@@ -8,6 +8,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
 
+# Every stage's output also goes to a log, so the last line can total the tests that ran.
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+exec > >(tee "$log") 2>&1
+
 echo "== native C++ tests"
 bash scripts/test-native.sh build/native
 
@@ -29,3 +34,10 @@ npx vitest run
 echo "== static build + browser tests (Chromium)"
 bash scripts/build.sh
 npx vitest run -c vitest.e2e.config.js
+
+# The closing line: every test counted (ctest runs the native suite twice: plain and ASan/UBSan).
+strip() { sed -e 's/\x1b\[[0-9;]*m//g' "$log"; }
+native=$(strip | awk '/tests passed, 0 tests failed out of/ { n += $NF } END { print n + 0 }')
+vitest=$(strip | awk '$1 == "Tests" && $3 == "passed" { n += $2 } END { print n + 0 }')
+echo
+echo "tests: $((native + vitest)) passed, 0 failed"

@@ -86,16 +86,7 @@ Status check_attention(const AttentionArgs& a, const AttentionOut& o) {
   if (!(std::isfinite(a.scale) && a.scale > 0.0f))
     return Status::Fail(std::string(op) + ": scale is " + detail::value_str(a.scale) +
                         ", expected a finite number > 0");
-  if (a.mask.needs_square() && a.t_q != a.t_k)
-    return Status::Fail(std::string(op) + ": a causal or window mask needs tq = tk, got tq = " +
-                        std::to_string(a.t_q) + ", tk = " + std::to_string(a.t_k));
-  if (a.mask.kind == Mask::Kind::window && a.mask.window < 0)
-    return Status::Fail(std::string(op) + ": mask.window is " + std::to_string(a.mask.window) +
-                        ", expected an integer ≥ 0");
-  if (a.mask.kind == Mask::Kind::additive) {
-    ATTNLAB_CHECK(detail::check_not_null(op, "mask", a.mask.additive));
-    ATTNLAB_CHECK(detail::check_finite(op, "mask", a.mask.additive, a.t_q * a.t_k, true));
-  }
+  ATTNLAB_CHECK(detail::check_mask(op, a.mask, a.t_q, a.t_k));
   if (!(std::isfinite(a.alibi_slope) && a.alibi_slope >= 0.0f))
     return Status::Fail(std::string(op) + ": alibi slope is " + detail::value_str(a.alibi_slope) +
                         ", expected a finite number ≥ 0");

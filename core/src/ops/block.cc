@@ -29,21 +29,8 @@ Status check_sizes(const char* op, size_t t, size_t D, size_t H, size_t d_ff, fl
   ATTNLAB_CHECK(detail::check_positive(op, "dModel", D));
   ATTNLAB_CHECK(detail::check_positive(op, "heads", H));
   ATTNLAB_CHECK(detail::check_positive(op, "dFF", d_ff));
-  if (D % H != 0)
-    return Status::Fail(std::string(op) + ": heads = " + std::to_string(H) + " does not divide dModel = " +
-                        std::to_string(D) + ", expected dModel to be a multiple of heads");
+  ATTNLAB_CHECK(detail::check_heads_divide(op, D, H));
   return detail::check_eps(op, eps);
-}
-
-Status check_mask(const char* op, const Mask& m, size_t t) {
-  if (m.kind == Mask::Kind::window && m.window < 0)
-    return Status::Fail(std::string(op) + ": mask.window is " + std::to_string(m.window) +
-                        ", expected an integer ≥ 0");
-  if (m.kind == Mask::Kind::additive) {
-    ATTNLAB_CHECK(detail::check_not_null(op, "mask", m.additive));
-    ATTNLAB_CHECK(detail::check_finite(op, "mask", m.additive, t * t, true));
-  }
-  return Status::Ok();
 }
 
 // Attention weights of one multi-head layer; prefix "" for self-attention, "c" for cross.
@@ -94,7 +81,7 @@ Status encoder_block_forward(const EncoderBlockArgs& a, const EncoderBlockOut& o
   constexpr const char* op = "encoderBlock";
   const size_t t = a.t, D = a.d_model, H = a.heads, F = a.d_ff;
   ATTNLAB_CHECK(check_sizes(op, t, D, H, F, a.eps));
-  ATTNLAB_CHECK(check_mask(op, a.mask, t));
+  ATTNLAB_CHECK(detail::check_mask(op, a.mask, t, t));
   ATTNLAB_CHECK(detail::check_param(op, "x", a.x, t * D, true));
   ATTNLAB_CHECK(check_attention_weights(op, a.w.attn, D, false));
   ATTNLAB_CHECK(check_params(op, {{"weights.ln1Gamma", a.w.ln1.gamma, D, false},
@@ -137,7 +124,7 @@ Status decoder_block_forward(const DecoderBlockArgs& a, const DecoderBlockOut& o
   const size_t t = a.t, tm = a.t_m, D = a.d_model, H = a.heads, F = a.d_ff;
   ATTNLAB_CHECK(check_sizes(op, t, D, H, F, a.eps));
   ATTNLAB_CHECK(detail::check_positive(op, "tm", tm));
-  ATTNLAB_CHECK(check_mask(op, a.mask, t));
+  ATTNLAB_CHECK(detail::check_mask(op, a.mask, t, t));
   ATTNLAB_CHECK(detail::check_param(op, "x", a.x, t * D, true));
   ATTNLAB_CHECK(detail::check_param(op, "memory", a.memory, tm * D, true));
   ATTNLAB_CHECK(check_attention_weights(op, a.w.self_attn, D, false));

@@ -9,6 +9,13 @@
 
 #include "attnlab/ops.h"
 
+// Early-return on the first failed check.
+#define ATTNLAB_CHECK(expr)          \
+  do {                               \
+    ::attnlab::Status s_ = (expr);   \
+    if (!s_.ok) return s_;           \
+  } while (0)
+
 namespace attnlab::detail {
 
 inline std::string value_str(float x) {
@@ -46,9 +53,32 @@ inline Status check_positive(const char* op, const char* name, size_t v) {
   return Status::Fail(std::string(op) + ": " + name + " is 0, expected a positive integer");
 }
 
+// Multi-head layers split dModel into heads column slices of dModel/heads.
+inline Status check_heads_divide(const char* op, size_t d_model, size_t heads) {
+  if (d_model % heads == 0) return Status::Ok();
+  return Status::Fail(std::string(op) + ": heads = " + std::to_string(heads) + " does not divide dModel = " +
+                      std::to_string(d_model) + ", expected dModel to be a multiple of heads");
+}
+
 inline Status check_not_null(const char* op, const char* name, const void* p) {
   if (p) return Status::Ok();
   return Status::Fail(std::string(op) + ": " + name + " is missing");
+}
+
+// A mask over a [t_q, t_k] score matrix: causal and window masks need one sequence (t_q = t_k), a
+// window is ≥ 0, an additive mask is present and holds finite values or −∞.
+inline Status check_mask(const char* op, const Mask& m, size_t t_q, size_t t_k) {
+  if (m.needs_square() && t_q != t_k)
+    return Status::Fail(std::string(op) + ": a causal or window mask needs tq = tk, got tq = " +
+                        std::to_string(t_q) + ", tk = " + std::to_string(t_k));
+  if (m.kind == Mask::Kind::window && m.window < 0)
+    return Status::Fail(std::string(op) + ": mask.window is " + std::to_string(m.window) +
+                        ", expected an integer ≥ 0");
+  if (m.kind == Mask::Kind::additive) {
+    ATTNLAB_CHECK(check_not_null(op, "mask", m.additive));
+    ATTNLAB_CHECK(check_finite(op, "mask", m.additive, t_q * t_k, true));
+  }
+  return Status::Ok();
 }
 
 // ---- issue 7 (hardening): sizes that wrap, results that overflow -------------------------------
@@ -85,10 +115,3 @@ inline Status renamed(Status s, const char* op, const char* what) {
 // ---- end of issue 7 section
 
 }  // namespace attnlab::detail
-
-// Early-return on the first failed check.
-#define ATTNLAB_CHECK(expr)          \
-  do {                               \
-    ::attnlab::Status s_ = (expr);   \
-    if (!s_.ok) return s_;           \
-  } while (0)

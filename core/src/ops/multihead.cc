@@ -22,10 +22,7 @@ Status detail::check_multihead_args(const MultiHeadArgs& a) {
   ATTNLAB_CHECK(detail::check_positive(op, "tq", a.t_q));
   ATTNLAB_CHECK(detail::check_positive(op, "dModel", D));
   ATTNLAB_CHECK(detail::check_positive(op, "heads", a.heads));
-  if (D % a.heads != 0)
-    return Status::Fail(std::string(op) + ": heads = " + std::to_string(a.heads) +
-                        " does not divide dModel = " + std::to_string(D) +
-                        ", expected dModel to be a multiple of heads");
+  ATTNLAB_CHECK(detail::check_heads_divide(op, D, a.heads));
   const size_t tk = a.context ? a.t_k : a.t_q;
   ATTNLAB_CHECK(detail::check_positive(op, "tk", tk));
   // issue 7: no buffer's byte count may wrap size_t (32-bit on wasm32). The [heads, tq, tk] weights
@@ -35,16 +32,7 @@ Status detail::check_multihead_args(const MultiHeadArgs& a) {
   ATTNLAB_CHECK(detail::check_count(op, "tq·dModel", {a.t_q, D}));
   ATTNLAB_CHECK(detail::check_count(op, "tk·dModel", {tk, D}));
   ATTNLAB_CHECK(detail::check_count(op, "dModel·dModel", {D, D}));
-  if (a.mask.needs_square() && a.t_q != tk)
-    return Status::Fail(std::string(op) + ": a causal or window mask needs tq = tk, got tq = " +
-                        std::to_string(a.t_q) + ", tk = " + std::to_string(tk));
-  if (a.mask.kind == Mask::Kind::window && a.mask.window < 0)
-    return Status::Fail(std::string(op) + ": mask.window is " + std::to_string(a.mask.window) +
-                        ", expected an integer ≥ 0");
-  if (a.mask.kind == Mask::Kind::additive) {
-    ATTNLAB_CHECK(detail::check_not_null(op, "mask", a.mask.additive));  // issue 7 (fuzz_multihead)
-    ATTNLAB_CHECK(detail::check_finite(op, "mask", a.mask.additive, a.t_q * tk, true));
-  }
+  ATTNLAB_CHECK(detail::check_mask(op, a.mask, a.t_q, tk));
   if (!std::isfinite(a.scale) || a.scale < 0.0f)
     return Status::Fail(std::string(op) + ": scale is " + detail::value_str(a.scale) +
                         ", expected a finite number > 0");

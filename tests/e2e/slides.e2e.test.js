@@ -6,6 +6,27 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { BASE_URL, launch, watchedPage } from './browser.js';
 
+// The number of the first Slidev slide on which `selector` ({n} = the slide number) matches, or −1.
+// Waits for each slide to be rendered rather than sleeping a fixed time (a loaded machine renders
+// slowly); past the last slide no page appears and the search ends.
+function findSlide(page, selector) {
+  return page.evaluate(async (sel) => {
+    const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    for (let n = 1; n < 80; n++) {
+      location.hash = `#/${n}`;
+      let waited = 0;
+      while (!document.querySelector(`.slidev-page-${n}`) && waited < 5000) {
+        await new Promise((r) => setTimeout(r, 20));
+        waited += 20;
+      }
+      if (!document.querySelector(`.slidev-page-${n}`)) return -1;
+      await frame();  // let the page's components (the stepper's stage) settle
+      if (document.querySelector(sel.replaceAll('{n}', String(n)))) return n;
+    }
+    return -1;
+  }, selector);
+}
+
 let browser;
 beforeAll(async () => { browser = await launch(); });
 afterAll(async () => { await browser?.close(); });
@@ -177,15 +198,7 @@ describe('Slidev deck', () => {
     await page.goto(deckUrl('/1'));
     await page.locator('.slidev-page-1').first().waitFor();
     // Find the worked-example slide: an AttnStepper that starts at stage 0 around <attn-steps>.
-    const no = await page.evaluate(async () => {
-      for (let n = 1; n < 80; n++) {
-        location.hash = `#/${n}`;
-        await new Promise((r) => setTimeout(r, 80));
-        const s = document.querySelector(`.slidev-page-${n} .attn-stepper[data-stage="0"] attn-steps`);
-        if (s) return n;
-      }
-      return -1;
-    });
+    const no = await findSlide(page, '.slidev-page-{n} .attn-stepper[data-stage="0"] attn-steps');
     expect(no).toBeGreaterThan(0);
     const widget = page.locator(`.slidev-page-${no} .attn-stepper attn-steps`).first();
     await page.waitForFunction((n) => !document.querySelector(`.slidev-page-${n} attn-steps`).shadowRoot.querySelector('.loading'), no);
@@ -228,14 +241,7 @@ describe('Slidev deck', () => {
     // A slide with a plain (unstepped) <attn-steps>: the asymmetry slide shows stage 2.
     await audience.page.goto(deckUrl('/1'));
     await audience.page.locator('.slidev-page-1').first().waitFor();
-    const no = await audience.page.evaluate(async () => {
-      for (let n = 1; n < 80; n++) {
-        location.hash = `#/${n}`;
-        await new Promise((r) => setTimeout(r, 80));
-        if (document.querySelector(`.slidev-page-${n} attn-steps[stage="2"]`)) return n;
-      }
-      return -1;
-    });
+    const no = await findSlide(audience.page, '.slidev-page-{n} attn-steps[stage="2"]');
     expect(no).toBeGreaterThan(0);
     await presenter.page.goto(deckUrl(`/presenter/${no}`));
     const shown = audience.page.locator(`.slidev-page-${no} attn-steps`).first();

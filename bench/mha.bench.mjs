@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { createAttnLab } from '../web/api/index.js';
-import { mhaOnnxModel } from './onnx-mha.mjs';
+import { mhaOnnxFusedModel, mhaOnnxModel } from './onnx-mha.mjs';
 
 const argv = process.argv.slice(2);
 const opt = (name, dflt) => { const i = argv.indexOf(name); return i >= 0 ? argv[i + 1] : dflt; };
@@ -86,40 +86,59 @@ function maxRelError(output, ref, rows, D) {
   return num / den;
 }
 
-// ---- timing: warm up, then the median of timed samples ----
+// ---- timing: warm up, then engines interleaved round by round, median per engine ----
 // Each sample is a batch of calls lasting ≥ 2 ms (one call when a call is longer), timed both by the
 // wall clock and by this process's CPU time (process.cpuUsage). The table uses CPU time: on a shared
 // machine (other jobs on the same cores) it is not inflated by time spent descheduled, and the native
 // builds report the same measure (Google Benchmark's cpu_time). Wall-clock medians are printed too.
+// The engines of one shape are timed in rounds — one sample of each engine per round — so a slow
+// patch of the machine (other VMs on the host, frequency changes) hits every engine alike; timing
+// one engine after the other let such patches decide ratios by ±15 % between runs.
 const cpuNow = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
-async function time(fn) {
+async function warm(fn) {
   let t0 = performance.now(), out, calls = 0;
   do { out = await fn(); calls++; } while (performance.now() - t0 < WARMUP_MS);
-  const perCall = (performance.now() - t0) / calls;
-  const batch = Math.max(1, Math.ceil(2 / perCall));
-  const wall = [], cpu = [];
-  t0 = performance.now();
-  while (wall.length < 3 || (performance.now() - t0 < TIMED_MS && wall.length < 500)) {
-    const w = performance.now(), c = cpuNow();
-    for (let i = 0; i < batch; i++) out = await fn();
-    cpu.push((cpuNow() - c) / batch);
-    wall.push((performance.now() - w) / batch);
-  }
+  return { batch: Math.max(1, Math.ceil(2 / ((performance.now() - t0) / calls))), out };
+}
+async function timeInterleaved(engines) {
+  const st = [];
+  for (const e of engines) st.push({ ...(await warm(e.fn)), wall: [], cpu: [] });
+  const t0 = performance.now();
+  for (let round = 0; round < 3 || (performance.now() - t0 < TIMED_MS * engines.length && round < 500); round++)
+    for (let i = 0; i < engines.length; i++) {
+      const e = engines[i], s = st[i];
+      const w = performance.now(), c = cpuNow();
+      for (let k = 0; k < s.batch; k++) s.out = await e.fn();
+      s.cpu.push((cpuNow() - c) / s.batch);
+      s.wall.push((performance.now() - w) / s.batch);
+    }
   const med = (a) => a.sort((x, y) => x - y)[a.length >> 1];
-  return { ms: med(cpu), wallMs: med(wall), out, runs: wall.length * batch };
+  return st.map((s) => ({ ms: med(s.cpu), wallMs: med(s.wall), out: s.out, runs: s.cpu.length * s.batch }));
+}
+async function time(fn) {
+  return (await timeInterleaved([{ fn }]))[0];
 }
 
 // ---- engines ----
 const lab = await createAttnLab();
 const attnlabFull = (inp) => () => lab.multiHeadAttention({ x: inp.x, tq: inp.T, dModel: inp.D, heads: inp.H, wq: inp.wq, wk: inp.wk, wv: inp.wv, wo: inp.wo }).output;
 const attnlabFast = (inp) => () => lab.multiHeadAttention({ x: inp.x, tq: inp.T, dModel: inp.D, heads: inp.H, wq: inp.wq, wk: inp.wk, wv: inp.wv, wo: inp.wo, intermediates: false }).output;
+// The interactive form: results written into the previous call's arrays (`out`), no allocation.
+const attnlabReuse = (inp) => {
+  const args = { x: inp.x, tq: inp.T, dModel: inp.D, heads: inp.H, wq: inp.wq, wk: inp.wk, wv: inp.wv, wo: inp.wo };
+  args.out = lab.multiHeadAttention(args);
+  return () => lab.multiHeadAttention(args).output;
+};
 
 const ort = await import('onnxruntime-web');
 ort.env.wasm.numThreads = 1;
 ort.env.wasm.simd = true;
-async function ortEngine(inp) {
-  const session = await ort.InferenceSession.create(mhaOnnxModel(inp), { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
-  const x = new ort.Tensor('float32', inp.x, [inp.T, inp.D]);
+// Two graphs, the faster one is the anchor: the plain ONNX ops (MatMul, Reshape, Transpose, Softmax)
+// and onnxruntime's fused contrib op com.microsoft.Attention (what its transformer optimizer emits).
+async function ortEngine(inp, fused = false) {
+  const model = fused ? mhaOnnxFusedModel(inp) : mhaOnnxModel(inp);
+  const session = await ort.InferenceSession.create(model, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+  const x = new ort.Tensor('float32', inp.x, fused ? [1, inp.T, inp.D] : [inp.T, inp.D]);
   return { run: async () => (await session.run({ x })).out.data, release: () => session.release() };
 }
 
@@ -219,14 +238,17 @@ for (const [T, D, H] of [...SHAPES, ...LONG]) {
     result.engines[name] = { ms: t.ms, wallMs: t.wallMs, err: t.out ? maxRelError(t.out, ref, sample, D) : undefined };
     process.stdout.write(`  (${T}, ${D}, ${H}) ${name}: ${fmt(t.ms, 4)} ms CPU, ${fmt(t.wallMs, 4)} ms wall${t.out ? `, max rel err ${t.out ? result.engines[name].err.toExponential(1) : ''}` : ''}\n`);
   };
-  record('attnlab output-only', await time(attnlabFast(inp)));
-  if (!long) {
-    record('attnlab all-intermediates', await time(attnlabFull(inp)));
-    const o = await ortEngine(inp);
-    record('onnxruntime-web', await time(o.run));
+  if (long) record('attnlab output-only', await time(attnlabFast(inp)));
+  else {
+    const o = await ortEngine(inp), of = await ortEngine(inp, true), t = tfEngine(inp);
+    const engines = [
+      ['attnlab output-only', attnlabFast(inp)], ['attnlab all-intermediates', attnlabFull(inp)],
+      ['attnlab all-intermediates, out reused', attnlabReuse(inp)],
+      ['onnxruntime-web', o.run], ['onnxruntime-web fused Attention', of.run], ['tfjs-backend-wasm', t.run]];
+    const times = await timeInterleaved(engines.map(([, fn]) => ({ fn })));
+    engines.forEach(([name], i) => record(name, times[i]));
     await o.release();
-    const t = tfEngine(inp);
-    record('tfjs-backend-wasm', await time(t.run));
+    await of.release();
     t.release();
     if (flops(T, D) < 3e9) record('naive JS', await time(naiveJs(inp)));
   }
@@ -240,7 +262,7 @@ for (const [T, D, H] of [...SHAPES, ...LONG]) {
 }
 
 // ---- table ----
-const anchors = ['onnxruntime-web', 'tfjs-backend-wasm'];
+const anchors = ['onnxruntime-web', 'onnxruntime-web fused Attention', 'tfjs-backend-wasm'];
 const lines = [];
 lines.push('| (T, D, H) | engine | ms (CPU, median) | GFLOPS | × best anchor | × native 128-bit | max rel err | ms (wall, median) |');
 lines.push('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |');
@@ -260,7 +282,8 @@ const info = lab.info();
 const md = `# Performance (generated by \`npm run bench\` — bench/mha.bench.mjs; do not edit by hand)
 
 Multi-head self-attention forward (X·W_Q/K/V, softmax(QKᵀ/√d_k)·V per head, ·W_O), float32, one thread,
-no mask. GFLOPS count 8·T·D² + 4·T²·D. "× best anchor" = (fastest of onnxruntime-web and tfjs-backend-wasm)
+no mask. GFLOPS count 8·T·D² + 4·T²·D. "× best anchor" = (fastest of onnxruntime-web — plain ONNX graph or its fused
+com.microsoft.Attention op — and tfjs-backend-wasm)
 ÷ this engine's time: above 1 is faster. "× native 128-bit" compares attnlab in WebAssembly with the same
 C++ core compiled natively through SIMDe/SSE (output-only with output-only, all-intermediates with
 all-intermediates). Errors: max |out − ref| / max |ref| over sampled rows, against a float64 JS reference.
@@ -268,12 +291,15 @@ all-intermediates). Errors: max |out − ref| / max |ref| over sampled rows, aga
 - Machine: ${cpu}, ${cpus().length} logical CPUs; load average at the end of the run: ${load}
 - Node ${process.versions.node} (V8 ${process.versions.v8}); attnlab SIMD128: ${info.simd128};
   onnxruntime-web ${ort.env.versions?.web ?? '1.30.0'} (wasm, numThreads 1); tfjs-backend-wasm ${tfwasm.version_wasm ?? '4.22.0'} (setThreadsCount(1))
-- Protocol: each engine warms up ${WARMUP_MS / 1000} s per shape, then the median over ≥ ${TIMED_MS / 1000} s (≥ 3 samples; a sample
+- Protocol: each engine warms up ${WARMUP_MS / 1000} s per shape; then the engines of a shape are timed interleaved, one
+  sample of each per round, for ≥ ${TIMED_MS / 1000} s per engine (≥ 3 rounds), and the median sample is reported (a sample
   is a batch of calls lasting ≥ 2 ms). Times are this process's CPU time per call (process.cpuUsage), which
   time spent descheduled by other jobs on the machine does not inflate; wall-clock medians in the last column.
   Native: Google Benchmark, median cpu_time (and real_time) of 3 repetitions after ${WARMUP_MS / 1000} s warm-up.
 - attnlab output-only = \`multiHeadAttention({ …, intermediates: false })\` (streaming, online softmax);
-  all-intermediates = the default call (q, k, v, scores, weights, heads, output copied out).
+  all-intermediates = the default call (q, k, v, scores, weights, heads, output copied out into new arrays);
+  "out reused" = the same call with \`out:\` the previous result (copied into those arrays: no allocation —
+  what a widget does on every slider move).
   Both include argument checks and copying inputs into and results out of WebAssembly memory.
   onnxruntime-web's weights are graph initializers (only X is sent per run); tfjs runs per-head 2-D matMuls.
 

@@ -223,3 +223,33 @@ TEST(Kernels, OnlineSoftmaxStreamsLikeOneSoftmax) {
     EXPECT_NEAR(double(l) * std::exp(double(m) - mx), z, 1e-5 * z);
   }
 }
+
+// issue 6: the finiteness scan behind every argument and overflow check. Every length up to 70 (all
+// remainders of the 64-wide block) and some beyond, a bad value at every position, NaN / ±∞ / −∞.
+TEST(Kernels, FirstNonFiniteSimdMatchesScalar) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  const float bads[] = {std::numeric_limits<float>::quiet_NaN(), kInf, -kInf};
+  for (size_t n = 0; n <= 200; n += (n < 70 ? 1 : 13)) {
+    std::vector<float> x = random_vec(n, 100 + static_cast<unsigned>(n), -1e30f, 1e30f);
+    for (bool allow : {false, true}) {
+      EXPECT_EQ(k::first_non_finite_f32_wasmsimd(x.data(), n, allow), n);
+      EXPECT_EQ(k::first_non_finite_f32_scalar(x.data(), n, allow), n);
+    }
+    for (size_t at = 0; at < n; ++at)
+      for (float bad : bads) {
+        std::vector<float> y = x;
+        y[at] = bad;
+        if (at + 3 < n) y[at + 3] = bads[0];  // a later NaN must not be reported first
+        for (bool allow : {false, true}) {
+          const size_t want = k::first_non_finite_f32_scalar(y.data(), n, allow);
+          ASSERT_EQ(k::first_non_finite_f32_wasmsimd(y.data(), n, allow), want)
+              << "n = " << n << ", bad at " << at << " = " << bad << ", allow −∞ = " << allow;
+          ASSERT_EQ(want, (allow && bad == -kInf) ? (at + 3 < n ? at + 3 : n) : at);
+        }
+      }
+  }
+  // Denormals, FLT_MAX and −0 are finite.
+  std::vector<float> edge = {1e-45f, -1e-45f, 3.4028235e38f, -3.4028235e38f, -0.0f, 0.0f, 1e-38f, 5.0f,
+                             1e-45f, -1e-45f, 3.4028235e38f, -3.4028235e38f, -0.0f, 0.0f, 1e-38f, 5.0f, 1.0f};
+  EXPECT_EQ(k::first_non_finite_f32_wasmsimd(edge.data(), edge.size(), false), edge.size());
+}

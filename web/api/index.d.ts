@@ -39,6 +39,9 @@ export interface MultiHeadArgs {
   alibi?: boolean;
   /** false: return only { output }, computed streaming (online softmax, O(T·dModel) memory). */
   intermediates?: boolean;
+  /** Write the results into these arrays (e.g. the previous result) instead of new ones: no
+   *  allocation, for recomputing on every slider move. Lengths must match; returns them. */
+  out?: Partial<MultiHeadResult>;
 }
 export interface MultiHeadResult {
   /** [tq·dModel] (after RoPE when on) */ q: Float32Array;

@@ -36,6 +36,10 @@ inline void online_softmax_block_f32(size_t rows, size_t cols, float scale, floa
   ATTNLAB_KERNEL(online_softmax_block_f32)(rows, cols, scale, s, lds, m, l, o, ldo, d);
 }
 
+inline size_t first_non_finite_f32(const float* x, size_t n, bool allow_neg_inf) {
+  return ATTNLAB_KERNEL(first_non_finite_f32)(x, n, allow_neg_inf);
+}
+
 #undef ATTNLAB_KERNEL
 
 }  // namespace attnlab::kernels

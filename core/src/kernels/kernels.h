@@ -50,4 +50,9 @@ void online_softmax_block_f32_scalar(size_t rows, size_t cols, float scale, floa
 void online_softmax_block_f32_wasmsimd(size_t rows, size_t cols, float scale, float* s, size_t lds,
                                        float* m, float* l, float* o, size_t ldo, size_t d);
 
+// Index of the first NaN or ±∞ in x[0:n] (−∞ counts as finite when allow_neg_inf: additive masks),
+// n when there is none. Every argument check and every overflow check of a result runs it.
+size_t first_non_finite_f32_scalar(const float* x, size_t n, bool allow_neg_inf);
+size_t first_non_finite_f32_wasmsimd(const float* x, size_t n, bool allow_neg_inf);
+
 }  // namespace attnlab::kernels

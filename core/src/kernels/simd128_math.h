@@ -24,7 +24,12 @@ inline v128_t exp_nonpositive_f32x4(v128_t x) {
   const v128_t lo = wasm_f32x4_splat(-87.33654f);
   const v128_t underflow = wasm_f32x4_lt(x, lo);
   x = wasm_f32x4_max(x, lo);  // also maps −inf to lo, so no NaN below
-  const v128_t fx = wasm_f32x4_nearest(wasm_f32x4_mul(x, wasm_f32x4_splat(1.44269504088896341f)));
+  // n = round(x·log2 e) with the "magic bias" trick (as XNNPACK): adding 1.5·2^23 rounds to the
+  // nearest integer (ties to even, like f32x4.nearest) and leaves n in the low mantissa bits, so no
+  // f32x4.nearest and no i32x4.trunc_sat (several x86 instructions in V8) are needed.
+  const v128_t magic = wasm_f32x4_splat(12582912.0f);  // 1.5·2^23
+  const v128_t v = wasm_f32x4_add(wasm_f32x4_mul(x, wasm_f32x4_splat(1.44269504088896341f)), magic);
+  const v128_t fx = wasm_f32x4_sub(v, magic);
   // r = x − fx·ln2, with ln2 split in two so r stays exact.
   v128_t r = wasm_f32x4_sub(x, wasm_f32x4_mul(fx, wasm_f32x4_splat(0.693359375f)));
   r = wasm_f32x4_sub(r, wasm_f32x4_mul(fx, wasm_f32x4_splat(-2.12194440e-4f)));
@@ -36,9 +41,9 @@ inline v128_t exp_nonpositive_f32x4(v128_t x) {
   p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(5.0000001201e-1f));
   const v128_t r2 = wasm_f32x4_mul(r, r);
   const v128_t y = wasm_f32x4_add(wasm_f32x4_add(wasm_f32x4_mul(p, r2), r), wasm_f32x4_splat(1.0f));
-  // 2^fx built in the exponent field; fx ∈ [−126, 0] here, so the biased exponent stays normal.
-  const v128_t n = wasm_i32x4_trunc_sat_f32x4(fx);
-  const v128_t pow2 = wasm_i32x4_shl(wasm_i32x4_add(n, wasm_i32x4_splat(127)), 23);
+  // 2^n built in the exponent field: v's bits are bits(1.5·2^23) + n, and shifting left by 23 drops
+  // the magic's own bits; n ∈ [−126, 0] here, so the biased exponent n + 127 stays normal.
+  const v128_t pow2 = wasm_i32x4_shl(wasm_i32x4_add(v, wasm_i32x4_splat(127)), 23);
   const v128_t e = wasm_f32x4_mul(y, pow2);
   return wasm_v128_andnot(e, underflow);
 }

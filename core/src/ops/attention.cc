@@ -12,39 +12,13 @@
 namespace attnlab {
 
 size_t first_non_finite(const float* x, size_t n, bool allow_neg_inf) {
-  // issue 6: every call checks all its inputs (4·D² weights at least), so the common all-finite case
-  // must be fast: a branch-free OR over 64-value chunks (the compiler vectorises it) finds whether a
-  // chunk has a NaN/±∞ (exponent bits all ones); only such a chunk is searched value by value.
-  constexpr size_t kChunk = 64;
-  for (size_t i0 = 0; i0 < n; i0 += kChunk) {
-    const size_t end = i0 + kChunk < n ? i0 + kChunk : n;
-    uint32_t bad = 0;
-    for (size_t i = i0; i < end; ++i) {
-      uint32_t bits;
-      std::memcpy(&bits, x + i, sizeof bits);
-      bad |= static_cast<uint32_t>((bits & 0x7f800000u) == 0x7f800000u);
-    }
-    if (!bad) continue;
-    for (size_t i = i0; i < end; ++i) {
-      const float v = x[i];
-      if (std::isfinite(v)) continue;
-      if (allow_neg_inf && v == -std::numeric_limits<float>::infinity()) continue;
-      return i;
-    }
-  }
-  return n;
+  // Every check of an input or a result goes through here, so it is a SIMD kernel (issue 6).
+  return kernels::first_non_finite_f32(x, n, allow_neg_inf);
 }
 
 namespace {
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-
-// issue 7: index of the first NaN in x[0:n], n when there is none.
-size_t first_nan(const float* x, size_t n) {
-  for (size_t i = 0; i < n; ++i)
-    if (x[i] != x[i]) return i;
-  return n;
-}
 
 // S[m, n] = −‖A[i, :] − B[j, :]‖² ("nt": B is [n, k] like K): the Gaussian kernel's score, so that
 // softmax(S / bandwidth) is Nadaraya-Watson regression (issue 3). Direct differences rather than
@@ -109,15 +83,26 @@ void attention_forward_unchecked(const AttentionArgs& a, const AttentionOut& o) 
     kernels::gemm_nt_f32(tq, tk, a.d_k, a.q, a.ldq, a.k, a.ldk, s, tk);
   // scaled = scale·scores + M (+ ALiBi). A −∞ mask entry is assigned, not added, so an overflowed
   // +∞ score cannot turn a masked entry into NaN.
+  // issue 7: a NaN score can only come from float32 overflow (+∞ and −∞ terms in q·k), even where a
+  // mask removes the entry afterwards; the SIMD softmax assumes NaN-free input and would hide it. The
+  // scaling pass notes any NaN branch-free (one pass, vectorised; issue 6) and the results are then
+  // poisoned: the checked callers (attention_forward, multihead, kernel regression) refuse them with
+  // a message.
   const bool plain = a.mask.kind == Mask::Kind::none && a.alibi_slope == 0.0f;
+  uint32_t nan = 0;
   for (size_t i = 0; i < tq; ++i) {
     const float* si = s + i * tk;
     float* wi = o.weights + i * tk;
-    if (plain) {
-      for (size_t j = 0; j < tk; ++j) wi[j] = si[j] * a.scale;
+    if (plain) {  // scale > 0 and finite: si·scale is NaN exactly when si is
+      for (size_t j = 0; j < tk; ++j) {
+        const float w = si[j] * a.scale;
+        wi[j] = w;
+        nan |= static_cast<uint32_t>(w != w);
+      }
       continue;
     }
     for (size_t j = 0; j < tk; ++j) {
+      nan |= static_cast<uint32_t>(si[j] != si[j]);
       const float m = a.mask.bias(i, j, tk);
       if (m == kNegInf) {
         wi[j] = kNegInf;
@@ -125,14 +110,11 @@ void attention_forward_unchecked(const AttentionArgs& a, const AttentionOut& o) 
       }
       const float dist = std::fabs(static_cast<float>(i) - static_cast<float>(j));
       wi[j] = si[j] * a.scale + m - a.alibi_slope * dist;
+      nan |= static_cast<uint32_t>(wi[j] != wi[j]);
     }
   }
   if (o.scaled) std::memcpy(o.scaled, o.weights, tq * tk * sizeof(float));
-  // issue 7: a NaN score can only come from float32 overflow (+∞ and −∞ terms in q·k, or an
-  // overflowed ALiBi term), even where a mask removes the entry afterwards; the SIMD softmax assumes
-  // NaN-free input and would hide it. Poison the results instead: the checked callers
-  // (attention_forward, multihead, kernel regression) then refuse them with a message.
-  if (first_nan(o.weights, tq * tk) != tq * tk || (o.scores && first_nan(o.scores, tq * tk) != tq * tk)) {
+  if (nan) {
     for (size_t i = 0; i < tq * tk; ++i) o.weights[i] = std::numeric_limits<float>::quiet_NaN();
     for (size_t i = 0; i < tq; ++i)
       for (size_t c = 0; c < a.d_v; ++c) o.out[i * o.ldo + c] = std::numeric_limits<float>::quiet_NaN();

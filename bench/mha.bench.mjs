@@ -6,7 +6,7 @@
 // timed runs is reported. Every output is checked against a float64 reference on sampled rows.
 // Writes docs/performance.md. Not a test: nothing here asserts a time.
 //
-//   node bench/mha.bench.mjs [--native-dir build/native] [--quick]
+//   node bench/mha.bench.mjs [--native-dir build/native] [--quick] [--only T,D,H]
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -20,8 +20,10 @@ const NATIVE_DIR = opt('--native-dir', 'build/native');
 const WARMUP_MS = QUICK ? 300 : 2000;
 const TIMED_MS = QUICK ? 300 : 1500;
 
-const SHAPES = [[16, 64, 4], [128, 256, 8], [512, 512, 8], [1024, 768, 12]];
-const LONG = QUICK ? [[2048, 512, 8]] : [[2048, 512, 8], [4096, 512, 8], [8192, 512, 8]];
+const ONLY = opt('--only', null);  // e.g. --only 16,64,4 (development: one shape, docs not written)
+const pick = (shapes) => (ONLY ? shapes.filter((s) => s.join() === ONLY) : shapes);
+const SHAPES = pick([[16, 64, 4], [128, 256, 8], [512, 512, 8], [1024, 768, 12]]);
+const LONG = pick(QUICK ? [[2048, 512, 8]] : [[2048, 512, 8], [4096, 512, 8], [8192, 512, 8]]);
 const flops = (T, D) => 8 * T * D * D + 4 * T * T * D;  // 4 projections + Q·Kᵀ and P·V
 
 // ---- inputs (seeded) and the float64 reference on sampled rows ----
@@ -324,5 +326,8 @@ try {
   const bin = readFileSync(new URL('../web/api/wasm/attnlab-core.wasm', import.meta.url));
   wasmSize = `\n## Size\n\n\`attnlab-core.wasm\`: ${(bin.length / 1024).toFixed(0)} KiB, ${(gzipSync(bin, { level: 9 }).length / 1024).toFixed(0)} KiB gzipped (the whole core: every op of the API).\n`;
 } catch { /* not built */ }
-writeFileSync('docs/performance.md', md + pageLoad + wasmSize);
-console.log('\nwrote docs/performance.md');
+if (ONLY) console.log('\n--only: docs/performance.md left as it was');
+else {
+  writeFileSync('docs/performance.md', md + pageLoad + wasmSize);
+  console.log('\nwrote docs/performance.md');
+}

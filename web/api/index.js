@@ -105,7 +105,9 @@ class Arena {
   // issue 3: 32-bit integers (token ids, the blocks' address tables) written through a view of the
   // same memory (HEAPU8.buffer is fresh after any growth).
   putU32(addr, values) {
-    new Uint32Array(this.core.HEAPU8.buffer, addr, values.length).set(values);
+    const buf = this.core.HEAPU8.buffer;
+    if (this.u32?.buffer !== buf) this.u32 = new Uint32Array(buf);  // one view per memory growth
+    this.u32.set(values, addr >> 2);
   }
 
   take(addr, n) {
@@ -130,8 +132,8 @@ class Arena {
     for (const [name, p, n, expr] of regions) {
       const dst = out[name];
       if (!(dst instanceof Float32Array))
-        fail(fn, `out.${name} is ${describe(dst)}, expected a Float32Array of ${expr} (for instance the previous result)`);
-      if (dst.length !== n) fail(fn, `out.${name} has ${dst.length} values, expected ${expr}`);
+        fail(fn, `out.${name} is ${describe(dst)}, expected a Float32Array of ${expr} = ${n} (for instance the previous result)`);
+      if (dst.length !== n) fail(fn, `out.${name} has ${dst.length} values, expected ${expr} = ${n}`);
       r[name] = dst;
     }
     const heap = this.core.HEAPF32;
@@ -222,9 +224,9 @@ export class AttnLab {
     if (cross) tk = int(fn, 'tk', args.tk);
     else if (args.tk !== undefined && args.tk !== tq)
       fail(fn, `tk is ${describe(args.tk)} without a context, expected a context [tk·dModel] for cross-attention (or no tk)`);
-    const x = matrix(fn, 'x', args.x, tq * D, `tq·dModel = ${tq * D}`);
-    const context = cross ? matrix(fn, 'context', args.context, tk * D, `tk·dModel = ${tk * D}`) : null;
-    const DD = `dModel·dModel = ${D * D}`, Dn = `dModel = ${D}`;
+    const x = matrix(fn, 'x', args.x, tq * D, 'tq·dModel');
+    const context = cross ? matrix(fn, 'context', args.context, tk * D, 'tk·dModel') : null;
+    const DD = 'dModel·dModel', Dn = 'dModel';  // values appended by matrix() only in a message
     const w = {
       wq: matrix(fn, 'wq', args.wq, D * D, DD), wk: matrix(fn, 'wk', args.wk, D * D, DD),
       wv: matrix(fn, 'wv', args.wv, D * D, DD), wo: matrix(fn, 'wo', args.wo, D * D, DD),
@@ -270,13 +272,13 @@ export class AttnLab {
     if (!intermediates) {
       this.#run(fn, c._attnlab_mha_streaming(px, tq, cross ? pc : 0, tk, D, H, pt, m.kind, m.window, causal, pm,
         scale, rope ? 1 : 0, ropeBase, alibi ? 1 : 0, pq, pk, pv, pw, po));
-      if (out) return a.takeInto(fn, out, [['output', po, tq * D, `tq·dModel = ${tq * D}`]]);
+      if (out) return a.takeInto(fn, out, [['output', po, tq * D, 'tq·dModel']]);
       return { output: a.take(po, tq * D) };
     }
     this.#run(fn, c._attnlab_mha(px, tq, cross ? pc : 0, tk, D, H, pt, m.kind, m.window, causal, pm,
       scale, rope ? 1 : 0, ropeBase, alibi ? 1 : 0, pq, pk, pv, ps, pw, ph, po));
     if (out) {
-      const qD = `tq·dModel = ${tq * D}`, kD = `tk·dModel = ${tk * D}`, hT = `heads·tq·tk = ${hw}`;
+      const qD = 'tq·dModel', kD = 'tk·dModel', hT = 'heads·tq·tk';
       return a.takeInto(fn, out, [['q', pq, tq * D, qD], ['k', pk, tk * D, kD], ['v', pv, tk * D, kD],
         ['scores', ps, hw, hT], ['weights', pw, hw, hT], ['heads', ph, tq * D, qD], ['output', po, tq * D, qD]]);
     }

@@ -63,16 +63,19 @@ export function bool(fn, name, v, dflt = false) {
 
 // A matrix argument: a flat Float32Array (or number array / other typed array) of exactly `n`
 // values. `expr` says where n comes from ("tq·dk = 6").
-export function matrix(fn, name, v, n, expr, { negInf = false } = {}) {
-  if (v === undefined || v === null) fail(fn, `${name} is missing, expected a Float32Array of ${expr}`);
+// exprIn names the expected length, e.g. `tq·dk = 12`; a bare product such as 'dModel·dModel' gets its value
+// appended only when a message is built (issue 6: no string work on the hot path of a valid call).
+export function matrix(fn, name, v, n, exprIn, { negInf = false } = {}) {
+  const ex = () => (exprIn.includes('=') ? exprIn : `${exprIn} = ${n}`);
+  if (v === undefined || v === null) fail(fn, `${name} is missing, expected a Float32Array of ${ex()}`);
   // issue 7: BigInt arrays cannot be written into float memory (a TypeError deep inside otherwise).
   if (v instanceof BigInt64Array || v instanceof BigUint64Array)
-    fail(fn, `${name} is ${describe(v)}, expected a Float32Array of ${expr}`);
+    fail(fn, `${name} is ${describe(v)}, expected a Float32Array of ${ex()}`);
   if (Array.isArray(v) && v.length > 0 && (Array.isArray(v[0]) || ArrayBuffer.isView(v[0])))
-    fail(fn, `${name} is an array of rows, expected a flat row-major Float32Array of ${expr} (use rows.flat())`);
+    fail(fn, `${name} is an array of rows, expected a flat row-major Float32Array of ${ex()} (use rows.flat())`);
   if (!(v instanceof Float32Array) && !(ArrayBuffer.isView(v) && !(v instanceof DataView)) && !Array.isArray(v))
-    fail(fn, `${name} is ${describe(v)}, expected a Float32Array of ${expr}`);
-  if (v.length !== n) fail(fn, `${name} has ${v.length} values, expected ${expr}`);
+    fail(fn, `${name} is ${describe(v)}, expected a Float32Array of ${ex()}`);
+  if (v.length !== n) fail(fn, `${name} has ${v.length} values, expected ${ex()}`);
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++)
       if (typeof v[i] !== 'number') fail(fn, `${name}[${i}] is ${describe(v[i])}, expected a number`);

@@ -11,11 +11,12 @@ inline float hsum_f32x4(v128_t v) {
          (wasm_f32x4_extract_lane(v, 2) + wasm_f32x4_extract_lane(v, 3));
 }
 
+// Branch-free (shuffles + pmax): the scalar compare chain it replaces mispredicted on every softmax
+// row. Exact whatever the order; inputs are never NaN (pmax).
 inline float hmax_f32x4(v128_t v) {
-  const float a = wasm_f32x4_extract_lane(v, 0), b = wasm_f32x4_extract_lane(v, 1);
-  const float c = wasm_f32x4_extract_lane(v, 2), d = wasm_f32x4_extract_lane(v, 3);
-  const float ab = a > b ? a : b, cd = c > d ? c : d;
-  return ab > cd ? ab : cd;
+  v = wasm_f32x4_pmax(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
+  v = wasm_f32x4_pmax(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
+  return wasm_f32x4_extract_lane(v, 0);
 }
 
 // exp(x) for x ≤ 0 (softmax arguments after max subtraction): Cephes-style range reduction + degree-6
@@ -23,7 +24,9 @@ inline float hmax_f32x4(v128_t v) {
 inline v128_t exp_nonpositive_f32x4(v128_t x) {
   const v128_t lo = wasm_f32x4_splat(-87.33654f);
   const v128_t underflow = wasm_f32x4_lt(x, lo);
-  x = wasm_f32x4_max(x, lo);  // also maps −inf to lo, so no NaN below
+  // pmax(lo, x) = lo < x ? x : lo: also maps −inf to lo, so no NaN below. pmax, not max: one x86
+  // instruction (f32x4.max's NaN and −0 rules cost V8 six), and callers never pass NaN.
+  x = wasm_f32x4_pmax(lo, x);
   // n = round(x·log2 e) with the "magic bias" trick (as XNNPACK): adding 1.5·2^23 rounds to the
   // nearest integer (ties to even, like f32x4.nearest) and leaves n in the low mantissa bits, so no
   // f32x4.nearest and no i32x4.trunc_sat (several x86 instructions in V8) are needed.

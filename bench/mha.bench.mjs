@@ -125,6 +125,14 @@ async function time(fn) {
 const lab = await createAttnLab();
 const attnlabFull = (inp) => () => lab.multiHeadAttention({ x: inp.x, tq: inp.T, dModel: inp.D, heads: inp.H, wq: inp.wq, wk: inp.wk, wv: inp.wv, wo: inp.wo }).output;
 const attnlabFast = (inp) => () => lab.multiHeadAttention({ x: inp.x, tq: inp.T, dModel: inp.D, heads: inp.H, wq: inp.wq, wk: inp.wk, wv: inp.wv, wo: inp.wo, intermediates: false }).output;
+// A layer holding its weights in WebAssembly memory (as onnxruntime's session holds initializers),
+// results written into the previous call's arrays (`out`): only x goes in, nothing is allocated.
+const attnlabLayer = (inp) => {
+  const layer = lab.createMultiHeadAttention({ dModel: inp.D, heads: inp.H, wq: inp.wq, wk: inp.wk, wv: inp.wv, wo: inp.wo });
+  const args = { x: inp.x, tq: inp.T };
+  args.out = layer.forward(args);
+  return { fn: () => layer.forward(args).output, release: () => layer.dispose() };
+};
 // The interactive form: results written into the previous call's arrays (`out`), no allocation.
 const attnlabReuse = (inp) => {
   const args = { x: inp.x, tq: inp.T, dModel: inp.D, heads: inp.H, wq: inp.wq, wk: inp.wk, wv: inp.wv, wo: inp.wo };
@@ -242,16 +250,18 @@ for (const [T, D, H] of [...SHAPES, ...LONG]) {
   };
   if (long) record('attnlab output-only', await time(attnlabFast(inp)));
   else {
-    const o = await ortEngine(inp), of = await ortEngine(inp, true), t = tfEngine(inp);
+    const o = await ortEngine(inp), of = await ortEngine(inp, true), t = tfEngine(inp), layer = attnlabLayer(inp);
     const engines = [
       ['attnlab output-only', attnlabFast(inp)], ['attnlab all-intermediates', attnlabFull(inp)],
       ['attnlab all-intermediates, out reused', attnlabReuse(inp)],
+      ['attnlab all-intermediates, layer + out reused', layer.fn],
       ['onnxruntime-web', o.run], ['onnxruntime-web fused Attention', of.run], ['tfjs-backend-wasm', t.run]];
     const times = await timeInterleaved(engines.map(([, fn]) => ({ fn })));
     engines.forEach(([name], i) => record(name, times[i]));
     await o.release();
     await of.release();
     t.release();
+    layer.release();
     if (flops(T, D) < 3e9) record('naive JS', await time(naiveJs(inp)));
   }
   const nativeSimd = native('attnlab_bench_native', [T, D, H]);
@@ -301,7 +311,8 @@ all-intermediates). Errors: max |out − ref| / max |ref| over sampled rows, aga
 - attnlab output-only = \`multiHeadAttention({ …, intermediates: false })\` (streaming, online softmax);
   all-intermediates = the default call (q, k, v, scores, weights, heads, output copied out into new arrays);
   "out reused" = the same call with \`out:\` the previous result (copied into those arrays: no allocation —
-  what a widget does on every slider move).
+  what a widget does on every slider move); "layer + out reused" = \`lab.createMultiHeadAttention(weights)\` once,
+  then \`layer.forward({ x, tq, out })\`: weights checked and copied once, as onnxruntime holds its initializers.
   Both include argument checks and copying inputs into and results out of WebAssembly memory.
   onnxruntime-web's weights are graph initializers (only X is sent per run); tfjs runs per-head 2-D matMuls.
 

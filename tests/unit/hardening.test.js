@@ -4,7 +4,7 @@
 // heap, stack and results unchanged; and a seeded random-argument run never gets anything but a
 // finite result or an AttnLabError naming the function. Rules and edge behaviour: docs/hardening.md.
 import { beforeAll, describe, expect, test } from 'vitest';
-import { AttnLab, AttnLabError, createAttnLab } from 'attnlab';
+import { AttnLab, AttnLabError, MultiHeadAttentionLayer, createAttnLab } from 'attnlab';
 import { mulberry32 } from '../../web/widgets/shared/rng.js';
 import { MAX_PARAM_CHARS, readHashState, sanitize, writeHashState } from '../../web/widgets/shared/hash.js';
 
@@ -31,6 +31,10 @@ const ENTRY = {
   multiHeadAttention: {
     good: () => ({ x: ramp(12), tq: 3, dModel: D, heads: 2, ...attnWeights() }),
     sizes: ['tq', 'dModel', 'heads'], arrays: ['x', 'wq', 'wk', 'wv', 'wo'],
+  },
+  createMultiHeadAttention: {  // issue 6: weights checked and copied once (a layer)
+    good: () => ({ dModel: D, heads: 2, ...attnWeights() }),
+    sizes: ['dModel', 'heads'], arrays: ['wq', 'wk', 'wv', 'wo'],
   },
   positionalEncoding: {
     good: () => ({ kind: 'sinusoidal', length: 5, dModel: 4 }),
@@ -405,12 +409,11 @@ describe('after failures the module is intact', () => {
   });
 
   test('20,000 good interactive calls across the entry points keep memory flat', () => {
-    for (const fn of NAMES) lab[fn](ENTRY[fn].good());
+    // A layer (createMultiHeadAttention) owns its weights' memory until dispose(): disposed here.
+    const call = (fn) => { const r = lab[fn](ENTRY[fn].good()); if (r instanceof MultiHeadAttentionLayer) r.dispose(); };
+    for (const fn of NAMES) call(fn);
     const before = lab.info();
-    for (let i = 0; i < 20000; i++) {
-      const fn = NAMES[i % NAMES.length];
-      lab[fn](ENTRY[fn].good());
-    }
+    for (let i = 0; i < 20000; i++) call(NAMES[i % NAMES.length]);
     const after = lab.info();
     expect(after.heapInUse).toBe(before.heapInUse);
     expect(after.heapBytes).toBe(before.heapBytes);

@@ -95,3 +95,52 @@ describe('a non-finite input is named, though its check runs after the computati
       expect(lab.multiHeadAttention({ ...args(rand), intermediates }).output.every(Number.isFinite)).toBe(true);
     });
 });
+
+describe('createMultiHeadAttention: weights checked and copied once, then forward()', () => {
+  test('forward gives exactly multiHeadAttention\'s numbers, every option, both modes', () => {
+    const rand = seededRandom(71);
+    for (const opts of [{}, { cross: true, biases: true }, { biases: true }]) {
+      const a = args(rand, opts);
+      const { x, tq, context, tk, dModel, heads, ...w } = a;
+      const layer = lab.createMultiHeadAttention({ dModel, heads, ...w });
+      expect([layer.dModel, layer.heads]).toEqual([dModel, heads]);
+      for (const call of [{}, { mask: 'causal' }, { rope: true }, { scale: 0.3, intermediates: false }, { alibi: true }]) {
+        if (context && (call.alibi || call.mask)) continue;
+        const c = { x, tq, ...(context ? { context, tk } : {}), ...call };
+        const want = lab.multiHeadAttention({ ...a, ...c });
+        const got = layer.forward(c);
+        for (const k of Object.keys(want)) expect(Array.from(got[k]), `${JSON.stringify(call)} ${k}`).toEqual(Array.from(want[k]));
+      }
+      layer.dispose();
+    }
+  });
+
+  test('out: works with a layer; a failed forward leaves it usable', () => {
+    const a = args(seededRandom(72));
+    const { x, tq, dModel, heads, ...w } = a;
+    const layer = lab.createMultiHeadAttention({ dModel, heads, ...w });
+    const r = layer.forward({ x, tq });
+    expect(() => layer.forward({ x: x.subarray(1), tq })).toThrow(/^multiHeadAttention: x has 39 values, expected tq·dModel = 40$/);
+    expect(() => layer.forward({ x, tq, wq: w.wq })).toThrow(/^multiHeadAttention: unknown option 'wq'/);
+    const again = layer.forward({ x, tq, out: r });
+    for (const k of Object.keys(r)) expect(again[k], k).toBe(r[k]);
+    expect(Array.from(r.output)).toEqual(Array.from(lab.multiHeadAttention(a).output));
+    layer.dispose();
+  });
+
+  test('bad weights are refused at creation; dispose frees the memory; forward after dispose is an Error', () => {
+    const a = args(seededRandom(73), { biases: true });
+    const { x, tq, dModel, heads, ...w } = a;
+    const bo = Float32Array.from(w.bo); bo[5] = -Infinity;
+    expect(() => lab.createMultiHeadAttention({ dModel, heads, ...w, bo })).toThrow(/^createMultiHeadAttention: bo\[5\] is -Infinity, expected finite values$/);
+    expect(() => lab.createMultiHeadAttention({ dModel, heads: 3, ...w })).toThrow(/^createMultiHeadAttention: heads = 3 does not divide dModel = 8/);
+    expect(() => lab.createMultiHeadAttention({ dModel, heads, ...w, x })).toThrow(/^createMultiHeadAttention: unknown option 'x'/);
+    const before = lab.info().heapInUse;
+    const layers = Array.from({ length: 50 }, () => lab.createMultiHeadAttention({ dModel, heads, ...w }));
+    expect(lab.info().heapInUse).toBeGreaterThan(before);
+    for (const l of layers) l.dispose();
+    expect(lab.info().heapInUse).toBe(before);
+    layers[0].dispose();  // twice: a no-op
+    expect(() => layers[0].forward({ x, tq })).toThrow(/^multiHeadAttention: this layer was disposed/);
+  });
+});

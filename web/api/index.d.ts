@@ -196,6 +196,20 @@ export interface Tokenizer {
   token(id: number): string;
   /** encode(s) as the token strings, for display */ pieces(s: string): string[];
 }
+export interface MultiHeadWeights {
+  wq: Matrix; wk: Matrix; wv: Matrix; wo: Matrix;
+  bq?: Matrix; bk?: Matrix; bv?: Matrix; bo?: Matrix;
+}
+/** multiHeadAttention's per-call arguments, for a layer that holds the weights. */
+export type MultiHeadCallArgs = Omit<MultiHeadArgs, 'dModel' | 'heads' | keyof MultiHeadWeights>;
+export class MultiHeadAttentionLayer {
+  readonly dModel: number;
+  readonly heads: number;
+  forward(args: MultiHeadCallArgs & { intermediates: false }): { output: Float32Array };
+  forward(args: MultiHeadCallArgs): MultiHeadResult;
+  /** Frees the weights' memory (also done when the layer is garbage-collected); forward() then throws. */
+  dispose(): void;
+}
 export function createTokenizer(args: TokenizerArgs): Tokenizer;
 
 export class AttnLab {
@@ -204,6 +218,8 @@ export class AttnLab {
   weightedSum(args: { weights: Matrix; v: Matrix; tq: number; tk: number; dv: number }): Float32Array;
   multiHeadAttention(args: MultiHeadArgs & { intermediates: false }): { output: Float32Array };
   multiHeadAttention(args: MultiHeadArgs): MultiHeadResult;
+  /** A layer holding its weights in WebAssembly memory (checked and copied once); free with dispose(). */
+  createMultiHeadAttention(args: MultiHeadWeights & { dModel: number; heads: number }): MultiHeadAttentionLayer;
   /** [length·dModel] */
   positionalEncoding(args: PositionalEncodingArgs): Float32Array;
   /** RoPE-rotated copy of x [t·dim] for positions offset … offset+t−1. */

@@ -216,74 +216,41 @@ export class AttnLab {
   multiHeadAttention(args) {
     const fn = 'multiHeadAttention';
     requireObject(fn, args);
-    noUnknownKeys(fn, args, ['x', 'tq', 'dModel', 'heads', 'wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo', 'mask', 'context', 'tk', 'scale', 'rope', 'alibi', 'intermediates', 'out']);
-    const tq = int(fn, 'tq', args.tq), D = int(fn, 'dModel', args.dModel), H = int(fn, 'heads', args.heads);
+    noUnknownKeys(fn, args, ['dModel', 'heads', ...MHA_WEIGHTS, ...MHA_CALL]);
+    const D = int(fn, 'dModel', args.dModel), H = int(fn, 'heads', args.heads);
     if (D % H !== 0) fail(fn, `heads = ${H} does not divide dModel = ${D}, expected dModel to be a multiple of heads`);
-    const cross = args.context !== undefined && args.context !== null;
-    let tk = tq;
-    if (cross) tk = int(fn, 'tk', args.tk);
-    else if (args.tk !== undefined && args.tk !== tq)
-      fail(fn, `tk is ${describe(args.tk)} without a context, expected a context [tk·dModel] for cross-attention (or no tk)`);
-    const x = matrix(fn, 'x', args.x, tq * D, 'tq·dModel');
-    const context = cross ? matrix(fn, 'context', args.context, tk * D, 'tk·dModel') : null;
-    const DD = 'dModel·dModel', Dn = 'dModel';  // values appended by matrix() only in a message
-    const w = {
-      wq: matrix(fn, 'wq', args.wq, D * D, DD), wk: matrix(fn, 'wk', args.wk, D * D, DD),
-      wv: matrix(fn, 'wv', args.wv, D * D, DD), wo: matrix(fn, 'wo', args.wo, D * D, DD),
-      bq: optionalMatrix(fn, 'bq', args.bq, D, Dn), bk: optionalMatrix(fn, 'bk', args.bk, D, Dn),
-      bv: optionalMatrix(fn, 'bv', args.bv, D, Dn), bo: optionalMatrix(fn, 'bo', args.bo, D, Dn),
-    };
-    const m = parseMask(fn, args.mask, tq, tk);
-    const scale = num(fn, 'scale', args.scale, { dflt: 0, positive: args.scale !== undefined });
-    let rope = false, ropeBase = 10000;
-    if (args.rope !== undefined && args.rope !== false) {
-      rope = true;
-      // issue 7: { base } only (a typo like { bse } must not silently mean the default base).
-      if (typeof args.rope === 'object' && args.rope !== null && !Array.isArray(args.rope)) {
-        for (const k of Object.keys(args.rope))
-          if (k !== 'base') fail(fn, `rope has unknown key '${k}', expected true or { base }`);
-        ropeBase = num(fn, 'rope.base', args.rope.base, { dflt: 10000, positive: true });
-      } else if (args.rope !== true) fail(fn, `rope is ${describe(args.rope)}, expected true or { base }`);
-      if ((D / H) % 2 !== 0) fail(fn, `rope needs an even head width dModel/heads, got ${D / H}`);
-    }
-    const alibi = bool(fn, 'alibi', args.alibi, false);
-    if (alibi && cross) fail(fn, 'alibi is defined for self-attention, expected no context with alibi');
-    // issue 6: intermediates: false is the throughput mode (streaming, O((tq + tk)·dModel) memory).
-    const intermediates = bool(fn, 'intermediates', args.intermediates, true);
-    // issue 6: out = arrays to write the results into (e.g. the previous result): no allocation, the
-    // way to recompute on every slider move. Checked before any work.
-    const out = args.out ?? null;
-    if (out !== null && (typeof out !== 'object' || Array.isArray(out) || ArrayBuffer.isView(out)))
-      fail(fn, `out is ${describe(out)}, expected an object of Float32Arrays such as a previous result`);
-    const hw = intermediates ? H * tq * tk : 0;
-    const work = intermediates ? 0 : this.core._attnlab_mha_streaming_workspace(D, H);
-    // Inputs, a table of the 8 weight addresses, then the outputs (all-intermediates) or the scratch.
-    const [px, pc, pwq, pwk, pwv, pwo, pbq, pbk, pbv, pbo, pm, pt, pq, pk, pv, ps, pw, ph, po] = this.arena.layout(fn, [
-      tq * D, cross ? tk * D : 0, D * D, D * D, D * D, D * D, w.bq ? D : 0, w.bk ? D : 0, w.bv ? D : 0, w.bo ? D : 0,
-      m.values ? tq * tk : 0, 8, tq * D, tk * D, tk * D, hw, intermediates ? hw : work, intermediates ? tq * D : 0, tq * D]);
-    const a = this.arena;
-    a.put(px, x); a.put(pc, context);
-    a.put(pwq, w.wq); a.put(pwk, w.wk); a.put(pwv, w.wv); a.put(pwo, w.wo);
-    a.put(pbq, w.bq); a.put(pbk, w.bk); a.put(pbv, w.bv); a.put(pbo, w.bo);
-    a.put(pm, m.values);
-    a.putU32(pt, [pwq, pwk, pwv, pwo, w.bq ? pbq : 0, w.bk ? pbk : 0, w.bv ? pbv : 0, w.bo ? pbo : 0]);
-    // Plain C exports, not Embind: one direct WASM call (see core/bindings/embind.cc, issue 6).
-    const c = this.core, causal = m.causal ? 1 : 0;
-    if (!intermediates) {
-      this.#run(fn, c._attnlab_mha_streaming(px, tq, cross ? pc : 0, tk, D, H, pt, m.kind, m.window, causal, pm,
-        scale, rope ? 1 : 0, ropeBase, alibi ? 1 : 0, pq, pk, pv, pw, po));
-      if (out) return a.takeInto(fn, out, [['output', po, tq * D, 'tq·dModel']]);
-      return { output: a.take(po, tq * D) };
-    }
-    this.#run(fn, c._attnlab_mha(px, tq, cross ? pc : 0, tk, D, H, pt, m.kind, m.window, causal, pm,
-      scale, rope ? 1 : 0, ropeBase, alibi ? 1 : 0, pq, pk, pv, ps, pw, ph, po));
-    if (out) {
-      const qD = 'tq·dModel', kD = 'tk·dModel', hT = 'heads·tq·tk';
-      return a.takeInto(fn, out, [['q', pq, tq * D, qD], ['k', pk, tk * D, kD], ['v', pv, tk * D, kD],
-        ['scores', ps, hw, hT], ['weights', pw, hw, hT], ['heads', ph, tq * D, qD], ['output', po, tq * D, qD]]);
-    }
-    const [q, k, v, scores, weights, heads, output] = a.takeMany([[pq, tq * D], [pk, tk * D], [pv, tk * D], [ps, hw], [pw, hw], [ph, tq * D], [po, tq * D]]);
-    return { q, k, v, scores, weights, heads, output };
+    return mha(this, fn, args, D, H, mhaWeights(fn, args, D), 0);
+  }
+
+  /**
+   * issue 6: a multi-head attention layer that keeps its weights in WebAssembly memory, checked and
+   * copied once (as onnxruntime keeps a model's initializers): then `layer.forward({ x, tq, … })` sends
+   * only x (and context/mask). The same numbers and options as multiHeadAttention; free with
+   * `layer.dispose()` (also freed when the layer is garbage-collected).
+   */
+  createMultiHeadAttention(args) {
+    const fn = 'createMultiHeadAttention';
+    requireObject(fn, args);
+    noUnknownKeys(fn, args, ['dModel', 'heads', ...MHA_WEIGHTS]);
+    const D = int(fn, 'dModel', args.dModel), H = int(fn, 'heads', args.heads);
+    if (D % H !== 0) fail(fn, `heads = ${H} does not divide dModel = ${D}, expected dModel to be a multiple of heads`);
+    const w = mhaWeights(fn, args, D);
+    for (const name of MHA_WEIGHTS) if (w[name]) finite(fn, name, w[name]);
+    // One block: the 8-entry address table, then wq, wk, wv, wo and the biases present.
+    const sizes = MHA_WEIGHTS.map((name) => (w[name] ? w[name].length : 0));
+    const total = 32 + sizes.reduce((t, n) => t + Math.ceil(n / 4) * 16, 0);
+    if (total > MAX_CALL_BYTES) fail(fn, `dModel = ${D} needs ${(total / 2 ** 20).toFixed(0)} MiB of weights, expected at most ${MAX_CALL_BYTES / 2 ** 20} MiB`);
+    const ptr = this.core._malloc(total);
+    if (!ptr) fail(fn, `could not get ${(total / 2 ** 20).toFixed(0)} MiB of WebAssembly memory for the weights`);
+    const addrs = [];
+    let at = ptr + 32;
+    MHA_WEIGHTS.forEach((name, i) => {
+      addrs.push(w[name] ? at : 0);
+      if (w[name]) this.core.HEAPF32.set(w[name], at >> 2);
+      at += Math.ceil(sizes[i] / 4) * 16;
+    });
+    this.arena.putU32(ptr, addrs);
+    return new MultiHeadAttentionLayer(this, D, H, ptr);
   }
 
   /**
@@ -552,6 +519,134 @@ export class AttnLab {
   /** Frees the reusable heap block; the object stays usable (the next call allocates again). */
   dispose() {
     this.arena.free();
+  }
+}
+
+// The multi-head call behind both APIs: `w` holds the checked weights to copy in (table = 0), or
+// `table` is the address of a layer's weight table already in WebAssembly memory.
+function mha(lab, fn, args, D, H, w, table) {
+  const tq = int(fn, 'tq', args.tq);
+  const cross = args.context !== undefined && args.context !== null;
+  let tk = tq;
+  if (cross) tk = int(fn, 'tk', args.tk);
+  else if (args.tk !== undefined && args.tk !== tq)
+    fail(fn, `tk is ${describe(args.tk)} without a context, expected a context [tk·dModel] for cross-attention (or no tk)`);
+  const x = matrix(fn, 'x', args.x, tq * D, 'tq·dModel');
+  const context = cross ? matrix(fn, 'context', args.context, tk * D, 'tk·dModel') : null;
+  const m = parseMask(fn, args.mask, tq, tk);
+  const scale = num(fn, 'scale', args.scale, { dflt: 0, positive: args.scale !== undefined });
+  let rope = false, ropeBase = 10000;
+  if (args.rope !== undefined && args.rope !== false) {
+    rope = true;
+    // issue 7: { base } only (a typo like { bse } must not silently mean the default base).
+    if (typeof args.rope === 'object' && args.rope !== null && !Array.isArray(args.rope)) {
+      for (const k of Object.keys(args.rope))
+        if (k !== 'base') fail(fn, `rope has unknown key '${k}', expected true or { base }`);
+      ropeBase = num(fn, 'rope.base', args.rope.base, { dflt: 10000, positive: true });
+    } else if (args.rope !== true) fail(fn, `rope is ${describe(args.rope)}, expected true or { base }`);
+    if ((D / H) % 2 !== 0) fail(fn, `rope needs an even head width dModel/heads, got ${D / H}`);
+  }
+  const alibi = bool(fn, 'alibi', args.alibi, false);
+  if (alibi && cross) fail(fn, 'alibi is defined for self-attention, expected no context with alibi');
+  // issue 6: intermediates: false is the throughput mode (streaming, O((tq + tk)·dModel) memory).
+  const intermediates = bool(fn, 'intermediates', args.intermediates, true);
+  // issue 6: out = arrays to write the results into (e.g. the previous result): no allocation, the
+  // way to recompute on every slider move. Checked before any work.
+  const out = args.out ?? null;
+  if (out !== null && (typeof out !== 'object' || Array.isArray(out) || ArrayBuffer.isView(out)))
+    fail(fn, `out is ${describe(out)}, expected an object of Float32Arrays such as a previous result`);
+  const hw = intermediates ? H * tq * tk : 0;
+  const work = intermediates ? 0 : lab.core._attnlab_mha_streaming_workspace(D, H);
+  // Inputs, a table of the 8 weight addresses (unless a layer holds them), then the outputs
+  // (all-intermediates) or the scratch.
+  const own = table === 0, n = (name, k) => (own && w[name] ? k : 0);
+  const [px, pc, pwq, pwk, pwv, pwo, pbq, pbk, pbv, pbo, pm, pt, pq, pk, pv, ps, pw, ph, po] = lab.arena.layout(fn, [
+    tq * D, cross ? tk * D : 0, n('wq', D * D), n('wk', D * D), n('wv', D * D), n('wo', D * D), n('bq', D), n('bk', D), n('bv', D), n('bo', D),
+    m.values ? tq * tk : 0, own ? 8 : 0, tq * D, tk * D, tk * D, hw, intermediates ? hw : work, intermediates ? tq * D : 0, tq * D]);
+  const a = lab.arena;
+  a.put(px, x); a.put(pc, context);
+  a.put(pm, m.values);
+  let wtab = table;
+  if (own) {
+    a.put(pwq, w.wq); a.put(pwk, w.wk); a.put(pwv, w.wv); a.put(pwo, w.wo);
+    a.put(pbq, w.bq); a.put(pbk, w.bk); a.put(pbv, w.bv); a.put(pbo, w.bo);
+    a.putU32(pt, [pwq, pwk, pwv, pwo, w.bq ? pbq : 0, w.bk ? pbk : 0, w.bv ? pbv : 0, w.bo ? pbo : 0]);
+    wtab = pt;
+  }
+  // Plain C exports, not Embind: one direct WASM call (see core/bindings/embind.cc, issue 6).
+  const c = lab.core, causal = m.causal ? 1 : 0;
+  if (!intermediates) {
+    run(lab, c._attnlab_mha_streaming(px, tq, cross ? pc : 0, tk, D, H, wtab, m.kind, m.window, causal, pm,
+      scale, rope ? 1 : 0, ropeBase, alibi ? 1 : 0, pq, pk, pv, pw, po));
+    if (out) return a.takeInto(fn, out, [['output', po, tq * D, 'tq·dModel']]);
+    return { output: a.take(po, tq * D) };
+  }
+  run(lab, c._attnlab_mha(px, tq, cross ? pc : 0, tk, D, H, wtab, m.kind, m.window, causal, pm,
+    scale, rope ? 1 : 0, ropeBase, alibi ? 1 : 0, pq, pk, pv, ps, pw, ph, po));
+  if (out) {
+    const qD = 'tq·dModel', kD = 'tk·dModel', hT = 'heads·tq·tk';
+    return a.takeInto(fn, out, [['q', pq, tq * D, qD], ['k', pk, tk * D, kD], ['v', pv, tk * D, kD],
+      ['scores', ps, hw, hT], ['weights', pw, hw, hT], ['heads', ph, tq * D, qD], ['output', po, tq * D, qD]]);
+  }
+  const [q, k, v, scores, weights, heads, output] = a.takeMany([[pq, tq * D], [pk, tk * D], [pv, tk * D], [ps, hw], [pw, hw], [ph, tq * D], [po, tq * D]]);
+  return { q, k, v, scores, weights, heads, output };
+}
+
+// A core call's status: non-zero becomes an Error with the core's message.
+function run(lab, status) {
+  if (status !== 0) throw new AttnLabError(lab.core.lastError());
+}
+
+// ---- issue 6: multi-head weights, shared by multiHeadAttention and createMultiHeadAttention ----
+const MHA_WEIGHTS = ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo'];  // the order of the core's address table
+const MHA_CALL = ['x', 'tq', 'mask', 'context', 'tk', 'scale', 'rope', 'alibi', 'intermediates', 'out'];
+
+function mhaWeights(fn, args, D) {
+  const DD = 'dModel·dModel', Dn = 'dModel';  // values appended by matrix() only in a message
+  return {
+    wq: matrix(fn, 'wq', args.wq, D * D, DD), wk: matrix(fn, 'wk', args.wk, D * D, DD),
+    wv: matrix(fn, 'wv', args.wv, D * D, DD), wo: matrix(fn, 'wo', args.wo, D * D, DD),
+    bq: optionalMatrix(fn, 'bq', args.bq, D, Dn), bk: optionalMatrix(fn, 'bk', args.bk, D, Dn),
+    bv: optionalMatrix(fn, 'bv', args.bv, D, Dn), bo: optionalMatrix(fn, 'bo', args.bo, D, Dn),
+  };
+}
+
+// Finiteness checked in JS, once, for weights that stay in WebAssembly memory (a layer's). Values are
+// read as float32, as the core will hold them (a float64 1e39 becomes Infinity).
+function finite(fn, name, v) {
+  const f = v instanceof Float32Array ? v : Float32Array.from(v);
+  for (let i = 0; i < f.length; i++)
+    if (!Number.isFinite(f[i])) fail(fn, `${name}[${i}] is ${Number.isNaN(f[i]) ? 'NaN' : f[i]}, expected finite values`);
+}
+
+const layerMemory = new FinalizationRegistry(({ core, ptr }) => core._free(ptr));
+
+/** A multi-head attention layer whose weights live in WebAssembly memory (lab.createMultiHeadAttention). */
+export class MultiHeadAttentionLayer {
+  #lab; #ptr;
+  constructor(lab, dModel, heads, ptr) {
+    this.#lab = lab;
+    this.#ptr = ptr;
+    this.dModel = dModel;
+    this.heads = heads;
+    layerMemory.register(this, { core: lab.core, ptr }, this);
+  }
+
+  /** multiHeadAttention with this layer's weights: { x, tq, mask?, context?, tk?, scale?, rope?, alibi?, intermediates?, out? }. */
+  forward(args) {
+    const fn = 'multiHeadAttention';
+    if (!this.#ptr) fail(fn, 'this layer was disposed, expected a layer from createMultiHeadAttention that is still alive');
+    requireObject(fn, args);
+    noUnknownKeys(fn, args, MHA_CALL);
+    return mha(this.#lab, fn, args, this.dModel, this.heads, null, this.#ptr);
+  }
+
+  /** Frees the weights' WebAssembly memory; forward() then throws. Safe to call twice. */
+  dispose() {
+    if (!this.#ptr) return;
+    layerMemory.unregister(this);
+    this.#lab.core._free(this.#ptr);
+    this.#ptr = 0;
   }
 }
 

@@ -47,7 +47,7 @@ void BM_MultiHeadStreaming(benchmark::State& st) {
   auto x = randn(T * D, 1), wq = randn(D * D, 2, ws), wk = randn(D * D, 3, ws), wv = randn(D * D, 4, ws),
        wo = randn(D * D, 5, ws);
   std::vector<float> q(T * D), k(T * D), v(T * D), out(T * D);
-  std::vector<float> work(attnlab::multihead_streaming_workspace_floats(D, H));
+  std::vector<float> work(attnlab::multihead_streaming_workspace_floats(T, D, H));
   attnlab::MultiHeadArgs a{x.data(), T, nullptr, T, D, H, {wq.data(), wk.data(), wv.data(), wo.data()},
                            attnlab::Mask::None()};
   attnlab::MultiHeadStreamingOut o{q.data(), k.data(), v.data(), work.data(), out.data()};

@@ -244,8 +244,9 @@ EMSCRIPTEN_KEEPALIVE int attnlab_mha_streaming(uintptr_t x, int tq, uintptr_t co
   return report(attnlab::multihead_attention_forward_streaming(a, o));
 }
 
-EMSCRIPTEN_KEEPALIVE int attnlab_mha_streaming_workspace(int d_model, int heads) {
-  return static_cast<int>(attnlab::multihead_streaming_workspace_floats(d_model, heads));
+EMSCRIPTEN_KEEPALIVE double attnlab_mha_streaming_workspace(int tk, int d_model, int heads) {
+  // double: a count too large for memory must reach JS intact (it then refuses the call).
+  return static_cast<double>(attnlab::multihead_streaming_workspace_floats(tk, d_model, heads));
 }
 
 }  // extern "C"

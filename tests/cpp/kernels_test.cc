@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -252,4 +253,39 @@ TEST(Kernels, FirstNonFiniteSimdMatchesScalar) {
   std::vector<float> edge = {1e-45f, -1e-45f, 3.4028235e38f, -3.4028235e38f, -0.0f, 0.0f, 1e-38f, 5.0f,
                              1e-45f, -1e-45f, 3.4028235e38f, -3.4028235e38f, -0.0f, 0.0f, 1e-38f, 5.0f, 1.0f};
   EXPECT_EQ(k::first_non_finite_f32_wasmsimd(edge.data(), edge.size(), false), edge.size());
+}
+
+// issue 6: B packed once (the streaming attention's K and V) and the GEMM over packed strips, against
+// the scalar twins and against the unpacked GEMMs, at sizes that leave partial strips and k blocks.
+TEST(Kernels, PackedBAndPrepackedGemmMatch) {
+  for (const auto [m, n, k] : {std::array<size_t, 3>{1, 1, 1}, {5, 13, 7}, {48, 128, 64}, {7, 9, 300}, {4, 8, 257}}) {
+    const auto a = random_vec(m * k, 1 + m), bnk = random_vec(n * k, 2 + n), bkn = random_vec(k * n, 3 + k);
+    const size_t np = k::packed_b_floats(k, n);
+    std::vector<float> p1(np, kGuard), p2(np, kGuard), p3(np, kGuard), p4(np, kGuard);
+    k::pack_b_nt_f32_scalar(n, k, bnk.data(), k, p1.data());
+    k::pack_b_nt_f32_wasmsimd(n, k, bnk.data(), k, p2.data());
+    k::pack_b_nn_f32_scalar(k, n, bkn.data(), n, p3.data());
+    k::pack_b_nn_f32_wasmsimd(k, n, bkn.data(), n, p4.data());
+    ASSERT_EQ(p1, p2) << m << "x" << n << "x" << k;
+    ASSERT_EQ(p3, p4);
+    // C = A·Bᵀ from the packed K equals gemm_nt; C += A·B from the packed V equals gemm_nn_acc.
+    std::vector<float> want(m * n), got(m * n), got_s(m * n);
+    k::gemm_nt_f32_scalar(m, n, k, a.data(), k, bnk.data(), k, want.data(), n);
+    k::gemm_prepacked_f32_wasmsimd(m, n, k, a.data(), k, p2.data(), 8 * k, false, got.data(), n);
+    k::gemm_prepacked_f32_scalar(m, n, k, a.data(), k, p1.data(), 8 * k, false, got_s.data(), n);
+    expect_close(got.data(), want.data(), m * n, 1e-5f);
+    expect_close(got_s.data(), want.data(), m * n, 1e-5f);
+    std::vector<float> acc = random_vec(m * n, 9), want2 = acc, got2 = acc;
+    k::gemm_nn_acc_f32_scalar(m, n, k, a.data(), k, bkn.data(), n, want2.data(), n);
+    k::gemm_prepacked_f32_wasmsimd(m, n, k, a.data(), k, p4.data(), 8 * k, true, got2.data(), n);
+    expect_close(got2.data(), want2.data(), m * n, 1e-5f);
+    // A row block [r0, r0 + kb) of the packed B (what the streaming op reads for a key block).
+    if (k > 8) {
+      const size_t r0 = 8, kb = k - 8;
+      std::vector<float> want3(m * n), got3(m * n);
+      k::gemm_nn_f32_scalar(m, n, kb, a.data(), k, bkn.data() + r0 * n, n, nullptr, want3.data(), n);
+      k::gemm_prepacked_f32_wasmsimd(m, n, kb, a.data(), k, p4.data() + 8 * r0, 8 * k, false, got3.data(), n);
+      expect_close(got3.data(), want3.data(), m * n, 1e-5f);
+    }
+  }
 }

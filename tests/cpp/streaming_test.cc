@@ -50,7 +50,7 @@ void expect_streaming_matches(const Case& c, unsigned seed) {
   ASSERT_TRUE(attnlab::multihead_attention_forward(a, full).ok);
 
   std::vector<float> q2(tq * D), k2(tk * D), v2(tk * D), out2(tq * D);
-  std::vector<float> work(attnlab::multihead_streaming_workspace_floats(D, c.H));
+  std::vector<float> work(attnlab::multihead_streaming_workspace_floats(tk, D, c.H));
   attnlab::MultiHeadStreamingOut so{q2.data(), k2.data(), v2.data(), work.data(), out2.data()};
   auto st = attnlab::multihead_attention_forward_streaming(a, so);
   ASSERT_TRUE(st.ok) << st.message;
@@ -83,7 +83,7 @@ TEST(Streaming, MatchesAllIntermediates) {
 
 TEST(Streaming, RejectsBadArgumentsLikeTheFullOp) {
   std::vector<float> x(6, 1.0f), w(9, 0.1f), q(6), k(6), v(6), out(6);
-  std::vector<float> work(attnlab::multihead_streaming_workspace_floats(3, 2));
+  std::vector<float> work(attnlab::multihead_streaming_workspace_floats(2, 3, 2));
   attnlab::MultiHeadArgs a{x.data(), 2, nullptr, 2, 3, 2, {w.data(), w.data(), w.data(), w.data()},
                            attnlab::Mask::None()};
   attnlab::MultiHeadStreamingOut o{q.data(), k.data(), v.data(), work.data(), out.data()};

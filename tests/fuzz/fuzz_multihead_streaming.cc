@@ -32,7 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                            mask, scale, rope, rope_base, alibi};
 
   auto sq = fuzz::out_buffer(t_q * D), sk = fuzz::out_buffer(t_k * D), sv = fuzz::out_buffer(t_k * D);
-  auto work = fuzz::out_buffer(attnlab::multihead_streaming_workspace_floats(D, H));
+  auto work = fuzz::out_buffer(attnlab::multihead_streaming_workspace_floats(t_k, D, H));
   auto sout = fuzz::out_buffer(t_q * D);
   const attnlab::Status s =
       attnlab::multihead_attention_forward_streaming(a, {sq.data(), sk.data(), sv.data(), work.data(), sout.data()});

@@ -556,7 +556,7 @@ function mha(lab, fn, args, D, H, w, table) {
   if (out !== null && (typeof out !== 'object' || Array.isArray(out) || ArrayBuffer.isView(out)))
     fail(fn, `out is ${describe(out)}, expected an object of Float32Arrays such as a previous result`);
   const hw = intermediates ? H * tq * tk : 0;
-  const work = intermediates ? 0 : lab.core._attnlab_mha_streaming_workspace(D, H);
+  const work = intermediates ? 0 : lab.core._attnlab_mha_streaming_workspace(tk, D, H);
   // Inputs, a table of the 8 weight addresses (unless a layer holds them), then the outputs
   // (all-intermediates) or the scratch.
   const own = table === 0, n = (name, k) => (own && w[name] ? k : 0);

@@ -88,13 +88,14 @@ Status multihead_attention_forward(const MultiHeadArgs& a, const MultiHeadOut& o
 // blocks with an online softmax (running max m and sum l per query, flash-attention style), so
 // memory is O((t_q + t_k)·D) and T = 8192 runs. Causal and window masks skip key blocks they remove.
 //   q: [t_q, D] scratch (Q, then overwritten by the concatenated heads), k, v: [t_k, D] scratch,
-//   workspace: multihead_streaming_workspace_floats(D, H) floats, out: [t_q, D].
+//   workspace: multihead_streaming_workspace_floats(t_k, D, H) floats (each head's K and V packed once,
+//   plus query/key block tiles; SIZE_MAX when that count overflows size_t), out: [t_q, D].
 struct MultiHeadStreamingOut {
   float *q, *k, *v;
   float* workspace;
   float* out;
 };
-size_t multihead_streaming_workspace_floats(size_t d_model, size_t heads);
+size_t multihead_streaming_workspace_floats(size_t t_k, size_t d_model, size_t heads);
 Status multihead_attention_forward_streaming(const MultiHeadArgs& a, const MultiHeadStreamingOut& o);
 // ==== end of issue 6 section
 

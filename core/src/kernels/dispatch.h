@@ -27,6 +27,17 @@ inline void gemm_nt_f32(size_t m, size_t n, size_t k, const float* a, size_t lda
                         size_t ldb, float* c, size_t ldc) {
   ATTNLAB_KERNEL(gemm_nt_f32)(m, n, k, a, lda, b, ldb, c, ldc);
 }
+inline void pack_b_nt_f32(size_t n, size_t k, const float* b, size_t ldb, float* bp) {
+  ATTNLAB_KERNEL(pack_b_nt_f32)(n, k, b, ldb, bp);
+}
+inline void pack_b_nn_f32(size_t k, size_t n, const float* b, size_t ldb, float* bp) {
+  ATTNLAB_KERNEL(pack_b_nn_f32)(k, n, b, ldb, bp);
+}
+inline void gemm_prepacked_f32(size_t m, size_t n, size_t k, const float* a, size_t lda,
+                               const float* bp, size_t strip_stride, bool accumulate, float* c,
+                               size_t ldc) {
+  ATTNLAB_KERNEL(gemm_prepacked_f32)(m, n, k, a, lda, bp, strip_stride, accumulate, c, ldc);
+}
 inline void softmax_rows_f32(size_t rows, size_t cols, const float* x, size_t ldx, float* y,
                              size_t ldy) {
   ATTNLAB_KERNEL(softmax_rows_f32)(rows, cols, x, ldx, y, ldy);

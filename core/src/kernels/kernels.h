@@ -31,6 +31,26 @@ void gemm_nt_f32_scalar(size_t m, size_t n, size_t k, const float* a, size_t lda
 void gemm_nt_f32_wasmsimd(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b,
                           size_t ldb, float* c, size_t ldc);
 
+// issue 6: B packed once, used by many GEMMs (the streaming attention packs each head's K and V once
+// instead of once per query block). Layout: strips of 8 columns of op(B), strip s = [k, 8] row-major
+// at bp + s·8·k, the last strip zero-padded; packed_b_floats(k, n) floats.
+//   pack_b_nt: op(B) = Bᵀ with B stored [n, k] (K: [t_k, d_k]);  pack_b_nn: op(B) = B [k, n] (V).
+inline size_t packed_b_floats(size_t k, size_t n) { return (n + 7) / 8 * 8 * k; }
+void pack_b_nt_f32_scalar(size_t n, size_t k, const float* b, size_t ldb, float* bp);
+void pack_b_nt_f32_wasmsimd(size_t n, size_t k, const float* b, size_t ldb, float* bp);
+void pack_b_nn_f32_scalar(size_t k, size_t n, const float* b, size_t ldb, float* bp);
+void pack_b_nn_f32_wasmsimd(size_t k, size_t n, const float* b, size_t ldb, float* bp);
+
+// C[m, n] (=, or += when accumulate) A[m, k]·op(B), op(B) read from packed strips: strip s of the
+// k rows used starts at bp + s·strip_stride (a column block of a packed K: bp at strip j0/8,
+// strip_stride 8·d_k; a row block of a packed V: bp = packed V + 8·j0, strip_stride 8·t_k).
+void gemm_prepacked_f32_scalar(size_t m, size_t n, size_t k, const float* a, size_t lda,
+                               const float* bp, size_t strip_stride, bool accumulate, float* c,
+                               size_t ldc);
+void gemm_prepacked_f32_wasmsimd(size_t m, size_t n, size_t k, const float* a, size_t lda,
+                                 const float* bp, size_t strip_stride, bool accumulate, float* c,
+                                 size_t ldc);
+
 // Row-wise softmax, y[i, :] = exp(x[i, :] − max_i) / Σ exp(x[i, :] − max_i). In place when x == y.
 // −Infinity entries give exactly 0; a row whose entries are all −Infinity gives all zeros (not NaN).
 void softmax_rows_f32_scalar(size_t rows, size_t cols, const float* x, size_t ldx, float* y,

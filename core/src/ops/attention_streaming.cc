@@ -1,11 +1,14 @@
 // Streaming multi-head attention (the throughput mode): softmax(scale·Q_h·K_hᵀ + M)·V_h per head
 // without ever holding the [t_q, t_k] weights. For a block of Br queries, keys and values stream past
 // in blocks of Bc:
-//   S = Q_blk·K_blkᵀ                    [Br, Bc]   (gemm_nt: packing transposes K, no re-layout)
+//   S = Q_blk·K_blkᵀ                    [Br, Bc]
 //   S = scale·S + M; online softmax     running max m and sum l per query; O rescaled by exp(m − m')
-//   O += S·V_blk                        [Br, d_k]  (gemm_nn_acc straight from V's column slice)
-// and at the end head_h = O / l. Memory: O((t_q + t_k)·D) plus a fixed workspace.
+//   O += S·V_blk                        [Br, d_k]
+// and at the end head_h = O / l. Each head's K and V are packed once for the GEMM micro-kernel
+// (kernels.h, issue 6): packing them per query block instead cost ~10 % at T = 2048.
+// Memory: O((t_q + t_k)·D) plus a workspace of O(Br·Bc + t_k·d_k).
 #include <algorithm>
+#include <cstdint>
 #include <cmath>
 #include <limits>
 
@@ -31,15 +34,19 @@ void visible_keys(const Mask& mask, size_t i0, size_t i1, size_t tk, size_t* lo,
     *hi = std::min(tk, i1);
   } else if (mask.kind == Mask::Kind::window) {
     const size_t w = static_cast<size_t>(mask.window);
-    *lo = i0 > w ? i0 - w : 0;
+    *lo = i0 > w ? (i0 - w) / 8 * 8 : 0;  // from a packed strip's first key (the mask hides the extra)
     *hi = std::min(tk, mask.causal ? i1 : i1 + w);
   }
 }
 
 // One head: out[t_q, d_k] (row stride ldo) = softmax(scale·q·kᵀ + mask − slope·|i − j|)·v.
-// q: [t_q, d_k] (ldq), k, v: [t_k, d_k] (ldk, ldv). ws: kBr·(kBc + d_k + 2) floats.
+// q: [t_q, d_k] (ldq), k, v: [t_k, d_k] (ldk, ldv). ws: head_workspace_floats(t_k, d_k) floats.
 // Returns false when a score is NaN (issue 7: float32 overflow in q·k, +∞ and −∞ terms); the online
 // softmax assumes NaN-free scores.
+size_t head_workspace_floats(size_t tk, size_t dk) {
+  return kBr * (kBc + dk + 2) + kernels::packed_b_floats(dk, tk) + kernels::packed_b_floats(tk, dk);
+}
+
 bool attention_head_streaming(const float* q, size_t ldq, const float* k, size_t ldk,
                               const float* v, size_t ldv, size_t tq, size_t tk, size_t dk,
                               float scale, const Mask& mask, float alibi_slope, float* ws,
@@ -48,6 +55,14 @@ bool attention_head_streaming(const float* q, size_t ldq, const float* k, size_t
   float* o = s + kBr * kBc;     // [Br, d_k] unnormalised output
   float* m = o + kBr * dk;      // [Br] running max
   float* l = m + kBr;           // [Br] running sum
+  float* kp = l + kBr;          // K packed as op(B) = Kᵀ: strips of 8 keys, each [d_k, 8]
+  float* vp = kp + kernels::packed_b_floats(dk, tk);  // V packed: strips of 8 columns, each [t_k, 8]
+  // One query block (short sequences) reads K and V in place: packing them would not be repaid.
+  const bool prepack = tq > kBr;
+  if (prepack) {
+    kernels::pack_b_nt_f32(tk, dk, k, ldk, kp);
+    kernels::pack_b_nn_f32(tk, dk, v, ldv, vp);
+  }
   const bool plain = mask.kind == Mask::Kind::none && alibi_slope == 0.0f;
   for (size_t i0 = 0; i0 < tq; i0 += kBr) {
     const size_t br = std::min(kBr, tq - i0);
@@ -58,7 +73,11 @@ bool attention_head_streaming(const float* q, size_t ldq, const float* k, size_t
     visible_keys(mask, i0, i0 + br, tk, &lo, &hi);
     for (size_t j0 = lo; j0 < hi; j0 += kBc) {
       const size_t bc = std::min(kBc, hi - j0);
-      kernels::gemm_nt_f32(br, bc, dk, q + i0 * ldq, ldq, k + j0 * ldk, ldk, s, kBc);
+      // j0 is a multiple of 8 (visible_keys), so the block starts at a strip of the packed K.
+      if (prepack)
+        kernels::gemm_prepacked_f32(br, bc, dk, q + i0 * ldq, ldq, kp + j0 * dk, 8 * dk, false, s, kBc);
+      else
+        kernels::gemm_nt_f32(br, bc, dk, q + i0 * ldq, ldq, k + j0 * ldk, ldk, s, kBc);
       float block_scale = scale;
       if (!plain) {
         // scaled = scale·S + M (+ ALiBi), as attention.cc: a −∞ mask entry is assigned, not added.
@@ -81,7 +100,10 @@ bool attention_head_streaming(const float* q, size_t ldq, const float* k, size_t
         for (size_t c = 0; c < bc; ++c) nan |= s[r * kBc + c] != s[r * kBc + c];
       if (nan) return false;
       kernels::online_softmax_block_f32(br, bc, block_scale, s, kBc, m, l, o, dk, dk);
-      kernels::gemm_nn_acc_f32(br, dk, bc, s, kBc, v + j0 * ldv, ldv, o, dk);
+      if (prepack)
+        kernels::gemm_prepacked_f32(br, dk, bc, s, kBc, vp + 8 * j0, 8 * tk, true, o, dk);
+      else
+        kernels::gemm_nn_acc_f32(br, dk, bc, s, kBc, v + j0 * ldv, ldv, o, dk);
     }
     // head = O / l; a query that sees no key (l = 0) gets 0, as the all-intermediates path.
     for (size_t r = 0; r < br; ++r) {
@@ -95,9 +117,10 @@ bool attention_head_streaming(const float* q, size_t ldq, const float* k, size_t
 
 }  // namespace
 
-size_t multihead_streaming_workspace_floats(size_t d_model, size_t heads) {
-  const size_t dk = heads ? d_model / heads : d_model;
-  return kBr * (kBc + dk + 2);
+size_t multihead_streaming_workspace_floats(size_t t_k, size_t d_model, size_t heads) {
+  const uint64_t dk = heads ? d_model / heads : d_model, tk = t_k;
+  const uint64_t n = uint64_t{kBr} * (kBc + dk + 2) + 2 * ((tk + 7) / 8 * 8) * ((dk + 7) / 8 * 8);
+  return n > SIZE_MAX / sizeof(float) ? SIZE_MAX : static_cast<size_t>(n);  // (wasm32: size_t is 32 bits)
 }
 
 Status multihead_attention_forward_streaming(const MultiHeadArgs& a, const MultiHeadStreamingOut& o) {

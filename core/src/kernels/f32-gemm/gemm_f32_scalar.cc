@@ -41,4 +41,26 @@ void gemm_nt_f32_scalar(size_t m, size_t n, size_t k, const float* a, size_t lda
   }
 }
 
+void pack_b_nt_f32_scalar(size_t n, size_t k, const float* b, size_t ldb, float* bp) {
+  for (size_t j = 0; j < (n + 7) / 8 * 8; ++j)
+    for (size_t p = 0; p < k; ++p) bp[j / 8 * 8 * k + p * 8 + j % 8] = j < n ? b[j * ldb + p] : 0.0f;
+}
+
+void pack_b_nn_f32_scalar(size_t k, size_t n, const float* b, size_t ldb, float* bp) {
+  for (size_t j = 0; j < (n + 7) / 8 * 8; ++j)
+    for (size_t p = 0; p < k; ++p) bp[j / 8 * 8 * k + p * 8 + j % 8] = j < n ? b[p * ldb + j] : 0.0f;
+}
+
+void gemm_prepacked_f32_scalar(size_t m, size_t n, size_t k, const float* a, size_t lda,
+                               const float* bp, size_t strip_stride, bool accumulate, float* c,
+                               size_t ldc) {
+  for (size_t i = 0; i < m; ++i)
+    for (size_t j = 0; j < n; ++j) {
+      const float* strip = bp + j / 8 * strip_stride;
+      float acc = 0.0f;
+      for (size_t p = 0; p < k; ++p) acc += a[i * lda + p] * strip[p * 8 + j % 8];
+      c[i * ldc + j] = accumulate ? c[i * ldc + j] + acc : acc;
+    }
+}
+
 }  // namespace attnlab::kernels

@@ -181,6 +181,44 @@ void gemm_packed(size_t m, size_t n, size_t k, const float* a, size_t lda, const
 
 }  // namespace
 
+// issue 6: whole-matrix packing and the GEMM over packed strips (kernels.h).
+void pack_b_nt_f32_wasmsimd(size_t n, size_t k, const float* b, size_t ldb, float* bp) {
+  for (size_t j = 0; j < n; j += kNR) pack_b_nt(k, std::min(kNR, n - j), b + j * ldb, ldb, bp + j * k);
+}
+
+void pack_b_nn_f32_wasmsimd(size_t k, size_t n, const float* b, size_t ldb, float* bp) {
+  for (size_t j = 0; j < n; j += kNR) pack_b_nn(k, std::min(kNR, n - j), b + j, ldb, bp + j * k);
+}
+
+void gemm_prepacked_f32_wasmsimd(size_t m, size_t n, size_t k, const float* a, size_t lda,
+                                 const float* bp, size_t strip_stride, bool accumulate, float* c,
+                                 size_t ldc) {
+  if (k == 0) {
+    if (!accumulate)
+      for (size_t i = 0; i < m; ++i)
+        for (size_t j = 0; j < n; ++j) c[i * ldc + j] = 0.0f;
+    return;
+  }
+  for (size_t p0 = 0; p0 < k; p0 += kKC) {
+    const size_t kc = std::min(kKC, k - p0);
+    const bool acc = accumulate || p0 > 0;
+    for (size_t j = 0; j < n; j += kNR) {
+      const size_t nr = std::min(kNR, n - j);
+      const float* bs = bp + j / kNR * strip_stride + p0 * kNR;
+      const float* a0 = a + p0;
+      float* cj = c + j;
+      if (nr == kNR)
+        for_row_blocks(m, [&]<size_t MR>(size_t i) {
+          gemm_ukernel_mrx8<MR>(kc, a0 + i * lda, lda, bs, kNR, nullptr, acc, cj + i * ldc, ldc);
+        });
+      else
+        for_row_blocks(m, [&]<size_t MR>(size_t i) {
+          gemm_ukernel_mrx8_partial<MR>(kc, nr, a0 + i * lda, lda, bs, nullptr, acc, cj + i * ldc, ldc);
+        });
+    }
+  }
+}
+
 void gemm_nn_f32_wasmsimd(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b,
                           size_t ldb, const float* bias, float* c, size_t ldc) {
   gemm_packed<false>(m, n, k, a, lda, b, ldb, bias, false, c, ldc);

@@ -40,13 +40,10 @@ void visible_keys(const Mask& mask, size_t i0, size_t i1, size_t tk, size_t* lo,
 }
 
 // One head: out[t_q, d_k] (row stride ldo) = softmax(scale·q·kᵀ + mask − slope·|i − j|)·v.
-// q: [t_q, d_k] (ldq), k, v: [t_k, d_k] (ldk, ldv). ws: head_workspace_floats(t_k, d_k) floats.
+// q: [t_q, d_k] (ldq), k, v: [t_k, d_k] (ldk, ldv). ws: multihead_streaming_workspace_floats() floats:
+// the [Br, Bc] tile, O, m, l, then K and V packed.
 // Returns false when a score is NaN (issue 7: float32 overflow in q·k, +∞ and −∞ terms); the online
 // softmax assumes NaN-free scores.
-size_t head_workspace_floats(size_t tk, size_t dk) {
-  return kBr * (kBc + dk + 2) + kernels::packed_b_floats(dk, tk) + kernels::packed_b_floats(tk, dk);
-}
-
 bool attention_head_streaming(const float* q, size_t ldq, const float* k, size_t ldk,
                               const float* v, size_t ldv, size_t tq, size_t tk, size_t dk,
                               float scale, const Mask& mask, float alibi_slope, float* ws,
@@ -119,6 +116,8 @@ bool attention_head_streaming(const float* q, size_t ldq, const float* k, size_t
 
 size_t multihead_streaming_workspace_floats(size_t t_k, size_t d_model, size_t heads) {
   const uint64_t dk = heads ? d_model / heads : d_model, tk = t_k;
+  // The tile, O, m, l (attention_head_streaming), then K and V packed (kernels::packed_b_floats, in
+  // 64 bits and rounded up to whole strips both ways, so one bound covers both).
   const uint64_t n = uint64_t{kBr} * (kBc + dk + 2) + 2 * ((tk + 7) / 8 * 8) * ((dk + 7) / 8 * 8);
   return n > SIZE_MAX / sizeof(float) ? SIZE_MAX : static_cast<size_t>(n);  // (wasm32: size_t is 32 bits)
 }

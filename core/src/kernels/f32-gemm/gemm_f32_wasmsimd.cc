@@ -137,6 +137,20 @@ inline void pack_b_nt(size_t kc, size_t nr, const float* b, size_t ldb, float* b
     for (size_t q = 0; q < kNR; ++q) bp[p * kNR + q] = q < nr ? b[q * ldb + p] : 0.0f;
 }
 
+// C[0:m, 0:nr] (=|+=) A[0:m, 0:kc]·strip (+ bias): one packed strip [kc, 8] (zero-padded past nr)
+// against every row block of A.
+inline void gemm_strip(size_t m, size_t kc, size_t nr, const float* a, size_t lda, const float* strip,
+                       const float* bias, bool accumulate, float* c, size_t ldc) {
+  if (nr == kNR)
+    for_row_blocks(m, [&]<size_t MR>(size_t i) {
+      gemm_ukernel_mrx8<MR>(kc, a + i * lda, lda, strip, kNR, bias, accumulate, c + i * ldc, ldc);
+    });
+  else
+    for_row_blocks(m, [&]<size_t MR>(size_t i) {
+      gemm_ukernel_mrx8_partial<MR>(kc, nr, a + i * lda, lda, strip, bias, accumulate, c + i * ldc, ldc);
+    });
+}
+
 // C[m, n] (=|+=) A[m, k]·op(B) (+ bias): op(B) = B [k, n] (nn) or Bᵀ with B [n, k] (nt).
 template <bool kTransB>
 void gemm_packed(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b,
@@ -167,14 +181,7 @@ void gemm_packed(size_t m, size_t n, size_t k, const float* a, size_t lda, const
         pack_b_nt(kc, nr, b + j * ldb + p0, ldb, bp);
       else
         pack_b_nn(kc, nr, b + p0 * ldb + j, ldb, bp);
-      if (nr == kNR)
-        for_row_blocks(m, [&]<size_t MR>(size_t i) {
-          gemm_ukernel_mrx8<MR>(kc, a0 + i * lda, lda, bp, kNR, bias_j, acc, cj + i * ldc, ldc);
-        });
-      else
-        for_row_blocks(m, [&]<size_t MR>(size_t i) {
-          gemm_ukernel_mrx8_partial<MR>(kc, nr, a0 + i * lda, lda, bp, bias_j, acc, cj + i * ldc, ldc);
-        });
+      gemm_strip(m, kc, nr, a0, lda, bp, bias_j, acc, cj, ldc);
     }
   }
 }
@@ -204,17 +211,7 @@ void gemm_prepacked_f32_wasmsimd(size_t m, size_t n, size_t k, const float* a, s
     const bool acc = accumulate || p0 > 0;
     for (size_t j = 0; j < n; j += kNR) {
       const size_t nr = std::min(kNR, n - j);
-      const float* bs = bp + j / kNR * strip_stride + p0 * kNR;
-      const float* a0 = a + p0;
-      float* cj = c + j;
-      if (nr == kNR)
-        for_row_blocks(m, [&]<size_t MR>(size_t i) {
-          gemm_ukernel_mrx8<MR>(kc, a0 + i * lda, lda, bs, kNR, nullptr, acc, cj + i * ldc, ldc);
-        });
-      else
-        for_row_blocks(m, [&]<size_t MR>(size_t i) {
-          gemm_ukernel_mrx8_partial<MR>(kc, nr, a0 + i * lda, lda, bs, nullptr, acc, cj + i * ldc, ldc);
-        });
+      gemm_strip(m, kc, nr, a + p0, lda, bp + j / kNR * strip_stride + p0 * kNR, nullptr, acc, c + j, ldc);
     }
   }
 }

@@ -551,7 +551,8 @@ function mha(lab, fn, args, D, H, w, table) {
   // issue 6: intermediates: false is the throughput mode (streaming, O((tq + tk)·dModel) memory).
   const intermediates = bool(fn, 'intermediates', args.intermediates, true);
   // issue 6: out = arrays to write the results into (e.g. the previous result): no allocation, the
-  // way to recompute on every slider move. Checked before any work.
+  // way to recompute on every slider move. The object is checked here, its arrays before anything
+  // is written into them (after the computation, which touches only WebAssembly memory).
   const out = args.out ?? null;
   if (out !== null && (typeof out !== 'object' || Array.isArray(out) || ArrayBuffer.isView(out)))
     fail(fn, `out is ${describe(out)}, expected an object of Float32Arrays such as a previous result`);

@@ -155,11 +155,6 @@ export class AttnLab {
     this.arena = new Arena(core);
   }
 
-  // Runs a core function; a non-zero status becomes an Error with the core's message.
-  #run(fn, status) {
-    if (status !== 0) throw new AttnLabError(this.core.lastError());
-  }
-
   /**
    * Scaled dot-product attention with every intermediate.
    * q: [tq·dk], k: [tk·dk], v: [tk·dv]; scale defaults to 1/√dk.
@@ -183,7 +178,7 @@ export class AttnLab {
     this.arena.put(pk, k);
     this.arena.put(pv, v);
     this.arena.put(pm, m.values);
-    this.#run(fn, this.core.attention(pq, pk, pv, tq, tk, dk, dv, scale, m.kind, m.window, m.causal, pm, alibiSlope, ps, pc, pw, po));
+    run(this, this.core.attention(pq, pk, pv, tq, tk, dk, dv, scale, m.kind, m.window, m.causal, pm, alibiSlope, ps, pc, pw, po));
     return { scores: this.arena.take(ps, n), scaled: this.arena.take(pc, n), weights: this.arena.take(pw, n), output: this.arena.take(po, tq * dv) };
   }
 
@@ -198,7 +193,7 @@ export class AttnLab {
     const [pw, pv, po] = this.arena.layout(fn, [tq * tk, tk * dv, tq * dv]);
     this.arena.put(pw, w);
     this.arena.put(pv, v);
-    this.#run(fn, this.core.weightedSum(pw, pv, tq, tk, dv, po));
+    run(this, this.core.weightedSum(pw, pv, tq, tk, dv, po));
     return this.arena.take(po, tq * dv);
   }
 
@@ -277,7 +272,7 @@ export class AttnLab {
     const length = int(fn, 'length', args.length), D = int(fn, 'dModel', args.dModel);
     const base = num(fn, 'base', args.base, { dflt: 10000, positive: true });
     const [po] = this.arena.layout(fn, [length * D]);
-    this.#run(fn, this.core.sinusoidal(length, D, base, po));
+    run(this, this.core.sinusoidal(length, D, base, po));
     return this.arena.take(po, length * D);
   }
 
@@ -296,7 +291,7 @@ export class AttnLab {
     const offset = int(fn, 'offset', args.offset, { min: 0, dflt: 0 });
     const [px, po] = this.arena.layout(fn, [t * dim, t * dim]);
     this.arena.put(px, x);
-    this.#run(fn, this.core.rope(px, t, dim, base, offset, po));
+    run(this, this.core.rope(px, t, dim, base, offset, po));
     return this.arena.take(po, t * dim);
   }
 
@@ -307,7 +302,7 @@ export class AttnLab {
     noUnknownKeys(fn, args, ['heads', 'tq', 'tk']);
     const heads = int(fn, 'heads', args.heads), tq = int(fn, 'tq', args.tq), tk = int(fn, 'tk', args.tk, { dflt: tq });
     const [ps, pb] = this.arena.layout(fn, [heads, heads * tq * tk]);
-    this.#run(fn, this.core.alibi(heads, tq, tk, ps, pb));
+    run(this, this.core.alibi(heads, tq, tk, ps, pb));
     return { slopes: this.arena.take(ps, heads), bias: this.arena.take(pb, heads * tq * tk) };
   }
 
@@ -332,7 +327,7 @@ export class AttnLab {
     const eps = num(fn, 'eps', args.eps, { dflt: 1e-5, positive: true });
     const b = this.#buffers(fn, { x: n, gamma: gamma ? dim : 0, beta: beta ? dim : 0, out: n });
     this.arena.put(b.x, x); this.arena.put(b.gamma, gamma); this.arena.put(b.beta, beta);
-    this.#run(fn, this.core.layerNorm(b.x, rows, dim, gamma ? b.gamma : 0, beta ? b.beta : 0, eps, b.out));
+    run(this, this.core.layerNorm(b.x, rows, dim, gamma ? b.gamma : 0, beta ? b.beta : 0, eps, b.out));
     return this.arena.take(b.out, n);
   }
 
@@ -347,7 +342,7 @@ export class AttnLab {
     const eps = num(fn, 'eps', args.eps, { dflt: 1e-6, positive: true });
     const b = this.#buffers(fn, { x: n, gamma: gamma ? dim : 0, out: n });
     this.arena.put(b.x, x); this.arena.put(b.gamma, gamma);
-    this.#run(fn, this.core.rmsNorm(b.x, rows, dim, gamma ? b.gamma : 0, eps, b.out));
+    run(this, this.core.rmsNorm(b.x, rows, dim, gamma ? b.gamma : 0, eps, b.out));
     return this.arena.take(b.out, n);
   }
 
@@ -360,7 +355,7 @@ export class AttnLab {
     const x = vector(fn, 'x', args.x);
     const b = this.#buffers(fn, { x: x.length, out: x.length });
     this.arena.put(b.x, x);
-    this.#run(fn, this.core.activation(kind, b.x, x.length, b.out));
+    run(this, this.core.activation(kind, b.x, x.length, b.out));
     return this.arena.take(b.out, x.length);
   }
 
@@ -376,7 +371,7 @@ export class AttnLab {
     const b = this.#buffers(fn, { x: rows * D, w1: D * F, b1: w.b1 ? F : 0, w2: F * D, b2: w.b2 ? D : 0, pre: rows * F, hidden: rows * F, out: rows * D });
     const a = this.arena;
     a.put(b.x, x); a.put(b.w1, w.w1); a.put(b.b1, w.b1); a.put(b.w2, w.w2); a.put(b.b2, w.b2);
-    this.#run(fn, this.core.feedForward(b.x, rows, D, F, b.w1, w.b1 ? b.b1 : 0, b.w2, w.b2 ? b.b2 : 0, act, b.pre, b.hidden, b.out));
+    run(this, this.core.feedForward(b.x, rows, D, F, b.w1, w.b1 ? b.b1 : 0, b.w2, w.b2 ? b.b2 : 0, act, b.pre, b.hidden, b.out));
     return { hidden: a.take(b.pre, rows * F), activated: a.take(b.hidden, rows * F), output: a.take(b.out, rows * D) };
   }
 
@@ -456,7 +451,7 @@ export class AttnLab {
     const b = this.#buffers(fn, { table: vocab * D, ids: ids.length, out: ids.length * D });
     this.arena.put(b.table, table);
     this.arena.putU32(b.ids, ids);
-    this.#run(fn, this.core.embedding(b.table, vocab, D, b.ids, ids.length, b.out));
+    run(this, this.core.embedding(b.table, vocab, D, b.ids, ids.length, b.out));
     return this.arena.take(b.out, ids.length * D);
   }
 
@@ -473,7 +468,7 @@ export class AttnLab {
     const n = rows * vocab;
     const b = this.#buffers(fn, { h: rows * D, table: vocab * D, bias: bias ? vocab : 0, logits: n, probs: n });
     this.arena.put(b.h, h); this.arena.put(b.table, table); this.arena.put(b.bias, bias);
-    this.#run(fn, this.core.outputHead(b.h, rows, b.table, vocab, D, bias ? b.bias : 0, temperature, b.logits, b.probs));
+    run(this, this.core.outputHead(b.h, rows, b.table, vocab, D, bias ? b.bias : 0, temperature, b.logits, b.probs));
     return { logits: this.arena.take(b.logits, n), probs: this.arena.take(b.probs, n) };
   }
 
@@ -495,7 +490,7 @@ export class AttnLab {
     const dot = oneOf(fn, 'kernel', args.kernel, ['gaussian', 'dot'], 'gaussian') === 'dot' ? 1 : 0;
     const b = this.#buffers(fn, { xs: n * dim, ys: n, q: nq * dim, scores: nq * n, weights: nq * n, pred: nq });
     this.arena.put(b.xs, xs); this.arena.put(b.ys, ys); this.arena.put(b.q, queries);
-    this.#run(fn, this.core.kernelRegression(b.xs, b.ys, n, b.q, nq, dim, dot, bandwidth, b.scores, b.weights, b.pred));
+    run(this, this.core.kernelRegression(b.xs, b.ys, n, b.q, nq, dim, dot, bandwidth, b.scores, b.weights, b.pred));
     return { scores: this.arena.take(b.scores, nq * n), weights: this.arena.take(b.weights, nq * n), predictions: this.arena.take(b.pred, nq) };
   }
 

@@ -123,19 +123,21 @@ async function time(fn) {
 
 // ---- engines ----
 const lab = await createAttnLab();
-const attnlabFull = (inp) => () => lab.multiHeadAttention({ x: inp.x, tq: inp.T, dModel: inp.D, heads: inp.H, wq: inp.wq, wk: inp.wk, wv: inp.wv, wo: inp.wo }).output;
-const attnlabFast = (inp) => () => lab.multiHeadAttention({ x: inp.x, tq: inp.T, dModel: inp.D, heads: inp.H, wq: inp.wq, wk: inp.wk, wv: inp.wv, wo: inp.wo, intermediates: false }).output;
+const weightsOf = (inp) => ({ dModel: inp.D, heads: inp.H, wq: inp.wq, wk: inp.wk, wv: inp.wv, wo: inp.wo });
+const mhaArgs = (inp) => ({ x: inp.x, tq: inp.T, ...weightsOf(inp) });
+const attnlabFull = (inp) => () => lab.multiHeadAttention(mhaArgs(inp)).output;
+const attnlabFast = (inp) => () => lab.multiHeadAttention({ ...mhaArgs(inp), intermediates: false }).output;
 // A layer holding its weights in WebAssembly memory (as onnxruntime's session holds initializers),
 // results written into the previous call's arrays (`out`): only x goes in, nothing is allocated.
 const attnlabLayer = (inp) => {
-  const layer = lab.createMultiHeadAttention({ dModel: inp.D, heads: inp.H, wq: inp.wq, wk: inp.wk, wv: inp.wv, wo: inp.wo });
+  const layer = lab.createMultiHeadAttention(weightsOf(inp));
   const args = { x: inp.x, tq: inp.T };
   args.out = layer.forward(args);
   return { fn: () => layer.forward(args).output, release: () => layer.dispose() };
 };
 // The interactive form: results written into the previous call's arrays (`out`), no allocation.
 const attnlabReuse = (inp) => {
-  const args = { x: inp.x, tq: inp.T, dModel: inp.D, heads: inp.H, wq: inp.wq, wk: inp.wk, wv: inp.wv, wo: inp.wo };
+  const args = mhaArgs(inp);
   args.out = lab.multiHeadAttention(args);
   return () => lab.multiHeadAttention(args).output;
 };

@@ -71,9 +71,10 @@ Status detail::check_multihead_values(const MultiHeadArgs& a) {
 
 Status detail::check_multihead_result(const MultiHeadArgs& a, const char* name, const float* r, size_t n,
                                       const char* hint) {
-  if (kernels::first_non_finite_f32(r, n, false) == n) return Status::Ok();
+  const Status overflow = detail::check_no_overflow("multiHeadAttention", name, r, n, hint);
+  if (overflow.ok) return overflow;
   ATTNLAB_CHECK(check_multihead_values(a));  // a non-finite input is named as such
-  return detail::check_no_overflow("multiHeadAttention", name, r, n, hint);
+  return overflow;
 }
 
 namespace {

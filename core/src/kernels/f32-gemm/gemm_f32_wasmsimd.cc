@@ -137,6 +137,13 @@ inline void pack_b_nt(size_t kc, size_t nr, const float* b, size_t ldb, float* b
     for (size_t q = 0; q < kNR; ++q) bp[p * kNR + q] = q < nr ? b[q * ldb + p] : 0.0f;
 }
 
+// k = 0, no reduction: C = bias (or 0), or unchanged when accumulating.
+inline void gemm_no_reduction(size_t m, size_t n, const float* bias, bool accumulate, float* c, size_t ldc) {
+  if (accumulate) return;
+  for (size_t i = 0; i < m; ++i)
+    for (size_t j = 0; j < n; ++j) c[i * ldc + j] = bias ? bias[j] : 0.0f;
+}
+
 // C[0:m, 0:nr] (=|+=) A[0:m, 0:kc]·strip (+ bias): one packed strip [kc, 8] (zero-padded past nr)
 // against every row block of A.
 inline void gemm_strip(size_t m, size_t kc, size_t nr, const float* a, size_t lda, const float* strip,
@@ -155,12 +162,7 @@ inline void gemm_strip(size_t m, size_t kc, size_t nr, const float* a, size_t ld
 template <bool kTransB>
 void gemm_packed(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b,
                  size_t ldb, const float* bias, bool accumulate, float* c, size_t ldc) {
-  if (k == 0) {  // no reduction: C = bias (or 0), or unchanged when accumulating
-    if (!accumulate)
-      for (size_t i = 0; i < m; ++i)
-        for (size_t j = 0; j < n; ++j) c[i * ldc + j] = bias ? bias[j] : 0.0f;
-    return;
-  }
+  if (k == 0) return gemm_no_reduction(m, n, bias, accumulate, c, ldc);
   alignas(16) float bp[kKC * kNR];
   for (size_t p0 = 0; p0 < k; p0 += kKC) {
     const size_t kc = std::min(kKC, k - p0);
@@ -200,12 +202,7 @@ void pack_b_nn_f32_wasmsimd(size_t k, size_t n, const float* b, size_t ldb, floa
 void gemm_prepacked_f32_wasmsimd(size_t m, size_t n, size_t k, const float* a, size_t lda,
                                  const float* bp, size_t strip_stride, bool accumulate, float* c,
                                  size_t ldc) {
-  if (k == 0) {
-    if (!accumulate)
-      for (size_t i = 0; i < m; ++i)
-        for (size_t j = 0; j < n; ++j) c[i * ldc + j] = 0.0f;
-    return;
-  }
+  if (k == 0) return gemm_no_reduction(m, n, nullptr, accumulate, c, ldc);
   for (size_t p0 = 0; p0 < k; p0 += kKC) {
     const size_t kc = std::min(kKC, k - p0);
     const bool acc = accumulate || p0 > 0;

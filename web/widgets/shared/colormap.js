@@ -31,19 +31,29 @@ export function luminance([r, g, b]) {
   return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
 }
 
-/** Black or white, whichever reads better on this background. */
-export const textOn = (rgb) => (luminance(rgb) > 0.18 ? '#111' : '#fff');
+/** WCAG contrast ratio of two luminances. */
+const contrast = (a, b) => (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+const DARK_TEXT = 0;  // black
+
+/** Near-black or white, whichever has the higher contrast on this background (≥ 4.5:1 on every map colour). */
+export const textOn = (rgb) => {
+  const l = luminance(rgb);
+  return contrast(l, DARK_TEXT) >= contrast(l, 1) ? '#000' : '#fff';
+};
 
 export const css = ([r, g, b]) => `rgb(${r} ${g} ${b})`;
 
 /**
  * A colour scale over values: 'sequential' maps [min, max] onto viridis, 'diverging' maps
  * [−m, m] (m = max |value|) onto blue–white–orange, 'auto' picks diverging when values have both signs.
+ * `domain` [lo, hi] fixes the range instead of the values' own (attention weights are probabilities:
+ * [0, 1], so a near-uniform row looks near-uniform); values outside it take the end colours.
  * Non-finite values (masked −∞) get a neutral grey.
  */
-export function scaleFor(values, kind = 'auto') {
+export function scaleFor(values, kind = 'auto', domain = null) {
   let min = Infinity, max = -Infinity;
-  for (const v of values) if (Number.isFinite(v)) { if (v < min) min = v; if (v > max) max = v; }
+  if (domain && Number.isFinite(domain[0]) && Number.isFinite(domain[1]) && domain[1] > domain[0]) [min, max] = domain;
+  else for (const v of values) if (Number.isFinite(v)) { if (v < min) min = v; if (v > max) max = v; }
   if (min === Infinity) { min = 0; max = 1; }
   if (kind === 'auto') kind = min < 0 && max > 0 ? 'diverging' : 'sequential';
   const MASKED = [200, 200, 200];

@@ -1,6 +1,8 @@
 // A small SVG x–y plot (lines, dots, polygons) for the widgets' curves. Returns a Lit template.
 //   plot({ series: [{ points: [[x, y], …], kind: 'line' | 'dots' | 'polygon', color, label, labels? }],
-//          xLabel, yLabel, width, height, logX, logY, xDomain?, yDomain?, title, equal? })
+//          xLabel, yLabel, width, height, logX, logY, xDomain?, yDomain?, title, equal?, fontSize? })
+// `fontSize` (px, default 12) sizes ticks, axis labels and point labels; the margins grow with it
+// (slides pass ~16–18 so the axes read from the back of the room).
 import { svg, html, nothing } from 'lit';
 import { niceTicks } from './ticks.js';
 
@@ -8,7 +10,8 @@ const FONT = 'system-ui, -apple-system, Segoe UI, Roboto, sans-serif';
 /** Okabe–Ito colours: distinguishable with every common colour-vision deficiency. */
 export const SERIES_COLORS = ['#0072b2', '#e69f00', '#009e73', '#cc79a7', '#56b4e9', '#d55e00', '#000000'];
 
-export function plot({ series, xLabel = '', yLabel = '', width = 420, height = 260, logX = false, logY = false, xDomain, yDomain, title = '', equal = false }) {
+export function plot({ series, xLabel = '', yLabel = '', width = 420, height = 260, logX = false, logY = false, xDomain, yDomain, title = '', equal = false, fontSize = 12 }) {
+  const fs = fontSize;
   const fx = logX ? Math.log10 : (v) => v, fy = logY ? Math.log10 : (v) => v;
   const xs = [], ys = [];
   for (const s of series) for (const [x, y] of s.points) if (Number.isFinite(fx(x)) && Number.isFinite(fy(y))) { xs.push(fx(x)); ys.push(fy(y)); }
@@ -20,7 +23,7 @@ export function plot({ series, xLabel = '', yLabel = '', width = 420, height = 2
   if (y0 === y1) { y0 -= 1; y1 += 1; }
   const padY = (y1 - y0) * 0.06;
   if (!yDomain) { y0 -= padY; y1 += padY; }
-  const m = { l: 56, r: 12, t: 12, b: 42 };
+  const m = { l: 32 + 2 * fs, r: 12, t: Math.round(fs / 2 + 6), b: 18 + 2 * fs };
   const W = width - m.l - m.r, H = height - m.t - m.b;
   if (equal) {  // same units per pixel on both axes (the convex-hull picture must not be squashed)
     const ux = (x1 - x0) / W, uy = (y1 - y0) / H;
@@ -37,7 +40,7 @@ export function plot({ series, xLabel = '', yLabel = '', width = 420, height = 2
       return svg`<polygon points=${pts.map(([x, y]) => `${px(x)},${py(y)}`).join(' ')} fill=${color} fill-opacity="0.15" stroke=${color} stroke-width="1.5"></polygon>`;
     if (s.kind === 'dots')
       return pts.map(([x, y], i) => svg`<circle cx=${px(x)} cy=${py(y)} r=${s.r ?? 4} fill=${color} stroke="#fff" stroke-width="1"></circle>
-        ${s.labels ? svg`<text x=${px(x) + 7} y=${py(y) - 6} font-size="12" fill=${color} font-family=${FONT} font-weight="600">${s.labels[i]}</text>` : nothing}`);
+        ${s.labels ? svg`<text x=${px(x) + 7} y=${py(y) - 6} font-size=${fs} fill=${color} font-family=${FONT} font-weight="600">${s.labels[i]}</text>` : nothing}`);
     return svg`<polyline points=${pts.map(([x, y]) => `${px(x)},${py(y)}`).join(' ')} fill="none" stroke=${color} stroke-width="2"
       stroke-dasharray=${s.dash ?? 'none'}></polyline>`;
   });
@@ -52,10 +55,10 @@ export function plot({ series, xLabel = '', yLabel = '', width = 420, height = 2
       <g stroke="#eaeef2">${tickY.filter(inY).map((v) => svg`<line x1=${m.l} x2=${m.l + W} y1=${py(v)} y2=${py(v)}></line>`)}
         ${tickX.filter(inX).map((v) => svg`<line y1=${m.t} y2=${m.t + H} x1=${px(v)} x2=${px(v)}></line>`)}</g>
       <rect x=${m.l} y=${m.t} width=${W} height=${H} fill="none" stroke="#8c959f"></rect>
-      ${tickX.filter(inX).map((v) => svg`<text x=${px(v)} y=${m.t + H + 16} font-size="12" text-anchor="middle" font-family=${FONT} fill="#24292f">${fmtTick(v)}</text>`)}
-      ${tickY.filter(inY).map((v) => svg`<text x=${m.l - 6} y=${py(v)} font-size="12" text-anchor="end" dominant-baseline="central" font-family=${FONT} fill="#24292f">${fmtTick(v)}</text>`)}
-      <text x=${m.l + W / 2} y=${height - 6} font-size="13" text-anchor="middle" font-family=${FONT} fill="#24292f">${xLabel}</text>
-      <text transform=${`translate(14,${m.t + H / 2}) rotate(-90)`} font-size="13" text-anchor="middle" font-family=${FONT} fill="#24292f">${yLabel}</text>
+      ${tickX.filter(inX).map((v) => svg`<text x=${px(v)} y=${m.t + H + fs + 4} font-size=${fs} text-anchor="middle" font-family=${FONT} fill="#24292f">${fmtTick(v)}</text>`)}
+      ${tickY.filter(inY).map((v) => svg`<text x=${m.l - 6} y=${py(v)} font-size=${fs} text-anchor="end" dominant-baseline="central" font-family=${FONT} fill="#24292f">${fmtTick(v)}</text>`)}
+      <text x=${m.l + W / 2} y=${height - 6} font-size=${fs + 1} text-anchor="middle" font-family=${FONT} fill="#24292f">${xLabel}</text>
+      <text transform=${`translate(${fs + 2},${m.t + H / 2}) rotate(-90)`} font-size=${fs + 1} text-anchor="middle" font-family=${FONT} fill="#24292f">${yLabel}</text>
       <svg x=${m.l} y=${m.t} width=${W} height=${H} viewBox="${m.l} ${m.t} ${W} ${H}" overflow="hidden">${body}</svg>
     </svg>
     ${legend.length ? html`<div class="legend" style="font-size:0.9em;display:flex;gap:12px;flex-wrap:wrap">${legend}</div>` : nothing}

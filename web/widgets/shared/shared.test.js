@@ -31,9 +31,29 @@ describe('colour maps', () => {
     const s = scaleFor([0, 1, -Infinity]);
     expect(s.color(-Infinity)).toEqual([200, 200, 200]);
     expect(textOn([0, 0, 0])).toBe('#fff');
-    expect(textOn([255, 255, 255])).toBe('#111');
-    expect(textOn(viridis(1))).toBe('#111');
+    expect(textOn([255, 255, 255])).toBe('#000');
+    expect(textOn(viridis(1))).toBe('#000');
     expect(textOn(viridis(0))).toBe('#fff');
+  });
+  test('cell text reaches WCAG 4.5:1 on every colour of both maps', () => {
+    let worst = Infinity;
+    for (let i = 0; i <= 1000; i++) {
+      for (const rgb of [viridis(i / 1000), diverging(2 * i / 1000 - 1)]) {
+        const l = luminance(rgb), t = textOn(rgb) === '#fff' ? 1 : 0;
+        worst = Math.min(worst, (Math.max(l, t) + 0.05) / (Math.min(l, t) + 0.05));
+      }
+    }
+    expect(worst).toBeGreaterThanOrEqual(4.5);
+  });
+  test('a fixed domain keeps a near-uniform row near-uniform', () => {
+    // Weights 0.28 and 0.39 (the football example) on [0, 1]: close colours, not the map's two ends.
+    const fixed = scaleFor([0.2826, 0.3941], 'sequential', [0, 1]);
+    expect(fixed.min).toBe(0);
+    expect(fixed.max).toBe(1);
+    const dist = (a, b) => Math.hypot(...a.map((c, k) => c - b[k]));
+    expect(dist(fixed.color(0.2826), fixed.color(0.3941))).toBeLessThan(0.3 * dist(viridis(0), viridis(1)));
+    const own = scaleFor([0.2826, 0.3941], 'sequential');
+    expect(own.color(0.2826)).toEqual(viridis(0));
   });
 });
 

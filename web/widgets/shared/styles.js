@@ -26,5 +26,15 @@ export const widgetStyles = css`
   :is(button, select, input, [tabindex]):focus-visible { outline: 3px solid #0969da; outline-offset: 2px; }
   table.plain { border-collapse: collapse; font-variant-numeric: tabular-nums; }
   table.plain :is(th, td) { border: 1px solid #d0d7de; padding: 2px 8px; text-align: right; }
+  /* Slide layout: no card, larger type, the current stage in place (see fit.js). */
+  :host([layout='slide']), .wrap.slide { font-size: 18px; }
+  .wrap.slide { border: none; padding: 0; background: transparent; border-radius: 0; }
+  .wrap.slide .formula { overflow: visible; margin: 2px 0 6px; }
+  .wrap.slide .note { font-size: 16px; }
+  .stagestrip { display: flex; flex-wrap: wrap; gap: 4px; list-style: none; padding: 0; margin: 0 0 6px; font-size: 15px; }
+  .stagestrip li { padding: 0 8px; border-radius: 999px; border: 1px solid #d0d7de; color: #57606a; white-space: nowrap; }
+  .stagestrip li.done { background: #eaeef2; color: #24292f; }
+  .stagestrip li.current { background: #0969da; border-color: #0969da; color: #fff; font-weight: 600; }
+  .formula.current, attn-tex.current { background: #fff8c5; border-radius: 6px; box-shadow: 0 0 0 2px #d4a72c inset; }
   .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 `;

@@ -8,6 +8,7 @@ import { LitElement, html, nothing } from 'lit';
 import { getLab, supportsWasmSimd } from './lab.js';
 import { readHashState, writeHashState } from './hash.js';
 import { widgetStyles } from './styles.js';
+import { measureBox, slideOf } from './fit.js';
 
 export const NO_SIMD_MESSAGE = 'This browser cannot run attnlab: it has no WebAssembly SIMD. Please open the page in a current Chrome, Edge, Firefox or Safari (16.4 or later).';
 
@@ -15,6 +16,17 @@ export class AttnWidget extends LitElement {
   static properties = {
     /** When set, the widget's state is saved to and restored from this key of the URL hash. */
     hashKey: { type: String, attribute: 'hash-key' },
+    /**
+     * 'page' (a column of a web page: every stage below the last, full controls), 'slide' (fit the
+     * box the slide gives: the current stage in place, big numbers, nothing outside the box), or
+     * 'auto' (default: 'slide' inside a Slidev or reveal.js slide or a [data-attn-slide] box).
+     */
+    layout: { type: String, reflect: true },
+    /** 'full', 'compact' (the few controls a slide needs) or 'none'; default full on a page, compact on a slide. */
+    controls: { type: String, reflect: true },
+    /** In slide layout: the height (px) to fit, instead of what the slide has left. */
+    fitHeight: { type: Number, attribute: 'fit-height' },
+    _box: { state: true },
     _lab: { state: true },
     _failure: { state: true },
     _notice: { state: true },
@@ -30,12 +42,60 @@ export class AttnWidget extends LitElement {
     this._failure = '';
     this._notice = '';
     this._onHashChange = () => this.restoreFromHash();
+    this.layout = 'auto';
+    this.controls = null;
+    this.fitHeight = null;
+    this._box = null;
+    this._resizeObserver = null;
+  }
+
+  /** True when the widget lays itself out to fit a slide's box (see `layout`). */
+  get slideLayout() {
+    return this.layout === 'slide' || (this.layout !== 'page' && this.isConnected && !!slideOf(this));
+  }
+
+  /** The controls to show: the `controls` attribute, else full on a page and compact on a slide. */
+  get controlsMode() {
+    const c = this.controls;
+    return c === 'none' || c === 'compact' || c === 'full' ? c : this.slideLayout ? 'compact' : 'full';
+  }
+
+  /**
+   * The box (CSS px of the slide) to draw in, in slide layout: { width, height }. Before the first
+   * measurement (or when hidden) a 900 × 480 guess, so a first paint never overflows by much.
+   */
+  get box() {
+    return this._box ?? { width: 900, height: 480 };
+  }
+
+  #measure() {
+    if (!this.slideLayout) { if (this._box) this._box = null; return; }
+    const b = measureBox(this, this.fitHeight);
+    if (!b) return;
+    const old = this._box;
+    if (!old || Math.abs(old.width - b.width) > 1 || Math.abs(old.height - b.height) > 1) this._box = b;
+  }
+
+  #observe() {
+    this._resizeObserver?.disconnect();
+    if (!this.slideLayout || typeof ResizeObserver === 'undefined') return;
+    // The host (width), its slide (the deck rescales, a hidden slide is shown) and the slide's other
+    // content (a heading that wraps).
+    this._resizeObserver = new ResizeObserver(() => this.#measure());
+    this._resizeObserver.observe(this);
+    const slide = slideOf(this);
+    if (slide) {
+      this._resizeObserver.observe(slide);
+      for (const child of slide.children) this._resizeObserver.observe(child);
+    }
   }
 
   connectedCallback() {
     super.connectedCallback();
     this.restoreFromHash();
     if (this.hashKey) window.addEventListener('hashchange', this._onHashChange);
+    // After the slide around it has been laid out (Vue and reveal.js add slides before styling them).
+    requestAnimationFrame(() => { this.#observe(); this.#measure(); });
     if (!this._lab && !this._failure) {
       if (!supportsWasmSimd()) this._failure = NO_SIMD_MESSAGE;
       else getLab().then((lab) => { this._lab = lab; this.labReady?.(lab); }, (e) => { this._failure = `attnlab could not start: ${e.message}`; });
@@ -45,6 +105,8 @@ export class AttnWidget extends LitElement {
   disconnectedCallback() {
     super.disconnectedCallback();
     window.removeEventListener('hashchange', this._onHashChange);
+    this._resizeObserver?.disconnect();
+    this._resizeObserver = null;
   }
 
   /**
@@ -52,6 +114,7 @@ export class AttnWidget extends LitElement {
    * numeric and boolean properties given as strings are converted like their attributes would be.
    */
   willUpdate(changed) {
+    if (changed.has('layout') || changed.has('fitHeight')) queueMicrotask(() => { this.#observe(); this.#measure(); });
     for (const [name, opts] of this.constructor.elementProperties) {
       const v = this[name];
       if (typeof v !== 'string' || !changed.has(name)) continue;
@@ -99,10 +162,21 @@ export class AttnWidget extends LitElement {
    * removes the attribute). Decks step `stage` themselves; these let a student do it.
    */
   stageBar(names) {
+    if (this.controlsMode !== 'full') return nothing;
     const button = (value, label) => html`<button type="button" aria-pressed=${String(this.stage === value)}
       @click=${() => { this.stage = value; this.stateChanged(); }}>${label}</button>`;
     return html`<div class="stagebar controls" role="group" aria-label="show up to stage">show up to:
       ${names.map((name, i) => button(i, `${i} ${name}`))}${button(null, 'all')}</div>`;
+  }
+
+  /**
+   * Slide layout: the stages as one compact strip (done ones ticked, the current one highlighted),
+   * so the audience sees where the step is while the current stage takes the space.
+   */
+  stageStrip(names) {
+    const cur = this.stage ?? names.length - 1;
+    return html`<ol class="stagestrip" aria-label="stages">${names.map((n, i) => html`<li class=${i === cur ? 'current' : i < cur ? 'done' : 'todo'}
+      aria-current=${i === cur ? 'step' : 'false'}>${n}</li>`)}</ol>`;
   }
 
   /** True when stage `i` is shown (no `stage` attribute shows everything). */
@@ -132,7 +206,7 @@ export class AttnWidget extends LitElement {
         body = html`<p class="error" role="alert">${e.message}</p>`;
       }
     }
-    return html`<div class="wrap">
+    return html`<div class=${this.slideLayout ? 'wrap slide' : 'wrap'}>
       ${this._notice ? html`<p class="notice" role="status">${this._notice}
         <button type="button" @click=${() => { this._notice = ''; }}>Dismiss</button></p>` : nothing}
       ${body}</div>`;

@@ -1,0 +1,61 @@
+// Fitting a widget into the box a slide (or any fixed-size container) gives it.
+//
+// A widget in slide layout draws everything inside a box of `{ width, height }` CSS pixels (the
+// slide's own, unscaled units: Slidev and reveal.js scale the whole slide canvas afterwards). The
+// width is the host's; the height is what the slide has left for it — like reveal.js's `r-stretch`:
+// the slide's inner height minus everything else on it (headings above, captions below), measured on
+// the laid-out page so that two-column layouts and centred reveal.js sections work the same way.
+
+/** Ancestors that are a slide: Slidev's layout box, a reveal.js slide, or a box marked by the page. */
+export const SLIDE_SELECTOR = '[data-attn-slide], .slidev-layout, .reveal .slides > section, .reveal .slides > section > section';
+
+/** The slide element `el` sits in (crossing no shadow roots), or null. */
+export function slideOf(el) {
+  return el.closest?.(SLIDE_SELECTOR) ?? null;
+}
+
+const px = (v) => parseFloat(v) || 0;
+
+/**
+ * The box a widget host may fill, in its own CSS pixels: { width, height }, or null while it is not
+ * laid out (a hidden slide). `fitHeight` (from the `fit-height` attribute) wins over the slide's.
+ */
+export function measureBox(host, fitHeight) {
+  const width = host.clientWidth;
+  if (!width) return null;
+  if (fitHeight > 0) return { width, height: fitHeight };
+  const slide = slideOf(host);
+  const hostRect = host.getBoundingClientRect();
+  // Screen pixels per CSS pixel: the deck's transform (or zoom) of the slide canvas.
+  const scale = hostRect.width / host.offsetWidth || 1;
+  if (!slide) {
+    // Not on a slide: the viewport's height below the host's top, as the page scrolls to it.
+    return { width, height: Math.max(120, Math.floor(window.innerHeight - 16)) };
+  }
+  const cs = getComputedStyle(slide);
+  const reveal = !slide.classList.contains('slidev-layout') && slide.closest('.reveal');
+  // The slide's inner height: reveal.js sections are as tall as their content (the slide canvas is
+  // their parent), Slidev's layout box is the slide.
+  const canvas = reveal ? slide.parentElement.closest('.slides') : slide;
+  const inner = canvas.clientHeight - (reveal ? 0 : px(cs.paddingTop) + px(cs.paddingBottom));
+  // Height of everything on the slide but this widget: the content's extent minus the host's height.
+  let top = Infinity, bottom = -Infinity;
+  for (const child of slide.children) {
+    if (getComputedStyle(child).position === 'absolute' || getComputedStyle(child).display === 'none') continue;
+    const r = child.getBoundingClientRect();
+    if (!r.height) continue;
+    top = Math.min(top, r.top - px(getComputedStyle(child).marginTop) * scale);
+    bottom = Math.max(bottom, r.bottom + px(getComputedStyle(child).marginBottom) * scale);
+  }
+  const content = top === Infinity ? 0 : (bottom - top) / scale;
+  const others = Math.max(0, content - host.offsetHeight);
+  return { width, height: Math.max(80, Math.floor(inner - others - 2)) };
+}
+
+/**
+ * The largest square cell (px) for a grid of rows × cols inside w × h, clamped to [lo, hi].
+ * Widgets use it to let cells grow to the space a slide gives.
+ */
+export function cellFor(rows, cols, w, h, lo = 4, hi = 120) {
+  return Math.max(lo, Math.min(hi, Math.floor(w / Math.max(1, cols)), Math.floor(h / Math.max(1, rows))));
+}

@@ -11,7 +11,7 @@ import { serveDist } from '../tests/e2e/server.mjs';
 import { launch } from '../tests/e2e/browser.js';
 
 const site = resolve('build/bench/site');
-execFileSync('npx', ['vite', 'build', '--logLevel', 'warn', '--outDir', site, '--emptyOutDir'], { stdio: 'inherit' });
+execFileSync('npx', ['vite', 'build', '-c', 'web/app/vite.config.js', '--logLevel', 'warn', '--outDir', site, '--emptyOutDir'], { stdio: 'inherit' });
 const server = await serveDist(site);
 const url = `http://127.0.0.1:${server.address().port}/`;
 const browser = await launch();

@@ -8,7 +8,7 @@
 // presenter mode, so widgets are identified by position, never by id.
 //
 // Transport is Slidev's own (createSyncState): on the dev server a server-reactive ref
-// (`server-reactive:attnlab`, declared in vite.config.ts), in a static build a BroadcastChannel
+// (`server-reactive:attnlab`, declared in ../vite.config.ts), in a static build a BroadcastChannel
 // between tabs of the same browser — the same way Slidev syncs the current slide and clicks.
 import type { Router } from 'vue-router'
 import { nextTick, watch } from 'vue'

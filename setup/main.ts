@@ -1,11 +1,15 @@
-// The deck's app setup: registers every attnlab widget (one import) and keeps widget edits made in
-// the presenter view in step with the audience view (attn-sync.ts). Keys typed into a widget need no
-// guard here (unlike reveal.js): Slidev already leaves them alone — tests/e2e/slides.e2e.test.js
-// checks it for a matrix cell and a <select> inside a widget's shadow root.
-import { defineAppSetup } from '@slidev/types'
-import '../../shared/widgets.js'
+// attnlab as a Slidev addon: Slidev runs this app setup in every deck whose headmatter has
+// `addons: ['attnlab']`. It registers every attnlab widget and the slides-only components (one
+// import) and keeps widget edits made in the presenter view in step with the audience view
+// (./attn-sync.ts). ../components/AttnStepper.vue is picked up by Slidev as a component; the Vue
+// and Vite settings are in ../vite.config.ts. Keys typed into a widget need no guard here (unlike
+// reveal.js): Slidev already leaves them alone — tests/e2e/slides.e2e.test.js checks it.
+import type { AppContext } from '@slidev/types'
+import '../slides/shared/widgets.js'
 import { startWidgetSync } from './attn-sync'
 
-export default defineAppSetup(({ router }) => {
+// The same as `defineAppSetup(…)` from @slidev/types (an identity function), without a runtime
+// import of that package.
+export default ({ router }: AppContext) => {
   startWidgetSync(router)
-})
+}

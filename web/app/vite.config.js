@@ -1,14 +1,60 @@
-// Vite: the app lives in web/app/; `vite build` writes the static site to dist/.
+// Vite for the app (web/app/): `vite build -c web/app/vite.config.js` writes the static site to dist/.
+// It lives here, not at the repository root, because the root is attnlab's Slidev addon: Slidev merges
+// an addon's root vite.config.* into every deck that uses it (that file is ../../vite.config.ts).
 import { defineConfig } from 'vite';
-import { resolve } from 'node:path';
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import { extname, join, resolve, sep } from 'node:path';
+
+const repo = resolve(import.meta.dirname, '../..');
+const builtDecks = resolve(repo, 'dist/slides');
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css',
+  '.wasm': 'application/wasm', '.svg': 'image/svg+xml', '.png': 'image/png', '.json': 'application/json',
+  '.woff2': 'font/woff2', '.woff': 'font/woff', '.ttf': 'font/ttf', '.ico': 'image/x-icon',
+};
+
+// Dev server only: /slides/… is served from dist/slides/ (the decks as `npm run build` or `npm start`
+// built them), so the app's "Slidev · reveal.js" links reach the decks instead of falling back to the
+// app page. To edit a deck live, use its own dev server (README, "Lecture decks").
+function serveBuiltDecks() {
+  return {
+    name: 'attnlab:serve-built-decks',
+    apply: 'serve',
+    configureServer(server) {
+      server.middlewares.use('/slides', (req, res, next) => {
+        const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+        let file = resolve(builtDecks, `.${path}`);
+        if (file !== builtDecks && !file.startsWith(builtDecks + sep)) return next();
+        if (existsSync(file) && statSync(file).isDirectory()) {
+          if (!path.endsWith('/')) {  // relative URLs inside the deck need the trailing slash
+            res.writeHead(301, { Location: `${req.originalUrl.split('?')[0]}/` });
+            return res.end();
+          }
+          file = join(file, 'index.html');
+        }
+        if (!existsSync(file) || !statSync(file).isFile()) {
+          if (path === '/' || /^\/(slidev|reveal)\/?$/.test(path)) {
+            res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
+            return res.end('The decks are not built: run `npm start` (it builds them) or `npm run build`.\n');
+          }
+          return next();
+        }
+        res.writeHead(200, { 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream', 'Cache-Control': 'no-cache' });
+        createReadStream(file).pipe(res);
+      });
+    },
+  };
+}
 
 export default defineConfig({
-  root: resolve(import.meta.dirname, 'web/app'),
+  root: import.meta.dirname,
   base: './',  // relative URLs: dist/ works from any static server's root (or a sub-folder)
   publicDir: false,
-  server: { host: 'localhost', fs: { allow: [resolve(import.meta.dirname)] } },
+  plugins: [serveBuiltDecks()],
+  server: { host: 'localhost', fs: { allow: [repo] } },
   build: {
-    outDir: resolve(import.meta.dirname, 'dist'),
+    outDir: resolve(repo, 'dist'),
     emptyOutDir: false,  // dist/slides/ is written by the slide builds
     target: 'es2022',
     assetsInlineLimit: 0,  // keep the .wasm a separate file: streaming compilation, cacheable

@@ -2,9 +2,9 @@
 // never move the slide.
 //
 //   import Reveal from 'reveal.js';
-//   import AttnLab from 'attnlab/slides/reveal/plugin/attnlab.js';   // this file
-//   import 'attnlab/web/widgets/index.js';                              // registers <attn-…> tags
-//   Reveal.initialize({ plugins: [AttnLab] });
+//   import AttnLab from 'attnlab/reveal';         // this file (package.json "exports": "./reveal")
+//   import 'attnlab/slides/shared/widgets.js';    // registers every <attn-…> tag (lecture + slides-only)
+//   new Reveal({ plugins: [AttnLab] }).initialize();
 //
 //   <section>
 //     <attn-steps preset="football" data-attn-stages="1"></attn-steps>

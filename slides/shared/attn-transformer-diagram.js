@@ -5,6 +5,8 @@
 // list of module names; the others are dimmed:
 //   embedding, positional, attention (every attention block), masked (the decoder's masked one),
 //   cross (the decoder's encoder–decoder one), addnorm, ffn, linear, softmax, encoder, decoder.
+// A name with a leading minus is taken out again: highlight="decoder,-cross" is a decoder-only model
+// (the decoder without its cross-attention).
 // Slides-only component (a figure, no computation), shared by both decks.
 
 const COLORS = {
@@ -57,7 +59,8 @@ function pe(cx, cy, labelLeft) {
     <text x="${lx}" y="${cy + 10}" style="text-anchor: ${anchor}" class="small">Encoding</text></g>`;
 }
 
-const SVG = `<svg viewBox="0 0 400 500" role="img" aria-label="The Transformer: encoder (left) and decoder (right)">
+// The viewBox leaves room left of the encoder for its "N×" label and right of the decoder for theirs (they were clipped).
+const SVG = `<svg viewBox="-14 0 428 500" role="img" aria-label="The Transformer: encoder (left) and decoder (right)">
   <defs><marker id="ah" viewBox="0 0 8 8" refX="7" refY="4" markerWidth="6" markerHeight="6" orient="auto-start-reverse">
     <path d="M0 0 L8 4 L0 8 z" fill="#444"/></marker></defs>
   <g class="frame encoder"><rect x="${EX - 22}" y="196" width="${W + 44}" height="174" rx="10"/>
@@ -114,9 +117,10 @@ export class AttnTransformerDiagram extends HTMLElement {
   }
 
   attributeChangedCallback() {
-    const want = (this.getAttribute('highlight') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    const names = (this.getAttribute('highlight') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    const want = names.filter((n) => !n.startsWith('-')), not = names.filter((n) => n.startsWith('-')).map((n) => n.slice(1));
     for (const g of this.shadowRoot.querySelectorAll('.m'))
-      g.classList.toggle('on', want.some((w) => g.classList.contains(w)));
+      g.classList.toggle('on', want.some((w) => g.classList.contains(w)) && !not.some((w) => g.classList.contains(w)));
   }
 }
 

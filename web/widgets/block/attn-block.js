@@ -3,10 +3,16 @@
 // paper) or before it (pre-LN, GPT and the notebook's Block).
 //
 // Attributes: norm ("post" | "pre"), activation ("gelu" | "relu"), mask ("none" | "causal"), tokens
-// (a sentence), d-model, heads, ffn-ratio, seed, hash-key. Events: attn-state-change.
+// (a sentence), d-model, heads, ffn-ratio, seed, stage (0 input, 1 attention, 2 add & norm 1, 3 FFN,
+// 4 add & norm 2 = output; absent = all), weight-range ("fixed": weights on [0, 1]; "map"), hash-key,
+// and the shared layout / controls / fit-height. Events: attn-state-change.
+// On a slide the block is a flow strip (x → MHA → Add & Norm → FFN → Add & Norm, a thumbnail of each
+// result, the current step highlighted) above the current step's matrices, as large as the box allows.
 // Numbers: lab.encoderBlock (every intermediate it returns).
-import { html, nothing } from 'lit';
-import { AttnWidget } from '../shared/widget.js';
+import { html, svg, css, nothing } from 'lit';
+import { AttnWidget, optionalInt } from '../shared/widget.js';
+import { packPanels } from '../shared/fit.js';
+import { scaleFor, css as rgbCss } from '../shared/colormap.js';
 import { blockInput, blockWeights } from './logic.js';
 import { parseTokens } from '../steps/logic.js';
 import '../shared/heatmap.js';
@@ -16,6 +22,15 @@ const FORMULAS = {
   post: 'y = \\mathrm{LN}_1\\big(x + \\mathrm{MHA}(x)\\big),\\qquad \\mathrm{out} = \\mathrm{LN}_2\\big(y + \\mathrm{FFN}(y)\\big)',
   pre: 'y = x + \\mathrm{MHA}\\big(\\mathrm{LN}_1(x)\\big),\\qquad \\mathrm{out} = y + \\mathrm{FFN}\\big(\\mathrm{LN}_2(y)\\big)',
 };
+
+/** The stages a deck steps through (`stage` attribute), as the flow strip names them per norm placement. */
+export const STAGES = ['input', 'attention', 'add & norm 1', 'FFN', 'add & norm 2 = output'];
+const FLOW = {
+  post: ['x', 'MHA', 'Add & Norm', 'FFN', 'Add & Norm = out'],
+  pre: ['x', 'LN → MHA', 'Add', 'LN → FFN', 'Add = out'],
+};
+
+const LN = '\\mathrm{LN}(z) = \\gamma \\odot \\frac{z - \\mu(z)}{\\sqrt{\\sigma^2(z) + \\epsilon}} + \\beta';
 
 export class AttnBlock extends AttnWidget {
   static properties = {
@@ -27,6 +42,11 @@ export class AttnBlock extends AttnWidget {
     heads: { type: Number },
     ffnRatio: { type: Number, attribute: 'ffn-ratio' },
     seed: { type: Number },
+    /** 0 input, 1 attention, 2 add & norm 1, 3 FFN, 4 add & norm 2 = output; absent = all. */
+    stage: { converter: optionalInt, reflect: true },
+    /** Attention weights on the fixed [0, 1] scale ('fixed', default) or on the map's own range ('map'). */
+    weightRange: { type: String, attribute: 'weight-range' },
+    _headH: { state: true },
   };
 
   static stateSchema = {
@@ -39,6 +59,27 @@ export class AttnBlock extends AttnWidget {
     ffnRatio: { type: 'int', min: 1, max: 4 },
     seed: { type: 'int', min: 0, max: 1e9 },
   };
+
+  static styles = [AttnWidget.styles, css`
+    .slide-head { display: flex; flex-direction: column; gap: 4px; }
+    .slide-head .topline { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 14px; }
+    .slide-head .controls { margin: 0; gap: 4px 12px; font-size: 16px; }
+    .slide-head .formula { margin: 0; padding: 0 8px; }
+    .flow { display: flex; align-items: stretch; gap: 0; list-style: none; padding: 0; margin: 0; font-size: 15px; line-height: 1.2; }
+    .flow li { display: flex; align-items: center; }
+    .flow li.sep { color: #57606a; padding: 0 3px; font-size: 18px; }
+    .flow button { display: flex; flex-direction: column; align-items: center; gap: 2px; padding: 2px 6px; border-radius: 8px;
+      border: 1px solid #d0d7de; background: #fff; color: #24292f; white-space: nowrap; font-size: 15px; line-height: 1.2; }
+    .flow button:disabled { cursor: default; }
+    .flow .name { white-space: pre; text-align: center; }
+    .flow .done button { background: #f6f8fa; }
+    .flow .current button { border: 2px solid #0969da; background: #ddf4ff; font-weight: 600; }
+    .flow .todo button { color: #8c959f; border-style: dashed; }
+    .flow .todo svg { visibility: hidden; }
+    .slide-main { display: flex; flex-direction: column; gap: 6px; margin-top: 6px; }
+    .slide-row { display: flex; align-items: flex-start; }
+    .slide-main .arrow { align-self: center; width: 28px; text-align: center; font-size: 24px; color: #57606a; flex: none; }
+  `];
 
   static checkState(s) {
     return s.dModel && s.heads && s.dModel % s.heads ? 'heads must divide d_model' : '';
@@ -54,29 +95,154 @@ export class AttnBlock extends AttnWidget {
     this.heads = 2;
     this.ffnRatio = 4;
     this.seed = 1;
+    this.stage = null;
+    this.weightRange = 'fixed';
+    this._headH = 0;
+  }
+
+  /** Everything the widget shows, from lab.encoderBlock. */
+  compute(lab) {
+    const toks = parseTokens(this.tokens);
+    const t = toks.length, D = this.dModel, H = D % this.heads ? 1 : this.heads, F = D * this.ffnRatio;
+    const x = blockInput(this.seed, t, D);
+    const r = lab.encoderBlock({ x, t, dModel: D, heads: H, dFF: F, norm: this.norm, activation: this.activation, mask: this.mask, weights: blockWeights(this.seed, D, F) });
+    return { toks, t, D, H, F, x, r };
+  }
+
+  get #fixedWeights() { return this.weightRange !== 'map'; }
+
+  #act() { return this.activation === 'gelu' ? 'GELU' : 'ReLU'; }
+
+  /** The formula of stage `s` (slide layout: the highlighted one). */
+  #stageFormula(s, c) {
+    const post = this.norm === 'post', act = this.#act();
+    const inner = post ? 'y' : '\\mathrm{LN}_2(y)';
+    return [
+      `x \\in \\mathbb{R}^{t \\times d_{model}}\\quad(t = ${c.t},\\ d_{model} = ${c.D}):\\ \\text{one row per token}`,
+      `${post ? '\\mathrm{MHA}(x)' : '\\mathrm{MHA}\\big(\\mathrm{LN}_1(x)\\big)'} = \\mathrm{Concat}(\\mathrm{head}_1, \\dots, \\mathrm{head}_{${c.H}})\\,W_O,\\quad \\mathrm{head}_i = \\mathrm{softmax}\\Big(\\tfrac{Q_iK_i^\\top}{\\sqrt{d_k}}\\Big)V_i`,
+      post ? `y = \\mathrm{LN}_1\\big(x + \\mathrm{MHA}(x)\\big),\\qquad ${LN}` : 'y = x + \\mathrm{MHA}\\big(\\mathrm{LN}_1(x)\\big)\\quad\\text{(the residual path skips the norm)}',
+      `\\mathrm{FFN}(${inner}) = \\mathrm{${act}}\\big(${inner}\\,W_1 + b_1\\big)\\,W_2 + b_2,\\quad W_1 \\in \\mathbb{R}^{${c.D} \\times ${c.F}}`,
+      post ? '\\mathrm{out} = \\mathrm{LN}_2\\big(y + \\mathrm{FFN}(y)\\big)' : '\\mathrm{out} = y + \\mathrm{FFN}\\big(\\mathrm{LN}_2(y)\\big)',
+    ][s];
+  }
+
+  /** The matrices of stage `s` in slide layout: context maps (weight < 1) leading to the stage's result. */
+  #stagePanels(s, c) {
+    const { toks, t, D, H, F, x, r } = c, post = this.norm === 'post';
+    const dims = Array.from({ length: D }, (_, j) => `d${j + 1}`), hid = Array.from({ length: F }, (_, j) => String(j + 1));
+    const P = (cls, label, values, weight = 1, opts = {}) => ({ cls, label, values, rows: t, cols: D, rowLabels: toks, colLabels: dims, weight, ...opts });
+    const heads = Array.from({ length: H }, (_, h) => P(`attn-weights head${h + 1}`, `head ${h + 1} weights`, r.attnWeights.subarray(h * t * t, (h + 1) * t * t), 0.45,
+      { cols: t, colLabels: toks, probability: true }));
+    const hidden = P('ffn-hidden', `${this.#act()}(·W₁ + b₁): t × ${F}`, r.ffnHidden, 0.4, { cols: F, colLabels: hid });
+    if (post) {
+      return [
+        [P('x', 'x (input)', x)],
+        [...heads, P('attn-out', 'MHA(x)', r.attnOut)],
+        [P('residual1', 'x + MHA(x) (Add)', r.residual1, 0.6), P('norm1', 'y = LN₁(·) (Norm)', r.norm1)],
+        [P('norm1', 'y', r.norm1, 0.5), hidden, P('ffn-out', 'FFN(y)', r.ffnOut)],
+        [P('residual2', 'y + FFN(y) (Add)', r.residual2, 0.6), P('norm2 output', 'LN₂(·) = block output', r.norm2)],
+      ][s];
+    }
+    return [
+      [P('x', 'x (input)', x)],
+      [P('norm1', 'LN₁(x)', r.norm1, 0.5), ...heads, P('attn-out', 'MHA(LN₁(x))', r.attnOut)],
+      [P('attn-out', 'MHA(LN₁(x))', r.attnOut, 0.6), P('residual1', 'y = x + MHA (Add)', r.residual1)],
+      [P('norm2', 'LN₂(y)', r.norm2, 0.5), hidden, P('ffn-out', 'FFN(LN₂(y))', r.ffnOut)],
+      [P('ffn-out', 'FFN(LN₂(y))', r.ffnOut, 0.6), P('residual2 output', 'y + FFN = block output', r.residual2)],
+    ][s];
+  }
+
+  /** A tiny picture of a t × D result for the flow strip (colours only; the big maps carry the numbers). */
+  #thumb(values, rows, cols, maxH = 30) {
+    const cell = Math.max(1, Math.min(5, Math.floor(maxH / rows), Math.floor((maxH * 1.8) / cols)));
+    const scale = scaleFor(values, 'diverging');
+    const rects = [];
+    for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++)
+      rects.push(svg`<rect x=${j * cell} y=${i * cell} width=${cell} height=${cell} fill=${rgbCss(scale.color(values[i * cols + j]))}></rect>`);
+    return html`<svg width=${cols * cell} height=${rows * cell} aria-hidden="true">${rects}</svg>`;
+  }
+
+  #flow(stage, c) {
+    const { r, t, D, x } = c, post = this.norm === 'post';
+    const results = [x, r.attnOut, post ? r.norm1 : r.residual1, r.ffnOut, post ? r.norm2 : r.residual2];
+    // A narrow box: "Add & Norm" on two lines, smaller thumbnails.
+    const narrow = this.box.width < 640;
+    const names = (FLOW[this.norm] ?? FLOW.post).map((n) => (narrow ? n.replace(' = out', '').replace(/ (&|→) /, ' $1\n') : n));
+    const interactive = this.controlsMode !== 'none';
+    const items = [];
+    names.forEach((name, i) => {
+      if (i) items.push(html`<li class="sep" aria-hidden="true">→</li>`);
+      const state = i === stage ? 'current' : i < stage ? 'done' : 'todo';
+      items.push(html`<li class=${state} aria-current=${i === stage ? 'step' : 'false'}>
+        <button type="button" ?disabled=${!interactive} title=${`${i} ${STAGES[i]}`} @click=${() => { this.stage = i; }}>
+          <span class="name">${name}</span>${this.#thumb(results[i], t, D, narrow ? 20 : 30)}</button></li>`);
+    });
+    return html`<ol class="flow" aria-label="stages of the block">${items}</ol>`;
+  }
+
+  #controls(compact) {
+    const post = this.norm === 'post';
+    return html`
+      <label>${compact ? 'norm' : 'LayerNorm'} <select class="norm" @change=${(e) => this.setState({ norm: e.target.value })}>
+        <option value="post" ?selected=${post}>post-LN${compact ? '' : ' (paper)'}</option><option value="pre" ?selected=${!post}>pre-LN${compact ? '' : ' (GPT)'}</option></select></label>
+      <label>${compact ? 'φ' : 'activation'} <select class="activation" @change=${(e) => this.setState({ activation: e.target.value })}>
+        ${['gelu', 'relu'].map((a) => html`<option value=${a} ?selected=${a === this.activation}>${a.toUpperCase()}</option>`)}</select></label>`;
+  }
+
+  /** Slide layout: the flow strip, the current step's formula, its matrices as large as the box allows. */
+  #renderSlide(c) {
+    const stage = Math.max(0, Math.min(4, this.stage ?? 4));
+    const panels = this.#stagePanels(stage, c).map((p) => ({ ...p, compact: true, legend: true, shareRows: true }));
+    const { width, height } = this.box;
+    const headH = this._headH || 110;
+    // Arrows between the maps take the gaps; one row, or two when that gives bigger cells.
+    const h = Math.max(60, height - headH - 8), opts = { gap: 28, rowGap: 6, maxCell: 110 };
+    let layout = packPanels(panels, width, h, opts);
+    // A narrow box (a slide column): when the context maps cost the result its numbers, show the result
+    // alone (the flow strip above still pictures what led to it).
+    if (layout.cell < 44 && panels.some((p) => p.weight < 1)) {
+      const alone = packPanels(panels.filter((p) => p.weight === 1), width, h, opts);
+      if (alone.fits && alone.cell >= 1.3 * layout.cell) layout = alone;
+    }
+    const controls = this.controlsMode === 'none' ? nothing : html`<div class="controls">${this.#controls(true)}</div>`;
+    const fixed = this.#fixedWeights;
+    const row = (ps) => ps.map((p, i) => html`${i ? html`<span class="arrow" aria-hidden="true">→</span>` : nothing}<attn-heatmap class=${p.cls}
+        .label=${p.label} .values=${p.values} .rows=${p.rows} .cols=${p.cols}
+        .rowLabels=${p.rowLabels} .colLabels=${p.colLabels} .colormap=${p.probability ? 'sequential' : 'diverging'}
+        .vmin=${p.probability && fixed ? 0 : null} .vmax=${p.probability && fixed ? 1 : null} .digits=${2} .cellSize=${110} compact
+        .legendPos=${p.legendPos ?? 'right'} ?no-row-labels=${!!p.noRowLabels} .fitWidth=${p.fitWidth} .fitHeight=${p.fitHeight}></attn-heatmap>`);
+    return html`<div class="slide-head"><div class="topline">${this.#flow(stage, c)}${controls}</div>
+        <attn-tex class="formula current" .expr=${this.#stageFormula(stage, c)}></attn-tex></div>
+      <div class="slide-main stage s${stage}">${layout.rows.map((ps) => html`<div class="slide-row">${row(ps)}</div>`)}</div>`;
+  }
+
+  updated(changed) {
+    super.updated?.(changed);
+    if (!this.slideLayout) return;
+    // The header (flow strip, controls, formula) takes what it takes; the matrices get the rest.
+    const head = this.renderRoot.querySelector('.slide-head');
+    if (head && head.offsetHeight && Math.abs(head.offsetHeight - this._headH) > 2) this._headH = head.offsetHeight;
   }
 
   renderWidget(lab) {
     if (typeof lab.encoderBlock !== 'function') return html`<p class="error">This build of attnlab has no lab.encoderBlock yet.</p>`;
-    const toks = parseTokens(this.tokens);
-    if (!toks.length) return html`<p class="error">Type a sentence.</p>`;
-    const t = toks.length, D = this.dModel, H = D % this.heads ? 1 : this.heads, F = D * this.ffnRatio;
-    const x = blockInput(this.seed, t, D);
-    const r = lab.encoderBlock({ x, t, dModel: D, heads: H, dFF: F, norm: this.norm, activation: this.activation, mask: this.mask, weights: blockWeights(this.seed, D, F) });
+    if (!parseTokens(this.tokens).length) return html`<p class="error">Type a sentence.</p>`;
+    const c = this.compute(lab);
+    if (this.slideLayout) return this.#renderSlide(c);
+    const { toks, t, D, H, F, x, r } = c;
     const dims = Array.from({ length: D }, (_, j) => `d${j + 1}`), hid = Array.from({ length: F }, (_, j) => String(j + 1));
-    const hm = (cls, label, values, cols = D, colLabels = dims, cmap = 'auto') => html`<attn-heatmap class=${cls} .label=${label} .values=${values}
-      .rows=${t} .cols=${cols} .rowLabels=${toks} .colLabels=${colLabels} .colormap=${cmap} max-width=${cols > D ? 420 : 260} cell-size="30"></attn-heatmap>`;
+    const fixed = this.#fixedWeights;
+    const hm = (cls, label, values, cols = D, colLabels = dims, probability = false) => html`<attn-heatmap class=${cls} .label=${label} .values=${values}
+      .rows=${t} .cols=${cols} .rowLabels=${toks} .colLabels=${colLabels} .colormap=${probability ? 'sequential' : 'diverging'}
+      .vmin=${probability && fixed ? 0 : null} .vmax=${probability && fixed ? 1 : null} max-width=${cols > D ? 420 : 260} cell-size="30"></attn-heatmap>`;
     const arrow = html`<span class="arrow" aria-hidden="true" style="align-self:center;font-size:1.6em;color:#57606a">→</span>`;
-    const heads = Array.from({ length: H }, (_, h) => hm(`attn-weights head${h + 1}`, `head ${h + 1} weights`, r.attnWeights.subarray(h * t * t, (h + 1) * t * t), t, toks, 'sequential'));
-    const post = this.norm === 'post';
+    const heads = Array.from({ length: H }, (_, h) => hm(`attn-weights head${h + 1}`, `head ${h + 1} weights`, r.attnWeights.subarray(h * t * t, (h + 1) * t * t), t, toks, true));
+    const post = this.norm === 'post', s = (i) => this.shows(i);
     return html`
-      <attn-tex class="formula" display .expr=${FORMULAS[this.norm] + `,\\qquad \\mathrm{FFN}(y) = \\mathrm{${this.activation === 'gelu' ? 'GELU' : 'ReLU'}}(yW_1 + b_1)W_2 + b_2`}></attn-tex>
-      <attn-tex .expr=${'\\mathrm{LN}(z) = \\gamma \\odot \\frac{z - \\mu(z)}{\\sqrt{\\sigma^2(z) + \\epsilon}} + \\beta \\quad \\text{(per token, over its } d_{model} \\text{ features)}'}></attn-tex>
+      <attn-tex class="formula" display .expr=${FORMULAS[this.norm] + `,\\qquad \\mathrm{FFN}(y) = \\mathrm{${this.#act()}}(yW_1 + b_1)W_2 + b_2`}></attn-tex>
+      <attn-tex .expr=${`${LN} \\quad \\text{(per token, over its } d_{model} \\text{ features)}`}></attn-tex>
       <div class="controls">
-        <label>LayerNorm <select class="norm" @change=${(e) => this.setState({ norm: e.target.value })}>
-          <option value="post" ?selected=${post}>post-LN (paper)</option><option value="pre" ?selected=${!post}>pre-LN (GPT)</option></select></label>
-        <label>activation <select class="activation" @change=${(e) => this.setState({ activation: e.target.value })}>
-          ${['gelu', 'relu'].map((a) => html`<option value=${a} ?selected=${a === this.activation}>${a.toUpperCase()}</option>`)}</select></label>
+        ${this.#controls(false)}
         <label>mask <select class="mask" @change=${(e) => this.setState({ mask: e.target.value })}>
           ${['none', 'causal'].map((m) => html`<option value=${m} ?selected=${m === this.mask}>${m}</option>`)}</select></label>
         <label>heads <select class="heads" @change=${(e) => this.setState({ heads: Number(e.target.value) })}>
@@ -84,23 +250,23 @@ export class AttnBlock extends AttnWidget {
         <label>tokens <input type="text" class="tokens" .value=${this.tokens} maxlength="120" @change=${(e) => this.setState({ tokens: e.target.value })}></label>
         <label>seed <input type="number" class="seed" min="0" .value=${String(this.seed)} @change=${(e) => this.setState({ seed: Math.max(0, Math.trunc(Number(e.target.value)) || 0) })}></label>
       </div>
+      ${this.stageBar(STAGES)}
       <p class="note">d<sub>model</sub> = ${D}, ${H} head${H > 1 ? 's' : ''}, d<sub>ff</sub> = ${F} (ratio ${this.ffnRatio}); X and the weights are seeded random (seed ${this.seed}). Read left to right, top to bottom.</p>
       <h3>Attention sub-layer</h3>
       <div class="row">
-        ${hm('x', 'x (input)', x)}${arrow}
-        ${post ? nothing : html`${hm('norm1', 'LN₁(x)', r.norm1)}${arrow}`}
-        ${heads}${arrow}${hm('attn-out', 'MHA output', r.attnOut)}${arrow}
-        ${hm('residual1', 'x + MHA (Add)', r.residual1)}
-        ${post ? html`${arrow}${hm('norm1', 'LN₁ (Norm) = y', r.norm1)}` : nothing}
+        ${hm('x', 'x (input)', x)}
+        ${s(1) ? html`${arrow}${post ? nothing : html`${hm('norm1', 'LN₁(x)', r.norm1)}${arrow}`}${heads}${arrow}${hm('attn-out', 'MHA output', r.attnOut)}` : nothing}
+        ${s(2) ? html`${arrow}${hm('residual1', post ? 'x + MHA (Add)' : 'x + MHA (Add) = y', r.residual1)}
+          ${post ? html`${arrow}${hm('norm1', 'LN₁ (Norm) = y', r.norm1)}` : nothing}` : nothing}
       </div>
-      <h3>Feed-forward sub-layer</h3>
+      ${s(3) ? html`<h3>Feed-forward sub-layer</h3>
       <div class="row">
         ${post ? nothing : html`${hm('norm2', 'LN₂(y)', r.norm2)}${arrow}`}
         ${hm('ffn-hidden', `hidden: ${this.activation.toUpperCase()}(·W₁ + b₁)`, r.ffnHidden, F, hid)}${arrow}
-        ${hm('ffn-out', 'FFN output', r.ffnOut)}${arrow}
-        ${hm('residual2', 'y + FFN (Add)', r.residual2)}
-        ${post ? html`${arrow}${hm('norm2', 'LN₂ (Norm)', r.norm2)}` : nothing}
-        ${arrow}${hm('output', 'block output', r.output)}
-      </div>`;
+        ${hm('ffn-out', 'FFN output', r.ffnOut)}
+        ${s(4) ? html`${arrow}${post
+          ? html`${hm('residual2', 'y + FFN (Add)', r.residual2)}${arrow}${hm('norm2 output', 'LN₂ (Norm) = block output', r.norm2)}`
+          : hm('residual2 output', 'y + FFN (Add) = block output', r.residual2)}` : nothing}
+      </div>` : nothing}`;
   }
 }

@@ -1,21 +1,50 @@
 // <attn-multihead>: heads side by side — per-head Q/K/V and weights, the concatenation, W_O, output.
 //
 // Attributes: preset ("cat-sat" | "custom"), heads, d-model, stage (0 inputs, 1 per-head Q/K/V,
-// 2 per-head weights, 3 concat, 4 output; absent = all), mask ("none" | "causal"), seed, hash-key.
+// 2 per-head weights, 3 concat, 4 output; absent = all), mask ("none" | "causal"), seed,
+// weight-range ("fixed": weights coloured on [0, 1], default; "map": each map's own range), hash-key,
+// and AttnWidget's layout / controls / fit-height.
+// Page layout: every stage up to `stage`, one below the other, with editors. Slide layout: the stage
+// strip, the current stage's formula (highlighted) and only the current stage's matrices, as large as
+// the box allows (0: X and the W's; 1: Q_h, K_h, V_h per head; 2: the heads' weights; 3: the concat with
+// its head column groups; 4: Concat · W_O = output).
 // Properties: tokens, x, wq, wk, wv, wo (flat row-major; W [dModel·dModel], x·W).
 // Events: attn-state-change { state }.
 // Numbers: lab.multiHeadAttention (the per-head panels are column slices of its results).
-import { html, nothing } from 'lit';
+import { html, css, nothing } from 'lit';
 import { AttnWidget, optionalInt } from '../shared/widget.js';
+import { widgetStyles } from '../shared/styles.js';
 import { uniformMatrix } from '../shared/rng.js';
 import { parseTokens, resize } from '../steps/logic.js';
 import { CAT_SAT, headChoices, headSlice } from './logic.js';
+import { chunks, choose, geometryOf, inputDigits, refitFormulasOnFontLoad } from './pack.js';
 import '../shared/heatmap.js';
 import '../shared/matrix-editor.js';
 import '../shared/tex.js';
 
 const MAX_T = 8, MAX_D = 8;
 const STAGES = ['inputs', 'per-head Q, K, V', 'per-head weights', 'concat', 'output'];
+/** The slide's stage strip: short names, so it stays one line in a half-width column. */
+const SHORT_STAGES = ['inputs', 'Q, K, V', 'weights', 'concat', 'output'];
+const SUB = (n) => String(n).replace(/\d/g, (d) => '₀₁₂₃₄₅₆₇₈₉'[d]);
+/** Head colours for the concat's column groups (Okabe–Ito). */
+const HEAD_COLORS = ['#0072b2', '#e69f00', '#009e73', '#cc79a7', '#56b4e9', '#d55e00', '#000000', '#999999'];
+
+export const slideStyles = css`
+  .slide-head { display: flex; flex-direction: column; gap: 4px; }
+  .slide-head .topline { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 16px; }
+  .slide-head .stagestrip { margin: 0; }
+  .slide-head .controls { margin: 0; gap: 4px 16px; font-size: 16px; }
+  .slide-head .formula { margin: 0; padding: 2px 8px; text-align: center; white-space: nowrap; }
+  .slide-main { display: flex; flex-direction: column; align-items: center; gap: 10px; margin-top: 8px; }
+  .slide-main.stage { border-top: none; padding-top: 0; }
+  .prow { display: flex; gap: 12px; align-items: center; justify-content: center; }
+  .prow .op { width: 22px; text-align: center; font-size: 28px; line-height: 1; color: #57606a; }
+  .prow .op.sep { align-self: stretch; width: 22px; background: linear-gradient(#d0d7de, #d0d7de) center / 2px 100% no-repeat; font-size: 0; }
+  .panel { display: flex; flex-direction: column; }
+  .groups { position: relative; height: 24px; font-size: 15px; line-height: 1; }
+  .groups span { position: absolute; top: 0; border-top: 4px solid; padding-top: 3px; text-align: center; white-space: nowrap; overflow: hidden; }
+`;
 
 export class AttnMultihead extends AttnWidget {
   static properties = {
@@ -25,6 +54,8 @@ export class AttnMultihead extends AttnWidget {
     stage: { converter: optionalInt, reflect: true },
     mask: { type: String },
     seed: { type: Number },
+    weightRange: { type: String, attribute: 'weight-range' },
+    _headH: { state: true },
     tokens: { attribute: false },
     x: { attribute: false }, wq: { attribute: false }, wk: { attribute: false }, wv: { attribute: false }, wo: { attribute: false },
   };
@@ -53,12 +84,16 @@ export class AttnMultihead extends AttnWidget {
     return '';
   }
 
+  static styles = [widgetStyles, slideStyles];
+
   constructor() {
     super();
     this.preset = 'cat-sat';
     this.stage = null;
     this.mask = 'none';
     this.seed = 1;
+    this.weightRange = 'fixed';
+    this._headH = 110;
     this._loadedPreset = null;
   }
 
@@ -105,19 +140,14 @@ export class AttnMultihead extends AttnWidget {
     return lab.multiHeadAttention({ x: this.x, tq: t, dModel: D, heads: H, wq: this.wq, wk: this.wk, wv: this.wv, wo: this.wo, mask: this.mask });
   }
 
-  renderWidget(lab) {
-    const r = this.compute(lab);
-    const { tokens, dModel: D, heads: H } = this, t = tokens.length, dk = D / H;
-    const dims = (n, p = 'd') => Array.from({ length: n }, (_, j) => `${p}${j + 1}`);
-    const concatLabels = Array.from({ length: D }, (_, j) => `h${Math.floor(j / dk) + 1}·${(j % dk) + 1}`);
-    const hm = (cls, label, values, rows, cols, rowLabels, colLabels, cmap = 'auto') => html`<attn-heatmap class=${cls} .label=${label}
-      .values=${values} .rows=${rows} .cols=${cols} .rowLabels=${rowLabels} .colLabels=${colLabels} .colormap=${cmap} max-width="300"></attn-heatmap>`;
-    const ed = (key, label, rows, cols, rowLabels, colLabels) => html`<attn-matrix-editor class=${key} .label=${label} .values=${this[key]}
-      .rows=${rows} .cols=${cols} .rowLabels=${rowLabels} .colLabels=${colLabels} @attn-matrix-change=${(e) => this.#edit({ [key]: e.detail.values })}></attn-matrix-editor>`;
-    const perHead = (fn) => Array.from({ length: H }, (_, h) => fn(h));
-    return html`
-      <attn-tex class="formula" display .expr=${`\\mathrm{head}_h = \\mathrm{softmax}\\!\\left(\\frac{Q_h K_h^\\top}{\\sqrt{d_k}}\\right)V_h,\\quad \\mathrm{MultiHead}(X) = \\mathrm{Concat}(\\mathrm{head}_1,\\dots,\\mathrm{head}_{${H}})\\,W_O,\\quad d_k = d_{model}/h = ${dk}`}></attn-tex>
-      <div class="controls">
+  /** The controls: all of them ('full'), the head count only ('compact', the one a lecture changes live), or none. */
+  #controls(mode) {
+    if (mode === 'none') return nothing;
+    const { tokens, dModel: D, heads: H } = this, t = tokens.length;
+    const heads = html`<label>heads <select class="heads" @change=${(e) => this.#edit({ heads: Number(e.target.value) })}>
+      ${headChoices(D).map((h) => html`<option value=${h} ?selected=${h === H}>${h}</option>`)}</select></label>`;
+    if (mode === 'compact') return html`<div class="controls">${heads}</div>`;
+    return html`<div class="controls">
         <label>example <select class="preset" @change=${(e) => { this.preset = e.target.value; this.#loadPreset(); this.stateChanged(); }}>
           <option value="cat-sat" ?selected=${this.preset === 'cat-sat'}>the / cat / sat</option><option value="custom" ?selected=${this.preset === 'custom'}>my own</option></select></label>
         <label>tokens <input type="text" class="tokens" .value=${tokens.join(' ')} @change=${(e) => {
@@ -126,13 +156,33 @@ export class AttnMultihead extends AttnWidget {
         }}></label>
         <label>d<sub>model</sub> <select class="d-model" @change=${(e) => { const D1 = Number(e.target.value); this.#resize(D, D1); this.#edit({ dModel: D1, heads: D1 % H ? 1 : H }); }}>
           ${[2, 4, 6, 8].map((d) => html`<option value=${d} ?selected=${d === D}>${d}</option>`)}</select></label>
-        <label>heads <select class="heads" @change=${(e) => this.#edit({ heads: Number(e.target.value) })}>
-          ${headChoices(D).map((h) => html`<option value=${h} ?selected=${h === H}>${h}</option>`)}</select></label>
+        ${heads}
         <label>mask <select class="mask" @change=${(e) => this.#edit({ mask: e.target.value })}>
           ${['none', 'causal'].map((m) => html`<option value=${m} ?selected=${m === this.mask}>${m}</option>`)}</select></label>
         <label>seed <input type="number" class="seed" min="0" .value=${String(this.seed)} @change=${(e) => { this.seed = Math.max(0, Math.trunc(Number(e.target.value)) || 0); this.stateChanged(); }}></label>
         <button type="button" class="randomise" @click=${() => { const s = this.seed; this.#edit({ x: uniformMatrix(s, t * D), wq: uniformMatrix(s + 1, D * D), wk: uniformMatrix(s + 2, D * D), wv: uniformMatrix(s + 3, D * D), wo: uniformMatrix(s + 4, D * D) }); }}>Randomise</button>
-      </div>
+      </div>`;
+  }
+
+  /** Weights are probabilities: the fixed [0, 1] colour range unless weight-range="map". */
+  get #fixedWeights() { return this.weightRange !== 'map'; }
+
+  renderWidget(lab) {
+    const r = this.compute(lab);
+    if (this.slideLayout) return this.#renderSlide(r);
+    const { tokens, dModel: D, heads: H } = this, t = tokens.length, dk = D / H;
+    const dims = (n, p = 'd') => Array.from({ length: n }, (_, j) => `${p}${j + 1}`);
+    const concatLabels = Array.from({ length: D }, (_, j) => `h${Math.floor(j / dk) + 1}·${(j % dk) + 1}`);
+    const fixed = this.#fixedWeights;
+    const hm = (cls, label, values, rows, cols, rowLabels, colLabels, prob = false) => html`<attn-heatmap class=${cls} .label=${label}
+      .values=${values} .rows=${rows} .cols=${cols} .rowLabels=${rowLabels} .colLabels=${colLabels} .colormap=${prob ? 'sequential' : 'diverging'}
+      .vmin=${prob && fixed ? 0 : null} .vmax=${prob && fixed ? 1 : null} max-width="300"></attn-heatmap>`;
+    const ed = (key, label, rows, cols, rowLabels, colLabels) => html`<attn-matrix-editor class=${key} .label=${label} .values=${this[key]}
+      .rows=${rows} .cols=${cols} .rowLabels=${rowLabels} .colLabels=${colLabels} @attn-matrix-change=${(e) => this.#edit({ [key]: e.detail.values })}></attn-matrix-editor>`;
+    const perHead = (fn) => Array.from({ length: H }, (_, h) => fn(h));
+    return html`
+      <attn-tex class="formula" display .expr=${`\\mathrm{head}_h = \\mathrm{softmax}\\!\\left(\\frac{Q_h K_h^\\top}{\\sqrt{d_k}}\\right)V_h,\\quad \\mathrm{MultiHead}(X) = \\mathrm{Concat}(\\mathrm{head}_1,\\dots,\\mathrm{head}_{${H}})\\,W_O,\\quad d_k = d_{model}/h = ${dk}`}></attn-tex>
+      ${this.#controls(this.controlsMode)}
       ${this.stageBar(STAGES)}
       <div class="stage s0"><h3>0 · Inputs: X and the weights (head h owns d<sub>k</sub> columns of each W: labels h·j)</h3>
         <div class="row">${ed('x', 'X', t, D, tokens, dims(D))}${ed('wq', 'W_Q', D, D, dims(D), concatLabels)}${ed('wk', 'W_K', D, D, dims(D), concatLabels)}
@@ -144,11 +194,108 @@ export class AttnMultihead extends AttnWidget {
           ${hm(`k head${h + 1}`, `K${h + 1}`, headSlice(r.k, t, D, h, dk), t, dk, tokens, dims(dk))}
           ${hm(`v head${h + 1}`, `V${h + 1}`, headSlice(r.v, t, D, h, dk), t, dk, tokens, dims(dk))}</div>`)}</div></div>` : nothing}
       ${this.shows(2) ? html`<div class="stage s2"><h3>2 · Per-head attention weights</h3>
-        <div class="row">${perHead((h) => hm(`weights head${h + 1}`, `head ${h + 1} weights`, r.weights.subarray(h * t * t, (h + 1) * t * t), t, t, tokens, tokens, 'sequential'))}</div></div>` : nothing}
+        <div class="row">${perHead((h) => hm(`weights head${h + 1}`, `head ${h + 1} weights`, r.weights.subarray(h * t * t, (h + 1) * t * t), t, t, tokens, tokens, true))}</div></div>` : nothing}
       ${this.shows(3) ? html`<div class="stage s3"><h3>3 · Concatenate the heads’ outputs</h3>
         <attn-tex .expr=${'\\mathrm{Concat}(\\mathrm{head}_1,\\dots,\\mathrm{head}_h) \\in \\mathbb{R}^{t \\times d_{model}}'}></attn-tex>
         ${hm('concat', 'Concat(heads)', r.heads, t, D, tokens, concatLabels)}</div>` : nothing}
       ${this.shows(4) ? html`<div class="stage s4"><h3>4 · Mix the heads: ·W<sub>O</sub></h3>
         ${hm('output', 'output', r.output, t, D, tokens, dims(D))}</div>` : nothing}`;
+  }
+
+  /** The formula of stage i (LaTeX). */
+  #stageFormula(i) {
+    const { tokens, dModel: D, heads: H } = this, t = tokens.length, dk = D / H;
+    const heads = H === 1 ? 'Z_1' : H === 2 ? 'Z_1, Z_2' : `Z_1, \\dots, Z_{${H}}`;
+    return [
+      `X \\in \\mathbb{R}^{${t}\\times ${D}},\\quad W_Q, W_K, W_V, W_O \\in \\mathbb{R}^{${D}\\times ${D}},\\quad d_k = ${D}/${H} = ${dk}`,
+      'Q_h = X W_Q^{(h)},\\quad K_h = X W_K^{(h)},\\quad V_h = X W_V^{(h)}',
+      'A_h = \\mathrm{softmax}\\!\\left(\\frac{Q_h K_h^\\top}{\\sqrt{d_k}}\\right)',
+      `Z_h = A_h V_h,\\qquad \\mathrm{Concat}(${heads}) \\in \\mathbb{R}^{${t}\\times ${D}}`,
+      `\\mathrm{MultiHead}(X) = \\mathrm{Concat}(${heads})\\,W_O`,
+    ][i];
+  }
+
+  /** Slide layout: strip, compact controls, the stage's formula, the stage's matrices as large as fit. */
+  #renderSlide(r) {
+    const { tokens, dModel: D, heads: H } = this, t = tokens.length, dk = D / H;
+    const stage = Math.max(0, Math.min(4, this.stage ?? 4));
+    const dims = (n) => Array.from({ length: n }, (_, j) => `d${j + 1}`);
+    const concatLabels = Array.from({ length: D }, (_, j) => `h${Math.floor(j / dk) + 1}·${(j % dk) + 1}`);
+    const fixed = this.#fixedWeights;
+    const P = (cls, label, values, rows, cols, rowLabels, colLabels, o = {}) => ({
+      cls, label, values, rows, cols, rowLabels, colLabels, group: o.group ?? cls, weight: o.weight ?? 1, below: o.below ?? 0,
+      digits: o.digits ?? 4, colormap: o.prob ? 'sequential' : 'diverging',
+      vmin: o.prob && fixed ? 0 : null, vmax: o.prob && fixed ? 1 : null, groups: o.groups ?? false,
+    });
+    const perHead = (fn) => Array.from({ length: H }, (_, h) => fn(h));
+    const row = (panels, ops) => ({ panels, ops });
+    let levels;
+    if (stage === 0) {
+      const x = P('x', 'X', this.x, t, D, tokens, dims(D), { digits: inputDigits(this.x) });
+      const w = (key, label, rl, cl) => P(key, label, this[key], D, D, rl, cl, { group: 'w', digits: inputDigits(this[key]) });
+      const ws = [w('wq', 'W_Q', dims(D), concatLabels), w('wk', 'W_K', dims(D), concatLabels), w('wv', 'W_V', dims(D), concatLabels)];
+      const wo = w('wo', 'W_O', concatLabels, dims(D));
+      const layouts = (list) => [1, 2, 3].filter((n) => n <= list.length).map((k) => chunks(list, Math.ceil(list.length / k)).map((ps) => row(ps)));
+      const small = (ps) => ps.map((p) => ({ ...p, weight: 0.55 }));
+      // All at full size if the numbers fit; else X with numbers and the W's smaller beside it; else X.
+      levels = [layouts([x, ...ws, wo]), layouts([x, ...small([...ws, wo])]), layouts([x, ...small(ws)]), [[row([x])]]];
+    } else if (stage === 1) {
+      const qkv = (h) => [['q', 'Q', r.q], ['k', 'K', r.k], ['v', 'V', r.v]].map(([c, l, m]) =>
+        P(`${c} head${h + 1}`, `${l}${SUB(h + 1)}`, headSlice(m, t, D, h, dk), t, dk, tokens, dims(dk), { group: 'qkv' }));
+      const byHead = perHead(qkv);
+      const arr = [];
+      // k heads per row, a rule between heads
+      for (let k = 1; k <= H; k++) if (H % k === 0) arr.push(chunks(byHead, k).map((hs) => row(hs.flat(), hs.flatMap((_, i) => [i ? '|' : '', '', '']))));
+      arr.push([0, 1, 2].map((i) => row(byHead.map((ps) => ps[i]))));  // Q's, K's, V's as rows
+      levels = [arr];
+    } else if (stage === 2) {
+      const ws = perHead((h) => P(`weights head${h + 1}`, `head ${h + 1}: A${SUB(h + 1)}`, r.weights.subarray(h * t * t, (h + 1) * t * t), t, t, tokens, tokens, { prob: true, group: 'A' }));
+      const arr = [];
+      for (let k = 1; k <= H; k++) if (H % k === 0) arr.push(chunks(ws, k).map((ps) => row(ps)));
+      levels = [arr];
+    } else if (stage === 3) {
+      const concat = P('concat', `Concat(${perHead((h) => `Z${SUB(h + 1)}`).join(', ')})`, r.heads, t, D, tokens, concatLabels, { group: 'z', below: 26, groups: true });
+      levels = [[[row([concat])]]];
+    } else {
+      const concat = P('concat', 'Concat', r.heads, t, D, tokens, concatLabels, { group: 'z', weight: 0.6 });
+      const wo = P('wo', 'W_O', this.wo, D, D, concatLabels, dims(D), { group: 'w', weight: 0.6, digits: inputDigits(this.wo) });
+      const out = P('output', 'output', r.output, t, D, tokens, dims(D), { group: 'out' });
+      levels = [[[row([concat, wo, out], ['', '×', '='])], [row([concat, wo], ['', '×']), row([out], ['='])]], [[row([out], ['='])]]];
+    }
+    const { width, height } = this.box;
+    // Numbers need cells of ≥ 45 px (16 px type): take the richest content whose main maps reach that.
+    const pick = choose(levels, width, Math.max(60, height - this._headH - 8), { maxCell: 110, enough: 45 });
+    const heatmap = (p, s) => html`<attn-heatmap class=${p.cls} .label=${p.label} .values=${p.values} .rows=${p.rows} .cols=${p.cols}
+      .rowLabels=${p.rowLabels} .colLabels=${p.colLabels} .colormap=${p.colormap} .vmin=${p.vmin} .vmax=${p.vmax} .legend=${p.legend}
+      .digits=${p.digits} .cellSize=${110} compact .fitWidth=${s.fitWidth} .fitHeight=${s.fitHeight}></attn-heatmap>`;
+    const groups = (p, s) => {
+      const g = geometryOf(p, s.cell);
+      return html`<div class="groups" style=${`width:${g.w}px`} aria-hidden="true">${perHead((h) => html`<span
+        style=${`left:${g.left + h * dk * g.cell + 2}px;width:${dk * g.cell - 4}px;border-color:${HEAD_COLORS[h % HEAD_COLORS.length]}`}>head ${h + 1}</span>`)}</div>`;
+    };
+    // The formula: inline KaTeX in display style, on one line (attn-tex shrinks it to the width).
+    return html`<div class="slide-head"><div class="topline">${this.stageStrip(SHORT_STAGES)}${this.#controls(this.controlsMode)}</div>
+        <attn-tex class="formula current" .expr=${`\\displaystyle ${this.#stageFormula(stage)}`}></attn-tex></div>
+      <div class=${`slide-main stage s${stage}`}>${pick.rows.map((rw, i) => html`<div class="prow">${rw.panels.map((p, j) => html`
+        ${rw.ops?.[j] ? html`<span class=${rw.ops[j] === '|' ? 'op sep' : 'op'} aria-hidden="true">${rw.ops[j]}</span>` : nothing}
+        ${p.groups ? html`<div class="panel">${heatmap(p, pick.fit.sizes[i][j])}${groups(p, pick.fit.sizes[i][j])}</div>` : heatmap(p, pick.fit.sizes[i][j])}`)}</div>`)}</div>`;
+  }
+
+  connectedCallback() {
+    super.connectedCallback();
+    this._unfonts = refitFormulasOnFontLoad(this);
+  }
+
+  disconnectedCallback() {
+    super.disconnectedCallback();
+    this._unfonts?.();
+  }
+
+  updated(changed) {
+    super.updated?.(changed);
+    if (!this.slideLayout) return;
+    // The header (strip, controls, formula) takes what it takes; the matrices get the rest.
+    const head = this.renderRoot.querySelector('.slide-head');
+    if (head && Math.abs(head.offsetHeight - this._headH) > 2) this._headH = head.offsetHeight;
   }
 }

@@ -1,7 +1,9 @@
 // The reveal.js deck: KaTeX typesetting (bundled, no CDN), the attnlab widgets and the slides-only
-// components, then Reveal with the attnlab plugin (fragments drive widget stages; typing in a widget
+// components, then Reveal with the attnlab plugin and the speaker notes plugin (fragments drive widget stages; typing in a widget
 // never changes the slide).
 import Reveal from 'reveal.js';
+// Speaker view (press S): the <aside class="notes"> of each slide, a timer and the next slide; bundled, offline.
+import RevealNotes from 'reveal.js/plugin/notes';
 import 'reveal.js/reveal.css';
 import 'reveal.js/theme/white.css';
 import 'katex/dist/katex.min.css';
@@ -22,7 +24,7 @@ const deck = new Reveal({
   margin: 0.03,
   center: false,
   transition: 'fade',
-  plugins: [AttnLab],
+  plugins: [AttnLab, RevealNotes],
 });
 deck.initialize();
 // Exposed for the browser tests and for lecturers poking at the deck from the console.

@@ -8,10 +8,10 @@
 // Slides-only component (no attnlab computation), shared by both decks.
 
 const STYLE_ID = 'attn-timeline-style';
-const LABEL = 19;  // label width, % of the timeline
-const LANE = 4.9;   // em between stacked label lanes
+const LABEL = 22;  // label width, % of the timeline
+const LANE = 4.0;   // em between stacked label lanes
 const CSS = `
-attn-timeline { display: block; position: relative; margin: 0.2em 0; font-size: 0.45em; }
+attn-timeline { display: block; position: relative; margin: 0.2em 0; font-size: 0.52em; }
 attn-timeline .attn-tl-axis { position: absolute; left: 0; right: 0; top: 50%; border-top: 3px solid #57606a; }
 attn-timeline .attn-tl-end { position: absolute; top: calc(50% + 0.2em); font-size: 0.85em; color: #57606a; }
 attn-timeline .attn-tl-end.start { left: 0; }

@@ -2,13 +2,16 @@
 // The query x asks every training input x_i (the keys) how similar it is, the similarities are
 // normalised by a softmax, and the prediction is the weighted mean of the y_i (the values).
 //
-// Attributes: bandwidth, kernel ("gaussian" | "dot"), query (x), points, seed, hash-key.
+// Attributes: bandwidth, kernel ("gaussian" | "dot"), query (x), points, seed, weight-range, hash-key.
 // Events: attn-state-change. Numbers: lab.kernelRegression.
-import { html } from 'lit';
+import { html, css, nothing } from 'lit';
 import { AttnWidget } from '../shared/widget.js';
-import { plot } from '../shared/plot.js';
+import { plot, SERIES_COLORS } from '../shared/plot.js';
+import { widgetStyles } from '../shared/styles.js';
+import { packRow } from '../shared/fit.js';
+import { FitBoxes, SLIDE_CSS } from '../convex/fit-boxes.js';
 import { fmt } from '../shared/format.js';
-import { X_RANGE, dataset, grid } from './logic.js';
+import { X_RANGE, dataset, describeState, grid } from './logic.js';
 import '../shared/heatmap.js';
 import '../shared/tex.js';
 
@@ -19,7 +22,18 @@ export class AttnKernelRegression extends AttnWidget {
     query: { type: Number },
     points: { type: Number },
     seed: { type: Number },
+    /** 'fixed' (default): weights coloured on [0, 1]; 'map': on the row's own range. */
+    weightRange: { type: String, attribute: 'weight-range' },
   };
+
+  static styles = [widgetStyles, css`
+    ${SLIDE_CSS}
+    .slide-body.column { flex-direction: column; gap: 6px; }
+    .slide-body.column > attn-heatmap { flex: none; }
+    .dot { display: inline-block; width: 8px; height: 8px; border-radius: 50%; vertical-align: 1px; }
+    .dot.big { width: 12px; height: 12px; vertical-align: -1px; }
+    .controls input[type='range'] { width: 12em; max-width: 40vw; }
+  `];
 
   static stateSchema = {
     bandwidth: { type: 'num', min: 0.001, max: 100 },
@@ -36,43 +50,105 @@ export class AttnKernelRegression extends AttnWidget {
     this.query = 4.25;
     this.points = 20;
     this.seed = 1;
+    this.weightRange = 'fixed';
+    this.boxes = new FitBoxes(this);
   }
 
-  renderWidget(lab) {
-    if (typeof lab.kernelRegression !== 'function')
-      return html`<p class="error">This build of attnlab has no lab.kernelRegression yet.</p>`;
+  /** Everything shown, from the core: the curve over the x range and the query's weights. */
+  compute(lab) {
     const data = dataset(this.points, this.seed);
     const xs = Float32Array.from(data, (p) => p[0]), ys = Float32Array.from(data, (p) => p[1]);
     const g = grid(141);
     const args = { xs, ys, bandwidth: this.bandwidth, kernel: this.kernel };
     const curve = lab.kernelRegression({ ...args, queries: g }).predictions;
     const at = lab.kernelRegression({ ...args, queries: Float32Array.of(this.query) });
-    const yhat = at.predictions[0];
-    const logBw = Math.log10(this.bandwidth);
+    const note = describeState({ kernel: this.kernel, bandwidth: this.bandwidth, query: this.query, xs, ys, weights: at.weights, grid: g, curve });
+    return { data, xs, ys, g, curve, weights: at.weights, yhat: at.predictions[0], note };
+  }
+
+  #series(c, legend) {
+    return [{ points: c.data, kind: 'dots', label: legend ? 'training pairs (xᵢ, yᵢ): keys and values' : undefined, r: 3.5, color: SERIES_COLORS[0] },
+      { points: Array.from(c.g, (x, i) => [x, c.curve[i]]), label: legend ? 'ŷ(x): attention output at every query' : undefined, color: SERIES_COLORS[1] },
+      { points: [[this.query, c.yhat]], kind: 'dots', r: 7, color: '#d55e00', label: legend ? 'the query' : undefined, labels: ['ŷ'] }];
+  }
+
+  #formula(h) {
     const f = this.kernel === 'gaussian' ? '-(x - x_i)^2' : 'x\\,x_i';
-    return html`
-      <attn-tex class="formula" display .expr=${`\\hat y(x) = \\sum_{i=1}^{n} \\underbrace{\\frac{\\exp\\big(f(x, x_i)/h\\big)}{\\sum_j \\exp\\big(f(x, x_j)/h\\big)}}_{\\alpha_i(x)\\,=\\,\\mathrm{softmax}_i} y_i,\\qquad f(x, x_i) = ${f},\\quad h = ${fmt(this.bandwidth, 3)}`}></attn-tex>
-      <div class="controls">
-        <label>bandwidth h <input type="range" class="bandwidth" min="-2" max="1.5" step="0.05" .value=${String(logBw)}
-          aria-valuetext=${fmt(this.bandwidth, 3)} @input=${(e) => this.setState({ bandwidth: Number((10 ** Number(e.target.value)).toPrecision(3)) })}> ${fmt(this.bandwidth, 3)}</label>
-        <label>query x <input type="range" class="query" min=${X_RANGE[0]} max=${X_RANGE[1]} step="0.05" .value=${String(this.query)}
+    if (this.slideLayout && this.box.width < 640)
+      return `{\\hat y(x) = \\sum_{i} \\mathrm{softmax}_i\\big(f(x, x_i)/h\\big)\\, y_i,\\ \\ f = ${f}}`;
+    return this.slideLayout
+      ? `{\\hat y(x) = \\sum_{i} \\alpha_i(x)\\, y_i,\\quad \\alpha_i(x) = \\mathrm{softmax}_i\\big(f(x, x_i)/h\\big),\\quad f(x, x_i) = ${f},\\ h = ${h}}`
+      : `\\hat y(x) = \\sum_{i=1}^{n} \\underbrace{\\frac{\\exp\\big(f(x, x_i)/h\\big)}{\\sum_j \\exp\\big(f(x, x_j)/h\\big)}}_{\\alpha_i(x)\\,=\\,\\mathrm{softmax}_i} y_i,\\qquad f(x, x_i) = ${f},\\quad h = ${h}`;
+  }
+
+  #bandwidthControl() {
+    return html`<label>bandwidth h <input type="range" class="bandwidth" min="-2" max="1.5" step="0.05" .value=${String(Math.log10(this.bandwidth))}
+      aria-valuetext=${fmt(this.bandwidth, 3)} @input=${(e) => this.setState({ bandwidth: Number((10 ** Number(e.target.value)).toPrecision(3)) })}> ${fmt(this.bandwidth, 3)}</label>`;
+  }
+
+  #otherControls() {
+    return html`<label>query x <input type="range" class="query" min=${X_RANGE[0]} max=${X_RANGE[1]} step="0.05" .value=${String(this.query)}
           @input=${(e) => this.setState({ query: Number(e.target.value) })}> ${fmt(this.query, 2)}</label>
         <label>kernel <select class="kernel" @change=${(e) => this.setState({ kernel: e.target.value })}>
           <option value="gaussian" ?selected=${this.kernel === 'gaussian'}>Gaussian: −(x − xᵢ)²</option>
           <option value="dot" ?selected=${this.kernel === 'dot'}>dot product: x·xᵢ</option></select></label>
         <label>points <input type="number" class="points" min="3" max="60" .value=${String(this.points)}
           @change=${(e) => { const v = Math.round(Number(e.target.value)); if (v >= 3 && v <= 60) this.setState({ points: v }); }}></label>
-        <label>seed <input type="number" class="seed" min="0" .value=${String(this.seed)} @change=${(e) => this.setState({ seed: Math.max(0, Math.trunc(Number(e.target.value)) || 0) })}></label>
-      </div>
+        <label>seed <input type="number" class="seed" min="0" .value=${String(this.seed)} @change=${(e) => this.setState({ seed: Math.max(0, Math.trunc(Number(e.target.value)) || 0) })}></label>`;
+  }
+
+  #weightsRange() {
+    return this.weightRange === 'map' ? { vmin: null, vmax: null } : { vmin: 0, vmax: 1 };
+  }
+
+  renderWidget(lab) {
+    if (typeof lab.kernelRegression !== 'function')
+      return html`<p class="error">This build of attnlab has no lab.kernelRegression yet.</p>`;
+    const c = this.compute(lab);
+    return this.slideLayout ? this.#renderSlide(c) : this.#renderPage(c);
+  }
+
+  #renderPage(c) {
+    const { vmin, vmax } = this.#weightsRange();
+    return html`
+      <attn-tex class="formula" display .expr=${this.#formula(fmt(this.bandwidth, 3))}></attn-tex>
+      <div class="controls">${this.#bandwidthControl()}${this.#otherControls()}</div>
       <div class="row">
-        ${plot({ title: `prediction ŷ(${fmt(this.query, 2)}) = ${fmt(yhat, 3)}`, xLabel: 'x', yLabel: 'y', width: 520, height: 300,
-          series: [{ points: data, kind: 'dots', label: 'training pairs (xᵢ, yᵢ): keys and values', r: 3.5 },
-            { points: Array.from(g, (x, i) => [x, curve[i]]), label: 'ŷ(x): attention output at every query', color: '#e69f00' },
-            { points: [[this.query, yhat]], kind: 'dots', r: 7, color: '#d55e00', label: 'the query', labels: ['ŷ'] }] })}
-        <p class="note prediction" role="status">At x = ${fmt(this.query, 2)} the weights below average the yᵢ into ŷ = <strong>${fmt(yhat, 4)}</strong>.
-          A small bandwidth trusts only the nearest points (wiggly curve); a large one averages everything (flat curve).</p>
+        ${plot({ title: `prediction ŷ(${fmt(this.query, 2)}) = ${fmt(c.yhat, 3)}`, xLabel: 'x', yLabel: 'y', width: 520, height: 300, series: this.#series(c, true) })}
+        <p class="note prediction" role="status">At x = ${fmt(this.query, 2)} the weights below average the yᵢ into ŷ = <strong>${fmt(c.yhat, 4)}</strong>.
+          ${c.note.lead} ${c.note.rest}</p>
       </div>
-      <attn-heatmap class="weights" label="attention weights αᵢ(x) of the query over the training points" .values=${at.weights} .rows=${1} .cols=${xs.length}
-        .rowLabels=${[`x=${fmt(this.query, 2)}`]} .colLabels=${Array.from(xs, (x) => fmt(x, 2))} colormap="sequential" max-width="900" cell-size="40"></attn-heatmap>`;
+      <attn-heatmap class="weights" label="attention weights αᵢ(x) of the query over the training points" .values=${c.weights} .rows=${1} .cols=${c.xs.length}
+        .rowLabels=${[`x=${fmt(this.query, 2)}`]} .colLabels=${Array.from(c.xs, (x) => fmt(x, 2))} colormap="sequential" .vmin=${vmin} .vmax=${vmax} max-width="900" cell-size="40"></attn-heatmap>`;
+  }
+
+  /**
+   * Slide layout: the formula, the bandwidth slider, the curve filling the box, the query's weights
+   * as one strip under it (on [0, 1]) and a line saying what the current kernel and bandwidth do.
+   */
+  #renderSlide(c) {
+    const box = this.box, fs = 16, ctl = this.controlsMode;
+    const body = this.boxes.get('body', { width: box.width, height: Math.max(140, box.height - 170) });
+    const { vmin, vmax } = this.#weightsRange();
+    const n = c.xs.length;
+    const strip = { rows: 1, cols: n, rowLabels: ['α'], colLabels: Array.from(c.xs, (x) => fmt(x, 1)), label: `weights αᵢ(${fmt(this.query, 2)}) on the xᵢ`, compact: true, legendPos: 'right' };
+    const packed = packRow([strip], body.width, Math.max(70, Math.min(150, Math.round(body.height * 0.34))), { maxCell: 80 });
+    const fit = (packed.panels ?? packed)[0];
+    const plotBox = this.boxes.get('plot', { width: body.width, height: Math.max(100, body.height - fit.fitHeight - 30) });
+    return html`<div class="slide-frame" style=${`height:${box.height}px`}>
+      <attn-tex class="formula" .expr=${this.#formula(fmt(this.bandwidth, 3))}></attn-tex>
+      ${ctl === 'none' ? nothing : html`<div class="controls">${this.#bandwidthControl()}${ctl === 'full' ? this.#otherControls() : nothing}</div>`}
+      <div class="slide-body column" data-fit="body">
+        <div class="plot-panel grow">
+          <div class="legend-line"><span><span class="dot" style=${`background:${SERIES_COLORS[0]}`}></span> (xᵢ, yᵢ): keys, values</span>
+            <span><span class="line-swatch" style=${`border-color:${SERIES_COLORS[1]}`}></span> ŷ(x)</span>
+            <span><span class="dot big" style="background:#d55e00"></span> ŷ(${fmt(this.query, 2)}) = <strong>${fmt(c.yhat, 3)}</strong></span></div>
+          <div class="plotbox" data-fit="plot">${plot({ xLabel: 'x', yLabel: 'y', width: plotBox.width, height: plotBox.height, fontSize: fs, series: this.#series(c, false) })}</div>
+        </div>
+        <attn-heatmap class="weights" compact .label=${strip.label} .values=${c.weights} .rows=${1} .cols=${n} .rowLabels=${strip.rowLabels}
+          .colLabels=${strip.colLabels} colormap="sequential" .vmin=${vmin} .vmax=${vmax} .fitWidth=${fit.fitWidth} .fitHeight=${fit.fitHeight} .cellSize=${80} .digits=${2}></attn-heatmap>
+      </div>
+      <p class="note prediction status" role="status">${c.note.lead} ${c.note.rest}</p>
+    </div>`;
   }
 }

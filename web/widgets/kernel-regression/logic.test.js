@@ -14,3 +14,24 @@ test('grid spans the range', () => {
   expect(g[0]).toBe(0);
   expect(g[7]).toBe(7);
 });
+
+import { describeState, effectivePoints, flatFrom } from './logic.js';
+
+test('effective number of points', () => {
+  expect(effectivePoints([1, 0, 0])).toBe(1);
+  expect(effectivePoints([0.25, 0.25, 0.25, 0.25])).toBe(4);
+});
+
+test('the note reads the kernel and the weights: the dot kernel is not called wiggly', () => {
+  const xs = [1, 2, 3, 4], ys = [1, -1, 2, 3], g = Float32Array.from([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  const flatCurve = [2, 2.9, 3, 3, 3, 3, 3, 3, 3, 3];
+  const dot = describeState({ kernel: 'dot', bandwidth: 0.05, query: 2, xs, ys, weights: [0, 0, 0.01, 0.99], grid: g, curve: flatCurve });
+  expect(dot.lead).toMatch(/largest xᵢ/);
+  expect(dot.rest).toMatch(/flat/);
+  expect(dot.rest).not.toMatch(/wiggly/);
+  expect(flatFrom(g, flatCurve, ys)).toBe(1);  // 2.9 is within 3 % of the y range (4) of 3
+  const gauss = describeState({ kernel: 'gaussian', bandwidth: 0.05, query: 2, xs, ys, weights: [0, 1, 0, 0], grid: g, curve: flatCurve });
+  expect(gauss.rest).toMatch(/wiggly/);
+  const wide = describeState({ kernel: 'gaussian', bandwidth: 50, query: 2, xs, ys, weights: [0.25, 0.25, 0.25, 0.25], grid: g, curve: flatCurve });
+  expect(wide.rest).toMatch(/flat/);
+});

@@ -27,6 +27,8 @@ export function fitReport({ widget, slide, minGlyph = 18, tolerance = 1.5 }) {
     for (const el of root.querySelectorAll('*')) {
       if (el.shadowRoot) walk(el.shadowRoot);
       if (skip(el)) continue;
+      // KaTeX clips its own wide glyph pieces (a √ sign's tail) on purpose: judge what it shows.
+      if (el.closest('.katex') && el.closest('.hide-tail, .katex svg')) continue;
       const r = el.getBoundingClientRect();
       if (r.width < 0.5 || r.height < 0.5) continue;
       if (out(r, box)) { outside.push({ el: path(el), rect: [r.left, r.top, r.right, r.bottom].map(Math.round), clip: 'slide' }); continue; }

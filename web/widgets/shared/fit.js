@@ -1,3 +1,5 @@
+import { heatmapSize } from './heatmap.js';
+
 // Fitting a widget into the box a slide (or any fixed-size container) gives it.
 //
 // A widget in slide layout draws everything inside a box of `{ width, height }` CSS pixels (the
@@ -58,4 +60,61 @@ export function measureBox(host, fitHeight) {
  */
 export function cellFor(rows, cols, w, h, lo = 4, hi = 120) {
   return Math.max(lo, Math.min(hi, Math.floor(w / Math.max(1, cols)), Math.floor(h / Math.max(1, rows))));
+}
+
+/**
+ * Heatmaps side by side in one row of `width` × `height`: the largest cells for which every figure
+ * fits. `panels[i]` are <attn-heatmap> options (rows, cols, rowLabels, colLabels, label, compact,
+ * legend) plus `weight`: its cell relative to the main one (1 = main, 0.6 = a smaller context map).
+ * Returns, per panel, the { fitWidth, fitHeight } to give the heatmap and the cell it will get.
+ */
+export function packRow(panels, width, height, { gap = 16, maxCell = 110, minCell = 8 } = {}) {
+  const sizes = (c) => panels.map((p) => heatmapSize(p, Math.max(4, Math.floor(c * (p.weight ?? 1)))));
+  const fits = (c) => {
+    const s = sizes(c);
+    return s.reduce((a, z) => a + z.width + 3, 0) + gap * (panels.length - 1) <= width && s.every((z) => z.height + 3 <= height);
+  };
+  let lo = minCell, hi = maxCell;
+  if (!fits(lo)) hi = lo;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (fits(mid)) lo = mid; else hi = mid - 1;
+  }
+  return { cell: lo, fits: fits(lo), panels: sizes(lo).map((z, i) => ({ fitWidth: z.width + 3, fitHeight: z.height + 3, cell: Math.max(4, Math.floor(lo * (panels[i].weight ?? 1))) })) };
+}
+
+/**
+ * The best arrangement of heatmaps in a box: one row or two, the legend beside or under the cells,
+ * row labels once per row when the maps share their rows (`shareRows` on a panel), and in a small box
+ * without the context maps (weight < 1) so the main ones stay readable. Returns
+ * { rows: [[{ ...panel, fitWidth, fitHeight, legendPos, noRowLabels }, …], …] } with the largest
+ * main cell (ties: fewer rows).
+ */
+export function packPanels(panels, width, height, options = {}) {
+  const all = arrange(panels, width, height, options);
+  const main = panels.filter((p) => (p.weight ?? 1) >= 1);
+  if (main.length === panels.length || !main.length || (all.fits && all.cell >= 40)) return all;
+  const fewer = arrange(main, width, height, options);
+  return fewer.fits && fewer.cell > all.cell ? fewer : all;
+}
+
+function arrange(panels, width, height, { gap = 16, rowGap = 8, maxCell = 110 } = {}) {
+  let best = null;
+  for (const nRows of panels.length > 1 ? [1, 2] : [1]) {
+    const split = nRows === 1 ? [panels] : [panels.slice(0, Math.ceil(panels.length / 2)), panels.slice(Math.ceil(panels.length / 2))];
+    for (const legendPos of ['right', 'bottom']) {
+      const rowsOut = [];
+      let cell = Infinity, ok = true;
+      for (const row of split) {
+        const prepared = row.map((p, i) => ({ ...p, legendPos, noRowLabels: !!p.shareRows && i > 0 && row[i - 1].rows === p.rows }));
+        const r = packRow(prepared, width, (height - rowGap * (nRows - 1)) / nRows, { gap, maxCell });
+        ok &&= r.fits;
+        cell = Math.min(cell, r.cell);
+        rowsOut.push(prepared.map((p, i) => ({ ...p, ...r.panels[i] })));
+      }
+      const score = (ok ? 1e6 : 0) + cell * 10 - nRows;
+      if (!best || score > best.score) best = { score, rows: rowsOut, cell, fits: ok };
+    }
+  }
+  return best;
 }

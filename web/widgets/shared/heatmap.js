@@ -13,6 +13,55 @@ import { fmt } from './format.js';
 
 const FONT = 'system-ui, -apple-system, Segoe UI, Roboto, sans-serif';
 
+const labelText = (labels, i) => String(labels?.[i] ?? i);
+
+/**
+ * The layout of a heatmap figure: cell size, label and legend space, total size. With `fit`
+ * ({ width, height }) the cell is the largest that keeps the whole figure (caption included) inside it;
+ * `cell` forces a cell size (widgets use it to ask how big a map would be: heatmapSize()).
+ */
+export function heatmapGeometry({ rows, cols, rowLabels, colLabels, label = '', compact = false, legend = true,
+  legendPos = 'right', noRowLabels = false, cellSize = 44, maxWidth = 420, minFont = 16, fit = null, cell: forced = 0 }) {
+  const ls = fit || forced ? Math.max(14, Math.min(20, minFont)) : 12, cw = 0.6 * ls;  // label font, average glyph width
+  const rl = Math.max(1, ...Array.from({ length: rows }, (_, i) => Math.min(10, labelText(rowLabels, i).length)));
+  const cl = Math.max(1, ...Array.from({ length: cols }, (_, j) => Math.min(10, labelText(colLabels, j).length)));
+  const below = legend && legendPos === 'bottom';
+  const legendW = legend && !below ? 28 + 3 * ls : 0;
+  const legendH = below ? 14 + ls + 10 : 0;  // a horizontal bar under the cells, labels under it
+  const rowLabelW = noRowLabels ? 4 : 8 + cw * rl;
+  const captionH = fit || forced ? (label || compact ? Math.ceil(ls * 1.25) + 2 : 0) : 0;
+  // Column labels turn (−60°) when they are wider than a cell; then they need more height.
+  const rotates = (c) => cl * cw + 4 > c && cl > 2;
+  const topFor = (c, labels) => (labels ? (rotates(c) ? 8 + 0.55 * ls * cl : ls + 8) : 4);
+  let cell;
+  if (forced) cell = forced;
+  else if (fit) {
+    const w = fit.width - rowLabelW - legendW - 4;
+    const cellFor = (top) => Math.floor(Math.min(w / Math.max(1, cols), (fit.height - captionH - top - 4 - legendH - (legend && !below ? ls / 2 : 0)) / Math.max(1, rows)));
+    cell = cellFor(topFor(1e9, true));
+    if (rotates(cell)) cell = cellFor(topFor(0, true));
+    cell = Math.max(4, Math.min(cellSize, cell));
+  } else {
+    cell = Math.max(4, Math.min(cellSize, Math.floor((maxWidth - 8 * rl - legendW) / Math.max(1, cols))));
+  }
+  const showLabels = cell >= 6;
+  const left = showLabels ? rowLabelW : 4;
+  const rotate = rotates(cell);
+  const top = topFor(cell, showLabels);
+  const gridW = cell * cols, gridH = cell * rows;
+  const barW = Math.max(gridW, 7 * ls);  // room for three labels under a horizontal bar
+  const w = below ? left + Math.max(gridW + 2, barW + ls * 1.5) : left + gridW + 2 + legendW;
+  const h = below ? top + gridH + 2 + legendH : top + Math.max(gridH, legend ? 3 * ls : 0) + 2 + (legend ? ls / 2 : 0);
+  return { cell, left, top, rotate, showLabels, noRowLabels, cl, ls, cw, below, barW, legendX: below ? left : left + gridW + 16,
+    legendY: top + gridH + 8, w, h, figureHeight: h + captionH };
+}
+
+/** Width and height (px) of a heatmap figure drawn with square cells of `cell` px (fit mode type sizes). */
+export function heatmapSize(opts, cell) {
+  const g = heatmapGeometry({ ...opts, cell });
+  return { width: Math.ceil(g.w), height: Math.ceil(g.figureHeight) };
+}
+
 export class AttnHeatmap extends LitElement {
   static properties = {
     /** Row-major values, [rows·cols]. */
@@ -39,6 +88,10 @@ export class AttnHeatmap extends LitElement {
     vmax: { type: Number },
     /** Draw the colour legend (default true). */
     legend: { type: Boolean },
+    /** 'right' (a vertical bar beside the cells) or 'bottom' (a horizontal bar under them). */
+    legendPos: { type: String, attribute: 'legend-pos' },
+    /** No row labels (a map beside another with the same rows, e.g. K beside Q). */
+    noRowLabels: { type: Boolean, attribute: 'no-row-labels' },
     /** Fit mode: the whole figure (caption, cells, legend) fits this box; cells grow to fill it. */
     fitWidth: { type: Number, attribute: 'fit-width' },
     fitHeight: { type: Number, attribute: 'fit-height' },
@@ -81,6 +134,8 @@ export class AttnHeatmap extends LitElement {
     this.vmin = null;
     this.vmax = null;
     this.legend = true;
+    this.legendPos = 'right';
+    this.noRowLabels = false;
     this.fitWidth = 0;
     this.fitHeight = 0;
     this.minFont = 16;
@@ -90,33 +145,15 @@ export class AttnHeatmap extends LitElement {
 
   get #fit() { return this.fitWidth > 0 && this.fitHeight > 0; }
 
-  /** Label font size (px): larger on slides. */
-  get #labelSize() { return this.#fit ? Math.max(14, Math.min(20, this.minFont)) : 12; }
-
-  #rowLabel(i) { return this.rowLabels?.[i] ?? String(i); }
-  #colLabel(j) { return this.colLabels?.[j] ?? String(j); }
+  #rowLabel(i) { return labelText(this.rowLabels, i); }
+  #colLabel(j) { return labelText(this.colLabels, j); }
 
   #geometry() {
-    const ls = this.#labelSize, cw = 0.6 * ls;  // label font and an average glyph width
-    const rl = Math.max(1, ...Array.from({ length: this.rows }, (_, i) => String(this.#rowLabel(i)).length));
-    const cl = Math.max(1, ...Array.from({ length: this.cols }, (_, j) => String(this.#colLabel(j)).length));
-    const legendW = this.legend ? 16 + 6 + cw * 5 + 6 : 0;
-    const rowLabelW = 8 + cw * Math.min(rl, 10);
-    let cell;
-    if (this.#fit) {
-      const caption = this.label || this.compact ? ls * 1.25 + 4 : 0;
-      const colLabelH = ls + 8;  // the first guess: horizontal column labels
-      const w = this.fitWidth - rowLabelW - legendW - 4, h = this.fitHeight - caption - colLabelH - 4;
-      cell = Math.max(4, Math.min(this.cellSize, Math.floor(w / Math.max(1, this.cols)), Math.floor(h / Math.max(1, this.rows))));
-    } else {
-      cell = Math.max(4, Math.min(this.cellSize, Math.floor((this.maxWidth - 8 * Math.min(rl, 10) - legendW) / Math.max(1, this.cols))));
-    }
-    const showLabels = cell >= 6;
-    const left = showLabels ? rowLabelW : 4;
-    const rotate = cl * cw + 4 > cell && cl > 2;  // the same fit test as the label spacing below
-    const top = showLabels ? (rotate ? 8 + 0.55 * ls * Math.min(cl, 10) : ls + 8) : 4;
-    const gridW = cell * this.cols, gridH = cell * this.rows;
-    return { cell, left, top, rotate, showLabels, cl, ls, cw, legendX: left + gridW + 16, w: left + gridW + 2 + legendW, h: top + Math.max(gridH, this.legend ? 3 * ls : 0) + 2 + (this.legend ? ls / 2 : 0) };
+    return heatmapGeometry({
+      rows: this.rows, cols: this.cols, rowLabels: this.rowLabels, colLabels: this.colLabels, label: this.label,
+      compact: this.compact, legend: this.legend, legendPos: this.legendPos, noRowLabels: this.noRowLabels, cellSize: this.cellSize, maxWidth: this.maxWidth, minFont: this.minFont,
+      fit: this.#fit ? { width: this.fitWidth, height: this.fitHeight } : null,
+    });
   }
 
   /** Numbers in cells: the decimals and font size that fit a cell, or null when none fit. */
@@ -158,7 +195,7 @@ export class AttnHeatmap extends LitElement {
     if (g.showLabels) {
       // Small cells: label every n-th row/column so labels do not overlap.
       const rowEvery = Math.ceil((g.ls + 1) / g.cell), colEvery = g.rotate ? Math.ceil((g.ls + 1) / g.cell) : Math.ceil((g.cl * g.cw + 4) / g.cell);
-      for (let i = 0; i < rows; i += rowEvery)
+      for (let i = 0; i < rows && !g.noRowLabels; i += rowEvery)
         labels.push(svg`<text x=${g.left - 5} y=${g.top + (i + 0.5) * g.cell} font-size=${g.ls} text-anchor="end" dominant-baseline="central" fill="#24292f" font-family=${FONT}>${String(this.#rowLabel(i)).slice(0, 10)}</text>`);
       for (let j = 0; j < cols; j += colEvery) {
         const cx = g.left + (j + 0.5) * g.cell;
@@ -175,7 +212,7 @@ export class AttnHeatmap extends LitElement {
         ${m < cols ? svg`<line y1=${g.top} y2=${g.top + rows * g.cell} x1=${g.left + m * g.cell} x2=${g.left + m * g.cell}></line>` : nothing}</g>` : nothing;
     const readout = c ? `${this.#rowLabel(c.row)}, ${this.#colLabel(c.col)}: ${fmt(v[c.row * cols + c.col], 4)}` : '';
     const caption = this.compact
-      ? html`<figcaption style=${`font-size:${g.ls}px;max-width:${g.w}px`}>${this.label}${readout ? html` <span class="value" aria-live="polite">· ${readout}</span>` : nothing}</figcaption>`
+      ? html`<figcaption style=${`font-size:${g.ls}px;line-height:${Math.ceil(g.ls * 1.25)}px;margin-bottom:2px;max-width:${g.w}px`}>${this.label}${readout ? html` <span class="value" aria-live="polite">· ${readout}</span>` : nothing}</figcaption>`
       : this.label ? html`<figcaption>${this.label}</figcaption>` : nothing;
     return html`<figure>
       ${caption}
@@ -198,13 +235,22 @@ export class AttnHeatmap extends LitElement {
 
   /** The colour bar: what the colours stand for, from the scale's min to its max. */
   #legend(g, scale) {
-    const h = Math.max(3 * g.ls, g.cell * this.rows), x = g.legendX, y = g.top;
     const stops = Array.from({ length: 11 }, (_, i) => i / 10);
     const at = (t) => scale.min + (scale.max - scale.min) * t;
     const label = (t) => {
       const value = at(t), a = Math.abs(scale.max - scale.min);
       return fmt(value, a >= 100 ? 0 : a >= 10 ? 1 : 2);
     };
+    if (g.below) {
+      const x = g.legendX, y = g.legendY, w = g.barW;
+      return svg`<g class="legend" aria-hidden="true">
+        <defs><linearGradient id="legend-gradient-h" x1="0" y1="0" x2="1" y2="0">
+          ${stops.map((t) => svg`<stop offset=${t} stop-color=${rgbCss(scale.color(at(t)))}></stop>`)}</linearGradient></defs>
+        <rect x=${x} y=${y} width=${w} height="12" fill="url(#legend-gradient-h)" stroke="#8c959f" stroke-width="0.5"></rect>
+        ${[0, 0.5, 1].map((t) => svg`<text x=${x + w * t} y=${y + 14 + g.ls * 0.8} font-size=${g.ls * 0.9} text-anchor=${t === 0 ? 'start' : t === 1 ? 'end' : 'middle'} fill="#24292f" font-family=${FONT}>${label(t)}</text>`)}
+      </g>`;
+    }
+    const h = Math.max(3 * g.ls, g.cell * this.rows), x = g.legendX, y = g.top;
     return svg`<g class="legend" aria-hidden="true">
       <defs><linearGradient id="legend-gradient" x1="0" y1="1" x2="0" y2="0">
         ${stops.map((t) => svg`<stop offset=${t} stop-color=${rgbCss(scale.color(at(t)))}></stop>`)}</linearGradient></defs>

@@ -2,7 +2,11 @@
 //
 // Attributes: preset ("football" | "cat-sat"), stage (0 inputs … 6 output; absent = all), mask
 // ("none" | "causal" | "window" | "padding" | "custom"), window, padding, scale ("sqrt" | "none"),
-// temperature, seed, hash-key.
+// temperature, seed, weight-range ("fixed": weights coloured on [0, 1], default; "map": the map's own
+// range), hash-key, and AttnWidget's layout / controls / fit-height.
+// Page layout: every stage up to `stage`, one below the other, with editors. Slide layout: the stage
+// strip, the current stage's formula, and the current stage's matrices (with the ones it is computed
+// from, smaller) as large as the box allows.
 // Properties: tokens, x, wq, wk, wv (flat row-major arrays), dIn, dk, keep (custom mask flags).
 // Events: attn-state-change { state } after every edit.
 // Every number shown comes from the WASM core: Q = X·W_Q through lab.weightedSum, the rest from
@@ -15,6 +19,7 @@ import { rowEntropies } from '../shared/stats.js';
 import { uniformMatrix } from '../shared/rng.js';
 import { fmt } from '../shared/format.js';
 import { MAX_DIM, MAX_TOKENS, PRESETS, keepFromScaled, maskArgument, parseTokens, resize } from './logic.js';
+import { packPanels } from '../shared/fit.js';
 import '../shared/heatmap.js';
 import '../shared/matrix-editor.js';
 import '../shared/tex.js';
@@ -31,6 +36,8 @@ export class AttnSteps extends AttnWidget {
     scale: { type: String },
     temperature: { type: Number },
     seed: { type: Number },
+    weightRange: { type: String, attribute: 'weight-range' },
+    _headH: { state: true },
     tokens: { attribute: false },
     x: { attribute: false },
     wq: { attribute: false },
@@ -71,7 +78,14 @@ export class AttnSteps extends AttnWidget {
     return '';
   }
 
-  static styles = [widgetStyles, css`.entropy td, .entropy th { font-size: 0.9em; }`];
+  static styles = [widgetStyles, css`.entropy td, .entropy th { font-size: 0.9em; }
+    .slide-head { display: flex; flex-direction: column; gap: 4px; }
+    .slide-head .controls { margin: 0; gap: 4px 16px; font-size: 16px; }
+    .slide-head .formula { margin: 0; padding: 0 8px; }
+    .slide-main { display: flex; flex-direction: column; gap: 8px; margin-top: 8px; }
+    .slide-row { display: flex; gap: 16px; align-items: flex-start; }
+    .slide-main .arrow { align-self: center; font-size: 28px; color: #57606a; }
+    input[type='range'] { width: 9em; vertical-align: middle; }`];
 
   constructor() {
     super();
@@ -84,6 +98,8 @@ export class AttnSteps extends AttnWidget {
     this.temperature = 1;
     this.seed = 1;
     this.keep = null;
+    this.weightRange = 'fixed';
+    this._headH = 110;
     this._loadedPreset = null;
   }
 
@@ -146,6 +162,68 @@ export class AttnSteps extends AttnWidget {
   }
 
 
+  /** The formula of stage i (LaTeX), as the lecture writes it. */
+  #stageFormula(i) {
+    const sc = this.scale === 'none' ? '' : '\\sqrt{d_k}\\,';
+    const denom = this.scale === 'none' && this.temperature === 1 ? '' : `${sc}\\tau`;
+    const factor = fmt((this.scale === 'none' ? 1 : 1 / Math.sqrt(this.dk)) / this.temperature, 4);
+    return [
+      'X \\in \\mathbb{R}^{t \\times d_{model}},\\quad W_Q, W_K, W_V \\in \\mathbb{R}^{d_{model} \\times d_k}',
+      'Q = XW_Q,\\quad K = XW_K,\\quad V = XW_V',
+      'S = QK^\\top,\\qquad S_{ij} = q_i \\cdot k_j',
+      denom ? `S / (${sc}\\tau) = S \\times ${factor}` : 'S \\text{ (unscaled)}',
+      'S + M,\\qquad M_{ij} = \\begin{cases} 0 & \\text{key } j \\text{ visible} \\\\ -\\infty & \\text{masked} \\end{cases}',
+      `A_{ij} = \\frac{e^{s_{ij}}}{\\sum_{j'} e^{s_{ij'}}}\\quad(\\tau = ${this.temperature})`,
+      'Z = AV,\\qquad z_i = \\sum_j A_{ij} v_j',
+    ][i];
+  }
+
+  /** Slide layout: strip, compact controls, the stage's formula, its matrices as large as fit. */
+  #renderSlide(c) {
+    const { tokens, dIn, dk } = this, t = tokens.length;
+    const stage = Math.max(0, Math.min(6, this.stage ?? 6));
+    const dims = (n) => Array.from({ length: n }, (_, j) => `d${j + 1}`);
+    const probability = this.weightRange !== 'map';
+    const P = (cls, label, values, rows, cols, colLabels, opts = {}) => ({ cls, label, values, rows, cols, colLabels, rowLabels: opts.rowLabels ?? tokens, weight: opts.weight ?? 1, ...opts });
+    const panels = [
+      [P('x', 'X', this.x, t, dIn, dims(dIn)), P('wq', 'W_Q', this.wq, dIn, dk, dims(dk), { rowLabels: dims(dIn) }),
+        P('wk', 'W_K', this.wk, dIn, dk, dims(dk), { rowLabels: dims(dIn) }), P('wv', 'W_V', this.wv, dIn, dk, dims(dk), { rowLabels: dims(dIn) })],
+      [P('x', 'X', this.x, t, dIn, dims(dIn), { weight: 0.6 }), P('q', 'Q', c.q, t, dk, dims(dk)), P('k', 'K', c.k, t, dk, dims(dk)), P('v', 'V', c.v, t, dk, dims(dk))],
+      [P('q', 'Q', c.q, t, dk, dims(dk), { weight: 0.6 }), P('k', 'K', c.k, t, dk, dims(dk), { weight: 0.6 }), P('scores', 'S = QKᵀ', c.unmasked.scores, t, t, tokens)],
+      [P('scores', 'S = QKᵀ', c.unmasked.scores, t, t, tokens, { weight: 0.6 }), P('scaled', 'scaled scores', c.unmasked.scaled, t, t, tokens)],
+      [P('mask-m', 'M (click a cell)', c.m, t, t, tokens, { colormap: 'sequential', clickable: true }), P('masked', 'scaled + M', c.r.scaled, t, t, tokens)],
+      [P('masked', 'scaled + M', c.r.scaled, t, t, tokens, { weight: 0.6 }), P('weights', 'weights A', c.r.weights, t, t, tokens, { colormap: 'sequential', probability })],
+      [P('weights', 'A', c.r.weights, t, t, tokens, { colormap: 'sequential', probability, weight: 0.7 }), P('v', 'V', c.v, t, dk, dims(dk), { weight: 0.7 }),
+        P('output', 'output Z = AV', c.r.output, t, dk, dims(dk))],
+    ][stage].map((p) => ({ ...p, compact: true, legend: true, shareRows: true }));
+    const { width, height } = this.box;
+    const layout = packPanels(panels, width, Math.max(60, height - this._headH - 8), { maxCell: 120 });
+    const scaleFactor = (this.scale === 'none' ? 1 : 1 / Math.sqrt(dk)) / this.temperature;
+    const controls = this.controlsMode === 'none' ? nothing : html`<div class="controls">
+      <label><input type="checkbox" class="scale" .checked=${this.scale !== 'none'} @change=${(e) => this.#edit({ scale: e.target.checked ? 'sqrt' : 'none' })}> ÷√d<sub>k</sub></label>
+      <label>τ <input type="range" class="temperature" min="0.1" max="5" step="0.05" .value=${String(this.temperature)}
+        aria-valuetext=${`temperature ${this.temperature}`} @input=${(e) => this.#edit({ temperature: Number(e.target.value) })}> ${fmt(this.temperature, 2)}</label>
+      <label>mask <select class="mask" @change=${(e) => this.#edit({ mask: e.target.value })}>
+        ${['none', 'causal', 'window', 'padding', 'custom'].map((m) => html`<option value=${m} ?selected=${this.mask === m}>${m === 'custom' ? 'hand-edited' : m}</option>`)}
+      </select></label>
+      <span class="note">scores × ${fmt(scaleFactor, 4)}</span></div>`;
+    return html`<div class="slide-head">${this.stageStrip(STAGES)}${controls}
+        <attn-tex class="formula current" .expr=${this.#stageFormula(stage)}></attn-tex></div>
+      <div class="slide-main stage s${stage}">${layout.rows.map((row) => html`<div class="slide-row">${row.map((p) => html`<attn-heatmap class=${p.cls}
+        .label=${p.label} .values=${p.values} .rows=${p.rows} .cols=${p.cols} .rowLabels=${p.rowLabels} .colLabels=${p.colLabels}
+        .colormap=${p.colormap ?? 'diverging'} .vmin=${p.probability ? 0 : null} .vmax=${p.probability ? 1 : null} .digits=${4} .cellSize=${120}
+        compact .legendPos=${p.legendPos} ?no-row-labels=${p.noRowLabels} .fitWidth=${p.fitWidth} .fitHeight=${p.fitHeight} ?clickable=${!!p.clickable}
+        @attn-cell-toggle=${p.clickable ? (e) => this.#toggleMask(e, c.r.scaled) : null}></attn-heatmap>`)}</div>`)}</div>`;
+  }
+
+  updated(changed) {
+    super.updated?.(changed);
+    if (!this.slideLayout) return;
+    // The header (strip, controls, formula) takes what it takes; the matrices get the rest.
+    const head = this.renderRoot.querySelector('.slide-head');
+    if (head && Math.abs(head.offsetHeight - this._headH) > 2) this._headH = head.offsetHeight;
+  }
+
   /** Everything the widget displays, from the core. */
   compute(lab) {
     const { tokens, dIn, dk } = this, t = tokens.length;
@@ -163,12 +241,14 @@ export class AttnSteps extends AttnWidget {
 
   renderWidget(lab) {
     const c = this.compute(lab);
+    if (this.slideLayout) return this.#renderSlide(c);
     const { tokens, dIn, dk } = this, t = tokens.length;
     const dims = (n) => Array.from({ length: n }, (_, j) => `d${j + 1}`);
     // Few tokens (the lecture's examples): big cells with 4 decimals, as the notes print them.
     const small = t <= 6;
     const hm = (cls, label, values, rows, cols, colLabels, extra = {}) => html`<attn-heatmap class=${cls} .label=${label} .values=${values}
-      .rows=${rows} .cols=${cols} .rowLabels=${tokens} .colLabels=${colLabels} .colormap=${extra.colormap ?? 'auto'}
+      .rows=${rows} .cols=${cols} .rowLabels=${tokens} .colLabels=${colLabels} .colormap=${extra.colormap ?? 'diverging'}
+      .vmin=${extra.probability && this.weightRange !== 'map' ? 0 : null} .vmax=${extra.probability && this.weightRange !== 'map' ? 1 : null}
       .digits=${small ? 4 : 2} .cellSize=${small ? 60 : 44}
       ?clickable=${!!extra.clickable} @attn-cell-toggle=${extra.onToggle ?? null}></attn-heatmap>`;
     const ed = (cls, label, key, rows, cols, rowLabels, colLabels) => html`<attn-matrix-editor class=${cls} .label=${label}
@@ -221,7 +301,7 @@ export class AttnSteps extends AttnWidget {
           ${hm('masked', 'scaled + M', c.r.scaled, t, t, tokens)}</div></div>` : nothing}
       ${this.shows(5) ? html`<div class="stage s5"><h3>5 · Softmax of each row: the attention weights</h3>
         <attn-tex .expr=${'A_{ij} = \\frac{e^{s_{ij}}}{\\sum_{j\'} e^{s_{ij\'}}},\\qquad H_i = -\\sum_j A_{ij}\\ln A_{ij} \\le \\ln t_k'}></attn-tex>
-        <div class="row">${hm('weights', 'weights A', c.r.weights, t, t, tokens, { colormap: 'sequential' })}
+        <div class="row">${hm('weights', 'weights A', c.r.weights, t, t, tokens, { colormap: 'sequential', probability: true })}
           <table class="plain entropy"><caption>entropy per row (nats)</caption>
             <tr><th>query</th><th>H</th></tr>
             ${c.entropies.map((h, i) => html`<tr><th scope="row">${tokens[i]}</th><td>${fmt(h, 4)}</td></tr>`)}

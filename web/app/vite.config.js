@@ -58,5 +58,7 @@ export default defineConfig({
     emptyOutDir: false,  // dist/slides/ is written by the slide builds
     target: 'es2022',
     assetsInlineLimit: 0,  // keep the .wasm a separate file: streaming compilation, cacheable
+    // fit.html: one widget in a slide-sized box (the browser tests check each widget's slide layout there).
+    rollupOptions: { input: { main: resolve(import.meta.dirname, 'index.html'), fit: resolve(import.meta.dirname, 'fit.html') } },
   },
 });

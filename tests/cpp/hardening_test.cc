@@ -1,9 +1,10 @@
-// Hardening of the pointer-level ops (issue 7): sizes whose byte counts wrap size_t are refused before
+// Hardening of the pointer-level ops: sizes whose byte counts wrap size_t are refused before
 // any buffer is touched, row strides must cover a row, and float32 overflow inside an op (from finite
 // inputs) is an error with a message, never NaN or ±∞ in the results. The libFuzzer harnesses in
 // tests/fuzz/ search for more; these pin the cases they found.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -76,20 +77,30 @@ TEST(Hardening, MultiHeadAdditiveMaskWithoutValuesIsRefused) {
 }
 
 TEST(Hardening, Float32OverflowInsideAnOpIsAnErrorNotNaN) {
-  // q·k = 1e30·1e30 + 1e30·(−1e30): +∞ and −∞ terms, NaN in float32.
+  // q·k = 1e30·1e30 + 1e30·(−1e30): +∞ and −∞ terms, NaN in float32. Refused before computing, by the
+  // bound Σ_d max|q_d|·max|k_d| = 2e60.
   std::vector<float> q{1e30f, 1e30f}, k{1e30f, -1e30f}, v{1.0f}, w(1), out(1);
   attnlab::AttentionArgs a{q.data(), 2, k.data(), 2, v.data(), 1, 1, 1, 2, 1, 1.0f, Mask::None()};
   Status s = attnlab::attention_forward(a, {nullptr, nullptr, w.data(), out.data(), 1});
   ASSERT_FALSE(s.ok);
-  EXPECT_TRUE(starts_with(s.message, "attention: weights[0] is NaN after a float32 overflow, expected")) << s.message;
+  EXPECT_EQ(s.message, "attention: scores q·kᵀ can exceed float32 range (bound 2e60), expected |q|·|k| within 3.4e38");
 
-  // One-sided overflow has a limit: the +∞ score takes all the weight.
+  // One-sided overflow (q·k = 1e40 → +∞) is refused too: whether a sum overflows depends on the order
+  // of its terms, so only a bound that does not can make every path agree.
   std::vector<float> q1{1e20f}, k1{1e20f, 1.0f}, v1{5.0f, 7.0f}, w1(2), out1(1);
   attnlab::AttentionArgs a1{q1.data(), 1, k1.data(), 1, v1.data(), 1, 1, 2, 1, 1, 1.0f, Mask::None()};
+  s = attnlab::attention_forward(a1, {nullptr, nullptr, w1.data(), out1.data(), 1});
+  ASSERT_FALSE(s.ok);
+  EXPECT_TRUE(starts_with(s.message, "attention: scores q·kᵀ can exceed float32 range (bound 1e40), expected |q|·|k| within 3.4e38")) << s.message;
+  // Scaled scores plus a finite additive mask entry count too.
+  std::vector<float> q2{1e19f}, k2{1e19f, 1.0f}, mask{-3e38f, 0.0f};
+  a1 = {q2.data(), 1, k2.data(), 1, v1.data(), 1, 1, 2, 1, 1, 1.0f, Mask::Additive(mask.data())};
+  s = attnlab::attention_forward(a1, {nullptr, nullptr, w1.data(), out1.data(), 1});
+  ASSERT_FALSE(s.ok);
+  EXPECT_TRUE(starts_with(s.message, "attention: scores q·kᵀ·scale can exceed float32 range (bound 4e38), expected |q|·|k|·scale + |mask| within 3.4e38")) << s.message;
+  mask[0] = -std::numeric_limits<float>::infinity();  // −∞ removes the key and adds nothing
   ASSERT_TRUE(attnlab::attention_forward(a1, {nullptr, nullptr, w1.data(), out1.data(), 1}).ok);
-  EXPECT_EQ(w1[0], 1.0f);
-  EXPECT_EQ(w1[1], 0.0f);
-  EXPECT_EQ(out1[0], 5.0f);
+  EXPECT_EQ(out1[0], 7.0f);
 
   std::vector<float> ws{2.0f, 2.0f}, vs{3e38f, 3e38f}, o2(1);
   s = attnlab::weighted_sum_forward(ws.data(), vs.data(), 1, 2, 1, o2.data());
@@ -100,6 +111,80 @@ TEST(Hardening, Float32OverflowInsideAnOpIsAnErrorNotNaN) {
   s = attnlab::rope_rotate(x.data(), 2, 2, 10000.0f, 0, r.data());
   ASSERT_FALSE(s.ok);
   EXPECT_TRUE(starts_with(s.message, "rope: output[3] is Infinity after a float32 overflow")) << s.message;
+}
+
+// Runs both multi-head paths on one input: the all-intermediates op and the streaming one.
+struct BothPaths {
+  Status full, streaming;
+  std::vector<float> full_out, streaming_out;
+};
+BothPaths run_both(const attnlab::MultiHeadArgs& a) {
+  const size_t tq = a.t_q, tk = a.context ? a.t_k : a.t_q, D = a.d_model, H = a.heads;
+  BothPaths r;
+  std::vector<float> q(tq * D), k(tk * D), v(tk * D), w(H * tq * tk), heads(tq * D);
+  r.full_out.resize(tq * D);
+  r.full = attnlab::multihead_attention_forward(a, {q.data(), k.data(), v.data(), nullptr, w.data(), heads.data(), r.full_out.data()});
+  std::vector<float> ws(attnlab::multihead_streaming_workspace_floats(tk, D, H));
+  r.streaming_out.resize(tq * D);
+  r.streaming = attnlab::multihead_attention_forward_streaming(a, {q.data(), k.data(), v.data(), ws.data(), r.streaming_out.data()});
+  return r;
+}
+
+TEST(Hardening, OverflowingScoresAreRefusedByBothMultiHeadPathsAlike) {
+  // The fuzzer's input (tests/fuzz/corpus/multihead_streaming/regress-scores-overflow-window): t = 10,
+  // dModel = 2, 2 heads, a window mask, scale = FLT_MAX, one input −1e19. Scores overflowed float32 to
+  // +∞ or to FLT_MAX depending on each path's summation order, and the paths shared the weight among
+  // 8 or 9 keys: −1e19/8 vs −1e19/9. Now both refuse it, with the same message.
+  std::vector<float> x{-0.5f, 0.25f, 0.25f, 2.0f, 0.5f, 0.0f, -1e19f, 0.5f, 0.5f, 1.0f,
+                       2.0f, 0.0f, -1.0f, 0.25f, 2.0f, 0.25f, 0.25f, -0.5f, 0.25f, 2.0f};
+  std::vector<float> wq{2.0f, 0.25f, 0.0f, 0.25f}, wk{2.0f, -0.5f, -0.5f, 0.5f}, wv{-0.5f, -1.0f, 2.0f, 0.25f},
+      wo{-0.5f, 0.25f, -1.0f, 0.5f};
+  attnlab::MultiHeadArgs a{x.data(), 10, nullptr, 0, 2, 2, {wq.data(), wk.data(), wv.data(), wo.data()},
+                           Mask::Window(5), std::numeric_limits<float>::max()};
+  BothPaths r = run_both(a);
+  ASSERT_FALSE(r.full.ok);
+  EXPECT_EQ(r.streaming.message, r.full.message);
+  // q = x·wq and k = x·wk reach −2e19 in head 0's column: |q|·|k| up to 4e38 before any scale.
+  EXPECT_EQ(r.full.message, "multiHeadAttention: scores q·kᵀ of head 0 can exceed float32 range (bound 4e38), "
+                            "expected |q|·|k| within 3.4e38");
+
+  // With −1e17 instead of −1e19 and the default scale the scores fit: both accept, and agree.
+  x[6] = -1e17f;
+  a.scale = 0.0f;
+  r = run_both(a);
+  ASSERT_TRUE(r.full.ok) << r.full.message;
+  ASSERT_TRUE(r.streaming.ok) << r.streaming.message;
+  for (size_t i = 0; i < r.full_out.size(); ++i)
+    EXPECT_NEAR(r.streaming_out[i], r.full_out[i], 1e-5 * std::fabs(r.full_out[i]) + 1e-3) << i;
+}
+
+TEST(Hardening, HugeValuesGiveTheSameOutputOnBothMultiHeadPaths) {
+  // Equal scores over 9 keys with values 3e38: the output (the mean) is 3e38. The streaming path sums
+  // p·v before dividing by l (9·3e38 = +∞ in float32) unless it scales p by a power of two.
+  const size_t t = 9;
+  std::vector<float> x(t, 3e38f), zero{0.0f}, one{1.0f};
+  attnlab::MultiHeadArgs a{x.data(), t, nullptr, 0, 1, 1, {zero.data(), zero.data(), one.data(), one.data()},
+                           Mask::None()};
+  BothPaths r = run_both(a);
+  ASSERT_TRUE(r.full.ok) << r.full.message;
+  ASSERT_TRUE(r.streaming.ok) << r.streaming.message;
+  for (size_t i = 0; i < t; ++i) {
+    EXPECT_FLOAT_EQ(r.full_out[i], 3e38f);
+    EXPECT_FLOAT_EQ(r.streaming_out[i], 3e38f);
+  }
+  // Values within rounding of FLT_MAX, or an output projection that could overflow: both refuse alike.
+  x.assign(t, std::numeric_limits<float>::max());
+  r = run_both(a);
+  ASSERT_FALSE(r.full.ok);
+  EXPECT_EQ(r.streaming.message, r.full.message);
+  EXPECT_TRUE(starts_with(r.full.message, "multiHeadAttention: weights·v can exceed float32 range")) << r.full.message;
+  x.assign(t, 3e38f);
+  std::vector<float> two{2.0f};
+  a.w.wo = two.data();
+  r = run_both(a);
+  ASSERT_FALSE(r.full.ok);
+  EXPECT_EQ(r.streaming.message, r.full.message);
+  EXPECT_EQ(r.full.message, "multiHeadAttention: output heads·wo + bo can exceed float32 range (bound 6e38), expected |v|·|wo| + |bo| within 3.4e38");
 }
 
 TEST(Hardening, OutputHeadTinyTemperatureIsTheArgmax) {

@@ -1,10 +1,10 @@
-// Hardening (issue 7), against the real WASM build: every public entry point answers each class of bad
+// Hardening, against the real WASM build: every public entry point answers each class of bad
 // input with an AttnLabError "<function>: <argument> …, expected …"; numerical edges give finite,
 // documented results (checked against an independent float64 reference); 100,000 failing calls leave
 // heap, stack and results unchanged; and a seeded random-argument run never gets anything but a
 // finite result or an AttnLabError naming the function. Rules and edge behaviour: docs/hardening.md.
 import { beforeAll, describe, expect, test } from 'vitest';
-import { AttnLab, AttnLabError, MultiHeadAttentionLayer, createAttnLab } from 'attnlab';
+import { AttnLab, AttnLabError, MultiHeadAttentionLayer, createAttnLab, createTokenizer } from 'attnlab';
 import { mulberry32 } from '../../web/widgets/shared/rng.js';
 import { MAX_PARAM_CHARS, readHashState, sanitize, writeHashState } from '../../web/widgets/shared/hash.js';
 
@@ -284,13 +284,48 @@ describe('numerical edges: finite, documented results', () => {
     const s = Math.fround(Math.fround(1e15) ** 2);  // ≈ 1e30, the float32 product
     expect(Array.from(r.scaled)).toEqual([s, -s, s, -s, s, -s]);
   });
-  test('logits whose float32 product overflows: +∞ scores share the weight (the limit), NaN is refused', () => {
-    const one = lab.attention({ q: [1e20], k: [1e20, 1], v: [5, 7], tq: 1, tk: 2, dk: 1, dv: 1, scale: 1 });
-    expect(Array.from(one.scores)).toEqual([Infinity, 1e20].map(Math.fround));
-    expect(Array.from(one.weights)).toEqual([1, 0]);
-    expect(Array.from(one.output)).toEqual([5]);
+  test('scores that could overflow float32 are refused before computing, one-sided or NaN', () => {
+    // Whether a float32 dot product overflows depends on its summation order; the bound does not.
+    expect(() => lab.attention({ q: [1e20], k: [1e20, 1], v: [5, 7], tq: 1, tk: 2, dk: 1, dv: 1, scale: 1 }))
+      .toThrow(/^attention: scores q·kᵀ can exceed float32 range \(bound 1e40\), expected \|q\|·\|k\| within 3.4e38$/);
     expect(() => lab.attention({ q: [1e30, 1e30], k: [1e30, -1e30], v: [1], tq: 1, tk: 1, dk: 2, dv: 1 }))
-      .toThrow(/^attention: weights\[0\] is NaN after a float32 overflow, expected q·kᵀ within float32 range/);
+      .toThrow(/^attention: scores q·kᵀ can exceed float32 range \(bound 2e60\), expected \|q\|·\|k\| within 3.4e38$/);
+    // scaled = q·k·scale + mask: a finite mask entry counts, −Infinity does not.
+    const q = [1e19], k = [1e19, 1], v = [5, 7];
+    expect(() => lab.attention({ q, k, v, tq: 1, tk: 2, dk: 1, dv: 1, scale: 1, mask: [-3e38, 0] }))
+      .toThrow(/^attention: scores q·kᵀ·scale can exceed float32 range \(bound 4e38\), expected \|q\|·\|k\|·scale \+ \|mask\| within 3.4e38$/);
+    expect(Array.from(lab.attention({ q, k, v, tq: 1, tk: 2, dk: 1, dv: 1, scale: 1, mask: [-Infinity, 0] }).output)).toEqual([7]);
+  });
+  test("the issue's input: both multi-head paths, the layer and the block refuse it alike", () => {
+    // Self-attention, t = 10, dModel = 2, 2 heads, window mask, scale = FLT_MAX, one input −1e19
+    // (tests/fuzz/corpus/multihead_streaming/regress-scores-overflow-window). The streaming and the
+    // full path once gave −1e19/8 and −1e19/9: scores overflowed to +∞ or not by summation order.
+    const FLT_MAX = 3.4028234663852886e38;
+    const x = [-0.5, 0.25, 0.25, 2, 0.5, 0, -1e19, 0.5, 0.5, 1, 2, 0, -1, 0.25, 2, 0.25, 0.25, -0.5, 0.25, 2];
+    const w = { wq: [2, 0.25, 0, 0.25], wk: [2, -0.5, -0.5, 0.5], wv: [-0.5, -1, 2, 0.25], wo: [-0.5, 0.25, -1, 0.5] };
+    const call = { x, tq: 10, dModel: 2, heads: 2, ...w, mask: { window: 5 }, scale: FLT_MAX };
+    const message = (f) => { try { f(); } catch (e) { return e.message; } return 'accepted'; };
+    const full = message(() => lab.multiHeadAttention(call));
+    expect(full).toBe('multiHeadAttention: scores q·kᵀ of head 0 can exceed float32 range (bound 4e38), expected |q|·|k| within 3.4e38');
+    expect(message(() => lab.multiHeadAttention({ ...call, intermediates: false }))).toBe(full);
+    const layer = lab.createMultiHeadAttention({ dModel: 2, heads: 2, ...w });
+    expect(message(() => layer.forward({ x, tq: 10, mask: { window: 5 }, scale: FLT_MAX }))).toBe(full);
+    expect(message(() => layer.forward({ x, tq: 10, mask: { window: 5 }, scale: FLT_MAX, intermediates: false }))).toBe(full);
+    layer.dispose();
+    // The block (default scale) refuses the same scores under its own name.
+    const block = { x, t: 10, dModel: 2, heads: 2, dFF: 2, mask: { window: 5 }, weights: { ...w, w1: [1, 0, 0, 1], w2: [1, 0, 0, 1] } };
+    expect(message(() => lab.encoderBlock(block))).toBe('encoderBlock: attention scores q·kᵀ of head 0 can exceed float32 range (bound 4e38), expected |q|·|k| within 3.4e38');
+    // −1e17 instead: the scores fit, both paths accept and agree.
+    const small = { ...call, x: x.map((v) => (v === -1e19 ? -1e17 : v)), scale: undefined };
+    const a = lab.multiHeadAttention(small).output, b = lab.multiHeadAttention({ ...small, intermediates: false }).output;
+    for (let i = 0; i < a.length; i++) expect(Math.abs(a[i] - b[i])).toBeLessThanOrEqual(1e-5 * Math.abs(a[i]) + 1e-3);
+  });
+  test('huge values: the streaming path gives the all-intermediates output (no overflow summing p·v)', () => {
+    const call = { x: fill(9, () => 3e38), tq: 9, dModel: 1, heads: 1, wq: [0], wk: [0], wv: [1], wo: [1] };
+    const a = lab.multiHeadAttention(call).output, b = lab.multiHeadAttention({ ...call, intermediates: false }).output;
+    for (const r of [a, b]) for (const o of r) expect(Math.abs(o / 3e38 - 1)).toBeLessThan(1e-6);  // the mean of equal values
+    expect(() => lab.multiHeadAttention({ ...call, wo: [2] })).toThrow(/^multiHeadAttention: output heads·wo \+ bo can exceed float32 range \(bound 6e38\)/);
+    expect(() => lab.multiHeadAttention({ ...call, wo: [2], intermediates: false })).toThrow(/^multiHeadAttention: output heads·wo \+ bo can exceed float32 range \(bound 6e38\)/);
   });
   test('all-masked rows give weights 0 and output 0, in every entry point that masks', () => {
     const mask = fill(9, (i) => (i < 3 ? -Infinity : 0));  // row 0: every key removed
@@ -357,6 +392,76 @@ describe('numerical edges: finite, documented results', () => {
     expect(() => lab.rope({ x: [3e38, 3e38], t: 2, dim: 2 })).toThrow(/^rope: x has 2 values, expected t·dim = 4$/);
     expect(() => lab.rope({ x: [1, 1, 3e38, 3e38], t: 2, dim: 2 })).toThrow(/^rope: output\[3\] is Infinity after a float32 overflow, expected \|x\| < 2.4e38/);
     expect(() => lab.encoderBlock({ ...ENTRY.encoderBlock.good(), x: fill(8, () => 1), weights: { ...ENTRY.encoderBlock.good().weights, wq: huge } })).toThrow(/^encoderBlock: attention q\[\d+\] is -?Infinity after a float32 overflow/);
+  });
+});
+
+// ---- undefined means absent -------------------------------------------------------------------------
+// An option whose value is undefined is the call without it (spreading a config with unset fields, or
+// `mask: cond ? m : undefined`); an unknown name with a value stays an error. Every option of every
+// entry point: the names come from the "unknown option" message itself.
+const knownOptions = (call) => {
+  try { call(); } catch (e) { return e.message.split('expected some of: ')[1].split(', '); }
+  throw new Error('an unknown option was accepted');
+};
+const same = (a, b) => expect(JSON.stringify(a, (_k, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v)))
+  .toBe(JSON.stringify(b, (_k, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v)));
+describe('undefined means absent', () => {
+  test("the issue's call: positionalEncoding({ kind: 'sinusoidal', length: 4, dModel: 8, mask: undefined })", () => {
+    same(lab.positionalEncoding({ kind: 'sinusoidal', length: 4, dModel: 8, mask: undefined }),
+      lab.positionalEncoding({ kind: 'sinusoidal', length: 4, dModel: 8 }));
+  });
+  test.each(NAMES)('%s: every option set to undefined is the call without it; unknown names too', (fn) => {
+    const good = ENTRY[fn].good();
+    const known = knownOptions(() => lab[fn]({ ...good, notAnOption: 1 }));
+    const unset = Object.fromEntries(known.filter((k) => !(k in good)).map((k) => [k, undefined]));
+    expect(Object.keys(unset).length + Object.keys(good).length).toBe(known.length);
+    const expected = lab[fn](good);
+    if (expected instanceof MultiHeadAttentionLayer) {
+      const layer = lab[fn]({ ...good, ...unset, notAnOption: undefined });
+      expect(layer).toBeInstanceOf(MultiHeadAttentionLayer);
+      same(layer.forward({ x: ramp(12), tq: 3 }), expected.forward({ x: ramp(12), tq: 3 }));
+      layer.dispose();
+      expected.dispose();
+    } else {
+      same(lab[fn]({ ...good, ...unset, notAnOption: undefined }), expected);
+    }
+    expect(() => lab[fn]({ ...good, notAnOption: 0 })).toThrow(new RegExp(`^${fn}: unknown option 'notAnOption', expected some of: `));
+  });
+  test('positionalEncoding learned: the sinusoidal-only base undefined is absent', () => {
+    const args = { kind: 'learned', table: ramp(8), maxLength: 2, dModel: 4, length: 1 };
+    same(lab.positionalEncoding({ ...args, base: undefined }), lab.positionalEncoding(args));
+    expect(() => lab.positionalEncoding({ ...args, base: 100 })).toThrow(/^positionalEncoding: unknown option 'base'/);
+  });
+  test('layer.forward: every call option undefined, and an unknown one', () => {
+    const layer = lab.createMultiHeadAttention(ENTRY.createMultiHeadAttention.good());
+    const known = knownOptions(() => layer.forward({ x: ramp(12), tq: 3, notAnOption: 1 }));
+    const unset = Object.fromEntries(known.filter((k) => k !== 'x' && k !== 'tq').map((k) => [k, undefined]));
+    same(layer.forward({ x: ramp(12), tq: 3, ...unset, notAnOption: undefined }), layer.forward({ x: ramp(12), tq: 3 }));
+    expect(() => layer.forward({ x: ramp(12), tq: 3, notAnOption: 0 })).toThrow(/^multiHeadAttention: unknown option 'notAnOption'/);
+    layer.dispose();
+  });
+  test('nested options: mask { window, causal }, rope { base }, block weights', () => {
+    const a = ENTRY.attention.good();
+    same(lab.attention({ ...a, mask: { window: 1, causal: undefined, other: undefined } }), lab.attention({ ...a, mask: { window: 1 } }));
+    expect(() => lab.attention({ ...a, mask: { window: 1, other: 0 } })).toThrow(/^attention: mask has unknown key 'other'/);
+    const m = ENTRY.multiHeadAttention.good();
+    same(lab.multiHeadAttention({ ...m, rope: { base: undefined, bse: undefined } }), lab.multiHeadAttention({ ...m, rope: true }));
+    expect(() => lab.multiHeadAttention({ ...m, rope: { bse: 10 } })).toThrow(/^multiHeadAttention: rope has unknown key 'bse'/);
+    for (const fn of ['encoderBlock', 'decoderBlock']) {
+      const b = ENTRY[fn].good();
+      const names = knownOptions(() => lab[fn]({ ...b, weights: { ...b.weights, zz: [1] } }));
+      const unset = Object.fromEntries(names.filter((k) => !(k in b.weights)).map((k) => [k, undefined]));
+      same(lab[fn]({ ...b, weights: { ...b.weights, ...unset, zz: undefined } }), lab[fn](b));
+      expect(() => lab[fn]({ ...b, weights: { ...b.weights, zz: [1] } })).toThrow(new RegExp(`^${fn}: weights has unknown key 'zz'`));
+    }
+  });
+  test('createTokenizer and lab.tokenizer', () => {
+    for (const make of [createTokenizer, (a) => lab.tokenizer(a)]) {
+      const t = make({ kind: 'char', text: 'abc', vocabSize: undefined, other: undefined });
+      expect(Array.from(t.encode('cab'))).toEqual([3, 1, 2]);
+      expect(make({ kind: 'bpe', text: 'abab', vocabSize: undefined }).size).toBe(make({ kind: 'bpe', text: 'abab' }).size);
+      expect(() => make({ kind: 'char', text: 'a', other: 1 })).toThrow(/^createTokenizer: unknown option 'other'/);
+    }
   });
 });
 

@@ -83,11 +83,11 @@ void attention_forward_unchecked(const AttentionArgs& a, const AttentionOut& o) 
     kernels::gemm_nt_f32(tq, tk, a.d_k, a.q, a.ldq, a.k, a.ldk, s, tk);
   // scaled = scale·scores + M (+ ALiBi). A −∞ mask entry is assigned, not added, so an overflowed
   // +∞ score cannot turn a masked entry into NaN.
-  // issue 7: a NaN score can only come from float32 overflow (+∞ and −∞ terms in q·k), even where a
-  // mask removes the entry afterwards; the SIMD softmax assumes NaN-free input and would hide it. The
-  // scaling pass notes any NaN branch-free (one pass, vectorised; issue 6) and the results are then
-  // poisoned: the checked callers (attention_forward, multihead, kernel regression) refuse them with
-  // a message.
+  // A NaN score can only come from float32 overflow (+∞ and −∞ terms in q·k), even where a mask
+  // removes the entry afterwards; the SIMD softmax assumes NaN-free input and would hide it. The
+  // dot-product callers refuse such inputs before computing (check_score_bound); as a second line the
+  // scaling pass notes any NaN branch-free (one vectorised pass) and poisons the results, which the
+  // checked callers then refuse with a message.
   const bool plain = a.mask.kind == Mask::Kind::none && a.alibi_slope == 0.0f;
   uint32_t nan = 0;
   for (size_t i = 0; i < tq; ++i) {
@@ -128,8 +128,14 @@ void attention_forward_unchecked(const AttentionArgs& a, const AttentionOut& o) 
 
 Status attention_forward(const AttentionArgs& a, const AttentionOut& o) {
   ATTNLAB_CHECK(check_attention(a, o));
+  // Scores or outputs that could overflow float32 are refused before computing (check.h), by the same
+  // bounds as multi-head attention.
+  ATTNLAB_CHECK(detail::check_score_bound("attention", "", a.q, a.ldq, a.t_q, a.k, a.ldk, a.t_k, a.d_k,
+                                          a.scale, detail::bias_bound(a.mask, a.t_q, a.t_k, a.alibi_slope),
+                                          detail::bias_terms(a.mask, a.alibi_slope)));
+  ATTNLAB_CHECK(detail::check_values_bound("attention", a.v, a.ldv, a.t_k, a.d_v));
   attention_forward_unchecked(a, o);
-  // issue 7: finite inputs can still overflow float32 (q·k beyond 3.4e38 in both signs gives NaN).
+  // Defensive: with the bounds above these cannot fire; a NaN or ±∞ result is never handed back.
   ATTNLAB_CHECK(detail::check_no_overflow("attention", "weights", o.weights, a.t_q * a.t_k,
                                           "q·kᵀ within float32 range (|q|·|k| < 3.4e38)"));
   for (size_t i = 0; i < a.t_q; ++i)

@@ -5,9 +5,10 @@
 //   S = scale·S + M; online softmax     running max m and sum l per query; O rescaled by exp(m − m')
 //   O += S·V_blk                        [Br, d_k]
 // and at the end head_h = O / l. Each head's K and V are packed once for the GEMM micro-kernel
-// (kernels.h, issue 6): packing them per query block instead cost ~10 % at T = 2048.
+// (kernels.h): packing them per query block instead cost ~10 % at T = 2048.
 // Memory: O((t_q + t_k)·D) plus a workspace of O(Br·Bc + t_k·d_k).
 #include <algorithm>
+#include <cfloat>
 #include <cstdint>
 #include <cmath>
 #include <limits>
@@ -42,8 +43,8 @@ void visible_keys(const Mask& mask, size_t i0, size_t i1, size_t tk, size_t* lo,
 // One head: out[t_q, d_k] (row stride ldo) = softmax(scale·q·kᵀ + mask − slope·|i − j|)·v.
 // q: [t_q, d_k] (ldq), k, v: [t_k, d_k] (ldk, ldv). ws: multihead_streaming_workspace_floats() floats:
 // the [Br, Bc] tile, O, m, l, then K and V packed.
-// Returns false when a score is NaN (issue 7: float32 overflow in q·k, +∞ and −∞ terms); the online
-// softmax assumes NaN-free scores.
+// Returns false when a score is NaN (float32 overflow in q·k, +∞ and −∞ terms), which the online
+// softmax cannot take; the caller's bounds (check_multihead_bounds) already exclude it.
 bool attention_head_streaming(const float* q, size_t ldq, const float* k, size_t ldk,
                               const float* v, size_t ldv, size_t tq, size_t tk, size_t dk,
                               float scale, const Mask& mask, float alibi_slope, float* ws,
@@ -61,6 +62,17 @@ bool attention_head_streaming(const float* q, size_t ldq, const float* k, size_t
     kernels::pack_b_nn_f32(tk, dk, v, ldv, vp);
   }
   const bool plain = mask.kind == Mask::Kind::none && alibi_slope == 0.0f;
+  // O sums p·v over the keys before dividing by l (p ≤ 1, l ≤ t_k), so it can reach t_k·max|v| where
+  // the result (≤ max|v|, a convex combination) is finite: with huge values the probabilities are
+  // multiplied by 2^-e before the V product and the final 1/l by 2^e (exact powers of two), so O
+  // stays below FLT_MAX/2 and this path overflows exactly when the all-intermediates one does
+  // (never, after check_values_bound).
+  float vmax = 0.0f;
+  for (size_t j = 0; j < tk; ++j)
+    for (size_t c = 0; c < dk; ++c) vmax = std::fmax(vmax, std::fabs(v[j * ldv + c]));
+  const double o_bound = static_cast<double>(vmax) * static_cast<double>(tk) * 2.0 * (1.0 + detail::rounding_margin(tk));
+  const int e = o_bound > FLT_MAX ? std::ilogb(o_bound / FLT_MAX) + 1 : 0;
+  const float p_scale = std::ldexp(1.0f, -e);
   for (size_t i0 = 0; i0 < tq; i0 += kBr) {
     const size_t br = std::min(kBr, tq - i0);
     std::fill(o, o + br * dk, 0.0f);
@@ -92,11 +104,14 @@ bool attention_head_streaming(const float* q, size_t ldq, const float* k, size_t
           }
         block_scale = 1.0f;
       }
-      bool nan = false;  // issue 7: see above (a branch-free reduction, so it vectorises)
+      bool nan = false;  // see above (a branch-free reduction, so it vectorises)
       for (size_t r = 0; r < br; ++r)
         for (size_t c = 0; c < bc; ++c) nan |= s[r * kBc + c] != s[r * kBc + c];
       if (nan) return false;
       kernels::online_softmax_block_f32(br, bc, block_scale, s, kBc, m, l, o, dk, dk);
+      if (e)
+        for (size_t r = 0; r < br; ++r)
+          for (size_t c = 0; c < bc; ++c) s[r * kBc + c] *= p_scale;
       if (prepack)
         kernels::gemm_prepacked_f32(br, dk, bc, s, kBc, vp + 8 * j0, 8 * tk, true, o, dk);
       else
@@ -104,7 +119,7 @@ bool attention_head_streaming(const float* q, size_t ldq, const float* k, size_t
     }
     // head = O / l; a query that sees no key (l = 0) gets 0, as the all-intermediates path.
     for (size_t r = 0; r < br; ++r) {
-      const float inv = l[r] > 0.0f ? 1.0f / l[r] : 0.0f;
+      const float inv = l[r] > 0.0f ? std::ldexp(1.0f / l[r], e) : 0.0f;
       float* dst = out + (i0 + r) * ldo;
       for (size_t c = 0; c < dk; ++c) dst[c] = o[r * dk + c] * inv;
     }
@@ -131,12 +146,10 @@ Status multihead_attention_forward_streaming(const MultiHeadArgs& a, const Multi
   const size_t tq = a.t_q, tk = a.context ? a.t_k : a.t_q;
 
   detail::multihead_project(a, o.q, o.k, o.v);
-  // issue 7: as the all-intermediates path, a projection that overflowed float32 is refused.
-  // (A non-finite input shows here as well and is reported as such: multihead_detail.h.)
-  ATTNLAB_CHECK(detail::check_multihead_result(a, "q", o.q, tq * D, "x·wq + bq within float32 range"));
-  ATTNLAB_CHECK(detail::check_multihead_result(a, "k", o.k, tk * D, "context·wk + bk within float32 range"));
-  ATTNLAB_CHECK(detail::check_multihead_result(a, "v", o.v, tk * D, "context·wv + bv within float32 range"));
-  const float scale = a.scale > 0.0f ? a.scale : 1.0f / std::sqrt(static_cast<float>(dk));
+  // The same refusals as the all-intermediates path, decided before computing by the same bounds
+  // (multihead_detail.h), so the two paths accept and refuse the same inputs.
+  ATTNLAB_CHECK(detail::check_multihead_bounds(a, o.q, o.k, o.v, o.out));
+  const float scale = detail::multihead_scale(a);
   for (size_t h = 0; h < H; ++h)
     // Head h reads Q's columns [h·d_k, (h+1)·d_k) block by block and writes its result over them:
     // each query block's Q slice is dead once that block is done, so q ends as Concat(heads).
@@ -148,7 +161,7 @@ Status multihead_attention_forward_streaming(const MultiHeadArgs& a, const Multi
                           "(|q|·|k| < 3.4e38)");
   // out = Concat(heads)·W_O + b_O
   kernels::gemm_nn_f32(tq, D, D, o.q, D, a.w.wo, D, a.w.bo, o.out, D);
-  // Finite inputs can still overflow float32 (issue 7's check on the all-intermediates path).
+  // Defensive: after check_multihead_bounds this cannot fire; a NaN or ±∞ is never handed back.
   ATTNLAB_CHECK(detail::check_multihead_result(a, "output", o.out, tq * D,
                                                "x·wq, q·kᵀ and heads·wo within float32 range"));
   return Status::Ok();

@@ -2,6 +2,7 @@
 // "<op>: <argument> <what is wrong>, expected <what is expected>".
 #pragma once
 
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <initializer_list>
@@ -81,7 +82,7 @@ inline Status check_mask(const char* op, const Mask& m, size_t t_q, size_t t_k) 
   return Status::Ok();
 }
 
-// ---- issue 7 (hardening): sizes that wrap, results that overflow -------------------------------
+// ---- Sizes that wrap, results that overflow ------------------------------------------------------
 // Refuses sizes whose element count times sizeof(float) wraps size_t. On WebAssembly size_t is 32 bits,
 // so tq·tk·heads can wrap for sizes each below the JS facade's 2^24; pointer arithmetic past such a
 // product would address the wrong memory. `expr` names the product: "tq·tk".
@@ -104,6 +105,90 @@ inline Status check_no_overflow(const char* op, const char* name, const float* x
   return Status::Fail(std::string(op) + ": " + name + "[" + std::to_string(i) + "] is " +
                       value_str(x[i]) + " after a float32 overflow, expected " + hint);
 }
+// ---- Float32 overflow in attention, decided before computing ------------------------------------
+// Whether q·kᵀ overflows float32 depends on the order in which a kernel sums the products (the full
+// and the streaming multi-head paths sum in different orders), so checking the computed scores would
+// let the same call pass or fail depending on the path. Instead every attention path refuses, before
+// computing, the inputs whose results *could* overflow, by bounds computed in double from maxima
+// (no summation order involved) with a margin for float32 rounding. Both multi-head paths, attention
+// and the blocks call these same functions, so they refuse exactly the same inputs.
+
+// Relative error bound of a float32 sum of n products, γ(n + 2) = (n + 2)·u / (1 − (n + 2)·u) with
+// u = 2^-24 (Higham, Accuracy and Stability of Numerical Algorithms, §3.1); 1 once that is not small.
+inline double rounding_margin(size_t n) {
+  const double nu = (static_cast<double>(n) + 2.0) * 0x1p-24;
+  return nu < 0.5 ? nu / (1.0 - nu) : 1.0;
+}
+
+// max over rows of |x[r, c]|: one column at a time (no scratch, the ops never allocate).
+inline double column_max_abs(const float* x, size_t ld, size_t rows, size_t c) {
+  float m = 0.0f;
+  for (size_t r = 0; r < rows; ++r) m = std::fmax(m, std::fabs(x[r * ld + c]));
+  return m;
+}
+
+// What a mask and ALiBi add to a scaled score, at most: the largest |finite entry| of an additive
+// mask (−∞ removes a key and adds nothing) plus slope·(largest |i − j|).
+inline double mask_bound(const Mask& m, size_t t_q, size_t t_k) {
+  double b = 0.0;
+  if (m.kind == Mask::Kind::additive && m.additive)
+    for (size_t i = 0; i < t_q * t_k; ++i)
+      if (std::isfinite(m.additive[i])) b = std::fmax(b, std::fabs(static_cast<double>(m.additive[i])));
+  return b;
+}
+inline double alibi_bound(float alibi_slope, size_t t_q, size_t t_k) {
+  const size_t far = (t_q > t_k ? t_q : t_k) - 1;
+  return static_cast<double>(alibi_slope) * static_cast<double>(far) * (1.0 + 0x1p-23);
+}
+inline double bias_bound(const Mask& m, size_t t_q, size_t t_k, float alibi_slope) {
+  return mask_bound(m, t_q, t_k) + alibi_bound(alibi_slope, t_q, t_k);
+}
+// The terms bias_bound counted, for the message.
+inline const char* bias_terms(const Mask& m, float alibi_slope) {
+  const bool add = m.kind == Mask::Kind::additive, alibi = alibi_slope > 0.0f;
+  return add && alibi ? " + |mask| + ALiBi" : add ? " + |mask|" : alibi ? " + ALiBi" : "";
+}
+
+inline std::string bound_str(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", x);
+  std::string r = buf;
+  const size_t plus = r.find("e+");
+  if (plus != std::string::npos) r.erase(plus + 1, 1);  // 1.2e+45 → 1.2e45, as the other messages
+  return r;
+}
+
+// Scores of one head: |q_i·k_j| ≤ R = Σ_d max_i|q[i, d]|·max_j|k[j, d]| for every pair (i, j),
+// masked or not (raw scores are returned). Refused when the raw scores R or the scaled ones
+// R·scale + bias (bias_bound) could exceed FLT_MAX after float32 rounding. `head` is "" or
+// " of head h". q, k are finite (checked before).
+inline Status check_score_bound(const char* op, const std::string& head, const float* q, size_t ldq,
+                                size_t t_q, const float* k, size_t ldk, size_t t_k, size_t d_k,
+                                float scale, double bias, const char* terms) {
+  double r = 0.0;
+  for (size_t d = 0; d < d_k; ++d) r += column_max_abs(q, ldq, t_q, d) * column_max_abs(k, ldk, t_k, d);
+  const double raw = r * (1.0 + rounding_margin(d_k));
+  const double scaled = raw * static_cast<double>(scale) * (1.0 + 0x1p-23) + bias;
+  if (raw <= FLT_MAX && scaled <= FLT_MAX) return Status::Ok();
+  const bool raw_worse = raw > FLT_MAX;  // the raw scores already: name them, whatever the scale
+  return Status::Fail(std::string(op) + ": scores q·kᵀ" + (raw_worse ? "" : "·scale") + head +
+                      " can exceed float32 range (bound " + bound_str(raw_worse ? raw : scaled) +
+                      "), expected |q|·|k|" + (raw_worse ? "" : "·scale") +
+                      (raw_worse ? "" : terms) + " within 3.4e38");
+}
+
+// weights·v is a convex combination of v's rows, so |out| ≤ max|v| up to rounding. Refused when
+// max|v| is within that rounding of FLT_MAX (t_k terms). v is [t_k, d_v] (ldv), finite.
+inline Status check_values_bound(const char* op, const float* v, size_t ldv, size_t t_k, size_t d_v) {
+  float m = 0.0f;
+  for (size_t j = 0; j < t_k; ++j)
+    for (size_t c = 0; c < d_v; ++c) m = std::fmax(m, std::fabs(v[j * ldv + c]));
+  const double bound = static_cast<double>(m) * (1.0 + rounding_margin(t_k));
+  if (bound <= FLT_MAX) return Status::Ok();
+  return Status::Fail(std::string(op) + ": weights·v can exceed float32 range (bound " + bound_str(bound) +
+                      "), expected |v| within " + bound_str(FLT_MAX / (1.0 + rounding_margin(t_k))));
+}
+
 // A nested op's failure reported under the caller's name, so a JS user sees the function they called:
 // "multiHeadAttention: q[0] is …" → "encoderBlock: self-attention q[0] is …".
 inline Status renamed(Status s, const char* op, const char* what) {
@@ -112,6 +197,5 @@ inline Status renamed(Status s, const char* op, const char* what) {
   const std::string rest = colon == std::string::npos ? s.message : s.message.substr(colon + 2);
   return Status::Fail(std::string(op) + ": " + what + " " + rest);
 }
-// ---- end of issue 7 section
 
 }  // namespace attnlab::detail

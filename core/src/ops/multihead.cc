@@ -3,6 +3,7 @@
 //   head_h = Attention(Q[:, h], K[:, h], V[:, h])              (columns [h·d_k, (h+1)·d_k))
 //   out = Concat(head_1 … head_H)·W_O + b_O
 // Heads are column slices addressed by row stride: nothing is copied or re-laid out.
+#include <cfloat>
 #include <cmath>
 #include <string>
 
@@ -25,7 +26,7 @@ Status detail::check_multihead_args(const MultiHeadArgs& a) {
   ATTNLAB_CHECK(detail::check_heads_divide(op, D, a.heads));
   const size_t tk = a.context ? a.t_k : a.t_q;
   ATTNLAB_CHECK(detail::check_positive(op, "tk", tk));
-  // issue 7: no buffer's byte count may wrap size_t (32-bit on wasm32). The [heads, tq, tk] weights
+  // No buffer's byte count may wrap size_t (32-bit on wasm32). The [heads, tq, tk] weights
   // exist only in the all-intermediates path (check_multihead); the streaming path never holds them,
   // so it needs only the additive mask's [tq, tk] to fit.
   if (a.mask.kind == Mask::Kind::additive) ATTNLAB_CHECK(detail::check_count(op, "tq·tk", {a.t_q, tk}));
@@ -53,8 +54,8 @@ Status detail::check_multihead_args(const MultiHeadArgs& a) {
   return detail::check_not_null(op, "wo", a.w.wo);
 }
 
-// issue 6: the finiteness of x, context, weights and biases, checked after the computation and only
-// when a result is not finite (see multihead_detail.h). 16 K weights scanned on every call were 8 %
+// The finiteness of x, context, weights and biases, checked after the computation and only when a
+// result is not finite (see multihead_detail.h). 16 K weights scanned on every call were 8 %
 // of a (16, 64, 4) call.
 Status detail::check_multihead_values(const MultiHeadArgs& a) {
   constexpr const char* op = "multiHeadAttention";
@@ -75,6 +76,60 @@ Status detail::check_multihead_result(const MultiHeadArgs& a, const char* name, 
   if (overflow.ok) return overflow;
   ATTNLAB_CHECK(check_multihead_values(a));  // a non-finite input is named as such
   return overflow;
+}
+
+float detail::multihead_scale(const MultiHeadArgs& a) {
+  return a.scale > 0.0f ? a.scale : 1.0f / std::sqrt(static_cast<float>(a.d_model / a.heads));
+}
+
+Status detail::check_multihead_bounds(const MultiHeadArgs& a, const float* q, const float* k,
+                                      const float* v, float* scratch) {
+  constexpr const char* op = "multiHeadAttention";
+  const size_t D = a.d_model, H = a.heads, dk = D / H;
+  const size_t tq = a.t_q, tk = a.context ? a.t_k : a.t_q;
+  // A projection that overflowed float32 is refused (a non-finite input shows here too and is then
+  // reported as such: check_multihead_result).
+  ATTNLAB_CHECK(check_multihead_result(a, "q", q, tq * D, "x·wq + bq within float32 range"));
+  ATTNLAB_CHECK(check_multihead_result(a, "k", k, tk * D, "context·wk + bk within float32 range"));
+  ATTNLAB_CHECK(check_multihead_result(a, "v", v, tk * D, "context·wv + bv within float32 range"));
+  const float scale = multihead_scale(a);
+  const double mask = mask_bound(a.mask, tq, tk);
+  for (size_t h = 0; h < H; ++h) {
+    const float slope = a.alibi ? alibi_slope(h, H) : 0.0f;
+    ATTNLAB_CHECK(check_score_bound(op, " of head " + std::to_string(h), q + h * dk, D, tq, k + h * dk, D,
+                                    tk, dk, scale, mask + alibi_bound(slope, tq, tk),
+                                    bias_terms(a.mask, slope)));
+  }
+  ATTNLAB_CHECK(check_values_bound(op, v, D, tk, D));
+  // Output column c: |Σ_d heads[i, d]·wo[d, c] + bo[c]| ≤ Σ_d max|v[:, d]|·|wo[d, c]| + |bo[c]|, up to
+  // the rounding of the heads (t_k terms) and of that sum (D + 1 terms). The bound is summed in double
+  // (a float·float product is exact there) over 16 columns at a time, reading wo row by row.
+  float* vmax = scratch;
+  for (size_t d = 0; d < D; ++d) vmax[d] = static_cast<float>(column_max_abs(v, D, tk, d));
+  const double margin = (1.0 + rounding_margin(tk)) * (1.0 + rounding_margin(D + 1));
+  double worst = 0.0;
+  bool over = false;
+  constexpr size_t kCols = 16;
+  for (size_t c0 = 0; c0 < D; c0 += kCols) {
+    const size_t n = D - c0 < kCols ? D - c0 : kCols;
+    double acc[kCols] = {};
+    for (size_t d = 0; d < D; ++d) {
+      const double vm = vmax[d];
+      const float* w = a.w.wo + d * D + c0;
+      for (size_t c = 0; c < n; ++c) acc[c] += vm * std::fabs(static_cast<double>(w[c]));
+    }
+    for (size_t c = 0; c < n; ++c) {
+      const double b = (acc[c] + (a.w.bo ? std::fabs(static_cast<double>(a.w.bo[c0 + c])) : 0.0)) * margin;
+      if (!(b <= FLT_MAX)) {  // also NaN: a non-finite wo or bo
+        over = true;
+        worst = std::isnan(b) || b > worst ? b : worst;
+      }
+    }
+  }
+  if (!over) return Status::Ok();
+  ATTNLAB_CHECK(check_multihead_values(a));  // a NaN or ±∞ in wo or bo is named as such
+  return Status::Fail(std::string(op) + ": output heads·wo + bo can exceed float32 range (bound " +
+                      bound_str(worst) + "), expected |v|·|wo| + |bo| within 3.4e38");
 }
 
 namespace {
@@ -113,10 +168,11 @@ Status multihead_attention_forward(const MultiHeadArgs& a, const MultiHeadOut& o
   const size_t D = a.d_model, H = a.heads, dk = D / H;
   const size_t tq = a.t_q, tk = a.context ? a.t_k : a.t_q;
 
-  // Projections: Q [t_q, D], K [t_k, D], V [t_k, D].
+  // Projections: Q [t_q, D], K [t_k, D], V [t_k, D]; then every overflow refused before computing.
   detail::multihead_project(a, o.q, o.k, o.v);
+  ATTNLAB_CHECK(detail::check_multihead_bounds(a, o.q, o.k, o.v, o.out));
 
-  const float scale = a.scale > 0.0f ? a.scale : 1.0f / std::sqrt(static_cast<float>(dk));
+  const float scale = detail::multihead_scale(a);
   for (size_t h = 0; h < H; ++h) {
     AttentionArgs ha{o.q + h * dk, D, o.k + h * dk, D, o.v + h * dk, D, tq, tk, dk, dk, scale, a.mask,
                      a.alibi ? alibi_slope(h, H) : 0.0f};
@@ -129,12 +185,8 @@ Status multihead_attention_forward(const MultiHeadArgs& a, const MultiHeadOut& o
   }
   // out = Concat(heads)·W_O + b_O
   kernels::gemm_nn_f32(tq, D, D, o.heads, D, a.w.wo, D, a.w.bo, o.out, D);
-  // issue 7: finite inputs can still overflow float32 in a projection or in q·k; refuse the result.
-  // A non-finite input always shows here too, and is then reported as such (check_multihead_result).
+  // Defensive: after check_multihead_bounds these cannot fire; a NaN or ±∞ is never handed back.
   const struct { const char* name; const float* p; size_t n; const char* hint; } results[] = {
-      {"q", o.q, tq * D, "x·wq + bq within float32 range"},
-      {"k", o.k, tk * D, "context·wk + bk within float32 range"},
-      {"v", o.v, tk * D, "context·wv + bv within float32 range"},
       {"weights", o.weights, H * tq * tk, "q·kᵀ within float32 range (|q|·|k| < 3.4e38)"},
       {"heads", o.heads, tq * D, "v within float32 range"},
       {"output", o.out, tq * D, "heads·wo + bo within float32 range"}};

@@ -9,7 +9,7 @@ namespace attnlab::detail {
 // Every argument check of multiHeadAttention except the output buffers and the values' finiteness.
 Status check_multihead_args(const MultiHeadArgs& a);
 
-// issue 6: x, context, weights and biases hold finite values. Run lazily: NaN and ±∞ propagate through
+// x, context, weights and biases hold finite values. Run lazily: NaN and ±∞ propagate through
 // X·W + b (NaN·w = NaN, ±∞·w = ±∞ or NaN, and every input value reaches some entry of q, k, v or the
 // output), so finite results prove finite inputs. The ops check their results (which they must anyway,
 // for float32 overflow) and run this scan only when a result is not finite, to name the culprit: the
@@ -20,6 +20,18 @@ Status check_multihead_values(const MultiHeadArgs& a);
 // inputs, "multiHeadAttention: <name>[i] is … after a float32 overflow, expected <hint>".
 Status check_multihead_result(const MultiHeadArgs& a, const char* name, const float* r, size_t n,
                               const char* hint);
+
+// The scale both paths use: a.scale, or 1/√d_k when a.scale ≤ 0.
+float multihead_scale(const MultiHeadArgs& a);
+
+// Everything that decides float32 overflow, after the projections and before any head is computed,
+// in this order: q, k, v finite (else the input error or the projection overflow); each head's
+// scores within float32 range (check_score_bound); weights·v (check_values_bound); the output
+// Concat(heads)·W_O + b_O (each column bounded by Σ_d max|v[:, d]|·|wo[d, c]| + |bo[c]|, since a head
+// is a convex combination of v's rows). Bounds from maxima, independent of summation order: both
+// paths call this and so refuse exactly the same inputs. scratch: d_model floats (the output buffer).
+Status check_multihead_bounds(const MultiHeadArgs& a, const float* q, const float* k, const float* v,
+                              float* scratch);
 
 // Q = X·W_Q + b_Q [t_q, D], K = C·W_K + b_K and V = C·W_V + b_V [t_k, D] (C = context or X), then
 // RoPE on each head of Q and K when a.rope. Unchecked.

@@ -15,7 +15,7 @@
 import createAttnLabCore from './wasm/attnlab-core.mjs';
 import {
   AttnLabError, fail, describe, requireObject, int, num, bool, matrix, optionalMatrix, oneOf, mask as parseMask,
-  noUnknownKeys,
+  noUnknownKeys, definedKeys,
 } from './validate.js';
 
 export { AttnLabError };
@@ -535,7 +535,7 @@ function mha(lab, fn, args, D, H, w, table) {
     rope = true;
     // issue 7: { base } only (a typo like { bse } must not silently mean the default base).
     if (typeof args.rope === 'object' && args.rope !== null && !Array.isArray(args.rope)) {
-      for (const k of Object.keys(args.rope))
+      for (const k of definedKeys(args.rope))
         if (k !== 'base') fail(fn, `rope has unknown key '${k}', expected true or { base }`);
       ropeBase = num(fn, 'rope.base', args.rope.base, { dflt: 10000, positive: true });
     } else if (args.rope !== true) fail(fn, `rope is ${describe(args.rope)}, expected true or { base }`);
@@ -704,7 +704,7 @@ function blockWeights(fn, weights, D, F, names) {
   if (weights === null || typeof weights !== 'object' || Array.isArray(weights))
     fail(fn, `weights is ${weights === undefined ? 'missing' : weights === null ? 'null' : `a ${typeof weights}`}, expected an object { ${names.filter((n) => n[2]).map((n) => n[0]).join(', ')}, … }`);
   const known = names.map((n) => n[0]);
-  for (const k of Object.keys(weights))
+  for (const k of definedKeys(weights))
     if (!known.includes(k)) fail(fn, `weights has unknown key '${k}', expected some of: ${known.join(', ')}`);
   const out = {};
   for (const [name, kind, required] of names) {

@@ -121,7 +121,7 @@ export function mask(fn, v, tq, tk) {
     return { kind: MASK_KIND.additive, window: 0, causal: false, values: v };
   }
   if (typeof v === 'object') {
-    const keys = Object.keys(v).filter((k) => k !== 'window' && k !== 'causal');
+    const keys = definedKeys(v).filter((k) => k !== 'window' && k !== 'causal');
     if (keys.length) fail(fn, `mask has unknown key '${keys[0]}', expected { window, causal? }`);
     const window = int(fn, 'mask.window', v.window, { min: 0 });
     const causal = bool(fn, 'mask.causal', v.causal, false);
@@ -131,7 +131,13 @@ export function mask(fn, v, tq, tk) {
   fail(fn, `mask is ${describe(v)}, expected 'none', 'causal', { window, causal? } or a Float32Array of tq·tk = ${tq * tk}`);
 }
 
+// `undefined` means absent: { mask: undefined } is the call without a mask (as spreading a config
+// with unset fields gives). An unknown name with a value is refused: a typo must not pass silently.
+export function definedKeys(obj) {
+  return Object.keys(obj).filter((k) => obj[k] !== undefined);
+}
+
 export function noUnknownKeys(fn, args, known) {
-  for (const k of Object.keys(args))
+  for (const k of definedKeys(args))
     if (!known.includes(k)) fail(fn, `unknown option '${k}', expected some of: ${known.join(', ')}`);
 }

@@ -1,0 +1,115 @@
+// The lecture decks' content as a lecturer uses it (issue 11.4): every slide of both built decks has
+// speaker notes, shown in the presenter view (Slidev: index.html#/presenter/<n>, hash routing) and in
+// reveal.js's speaker view (the RevealNotes plugin); and the Slidev PDF export draws the plots that
+// used to come out blank (convex hull, why-scale softmax plot, positional-encoding heatmap).
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { BASE_URL, launch, watchedPage } from './browser.js';
+
+const run = promisify(execFile);
+const repo = resolve(import.meta.dirname, '../..');
+
+let browser;
+beforeAll(async () => { browser = await launch(); });
+afterAll(async () => { await browser?.close(); });
+
+describe('speaker notes', () => {
+  test('every Slidev slide has notes in the presenter view (#/presenter/<n>)', async () => {
+    const { page, problems } = await watchedPage(browser.context);
+    await page.goto(new URL('slides/slidev/index.html#/presenter/1', BASE_URL()).href);
+    await page.locator('.slidev-page-1').first().waitFor();
+    // Slide by slide until no page appears (past the last one); the note of each, as shown.
+    const notes = await page.evaluate(async () => {
+      const out = [];
+      for (let n = 1; n < 80; n++) {
+        location.hash = `#/presenter/${n}`;
+        let waited = 0;
+        while (!document.querySelector(`.slidev-page-${n}`) && waited < 5000) {
+          await new Promise((r) => setTimeout(r, 20));
+          waited += 20;
+        }
+        if (!document.querySelector(`.slidev-page-${n}`)) break;
+        await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+        const note = document.querySelector('.slidev-note');
+        out.push(note ? note.textContent.trim() : '');
+      }
+      return out;
+    });
+    expect(notes.length).toBeGreaterThanOrEqual(40);
+    const missing = notes.map((t, i) => (t.length < 80 || /^no notes/i.test(t) ? i + 1 : 0)).filter(Boolean);
+    expect(missing, 'slides without speaker notes').toEqual([]);
+    // Real notes: most slides ask the room something.
+    expect(notes.filter((t) => t.includes('?')).length).toBeGreaterThan(notes.length * 0.8);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  test('every reveal.js slide has notes, and the speaker view plugin is loaded', async () => {
+    const { page, problems } = await watchedPage(browser.context);
+    await page.goto(new URL('slides/reveal/index.html', BASE_URL()).href);
+    await page.waitForFunction(() => window.deck?.isReady());
+    const { total, notes, plugin } = await page.evaluate(() => ({
+      total: window.deck.getTotalSlides(),
+      notes: window.deck.getSlides().map((s) => window.deck.getSlideNotes(s)?.replace(/<[^>]+>/g, '').trim() ?? ''),
+      plugin: window.deck.hasPlugin('notes'),
+    }));
+    expect(plugin).toBe(true);
+    expect(notes.length).toBe(total);
+    const missing = notes.map((t, i) => (t.length < 80 ? i + 1 : 0)).filter(Boolean);
+    expect(missing, 'slides without speaker notes').toEqual([]);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});
+
+// Grey levels of one page of a PDF (pdftoppm, poppler-utils), as { width, height, px }.
+async function rasterise(pdf, pageNo, dir) {
+  const out = join(dir, `p${pageNo}`);
+  await run('pdftoppm', ['-r', '40', '-gray', '-f', String(pageNo), '-l', String(pageNo), '-singlefile', pdf, out]);
+  const buf = readFileSync(`${out}.pgm`);
+  // P5 header: "P5\n<w> <h>\n<max>\n" then w·h bytes.
+  const header = buf.subarray(0, 40).toString('latin1').match(/^P5\s+(\d+)\s+(\d+)\s+(\d+)\s/);
+  const [, w, h] = header.map(Number);
+  return { width: w, height: h, px: buf.subarray(header[0].length) };
+}
+
+// Share of clearly non-white pixels in a box given as fractions of the page.
+function inkShare({ width, height, px }, [x0, y0, x1, y1]) {
+  let ink = 0, all = 0;
+  for (let y = Math.floor(y0 * height); y < Math.floor(y1 * height); y++)
+    for (let x = Math.floor(x0 * width); x < Math.floor(x1 * width); x++, all++) if (px[y * width + x] < 200) ink++;
+  return ink / all;
+}
+
+const pdftoppm = ['/usr/bin/pdftoppm', '/usr/local/bin/pdftoppm'].some((p) => existsSync(p));
+
+describe('Slidev PDF export', () => {
+  // `slidev export` runs its own dev server and Chromium; the deck uses hash routing, where Slidev 52
+  // ignores --range, so the whole deck (44 pages) is exported: about 30 s on a 2-core machine.
+  test.skipIf(!pdftoppm)('widget plots are drawn (no blank heatmap or plot below a caption)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'attnlab-pdf-'));
+    try {
+      const pdf = join(dir, 'deck.pdf');
+      await run('npx', ['slidev', 'export', 'slides/slidev/slides.md', '--executable-path',
+        process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', '--output', pdf, '--timeout', '120000'],
+      { cwd: repo, timeout: 240000, maxBuffer: 1 << 24 });
+      // The slides whose plots came out blank, found by their source: convex hull, why scale,
+      // positional encoding (slide numbers move when slides are added).
+      const md = readFileSync(join(repo, 'slides/slidev/slides.md'), 'utf8');
+      const slideOf = (tag) => md.slice(0, md.indexOf(tag)).split(/^---$/m).length / 2 | 0;
+      for (const tag of ['<attn-convex />', '<attn-why-scale />', '<attn-positional />']) {
+        const no = slideOf(tag);
+        const page = await rasterise(pdf, no, dir);
+        // The widget's column: the right part of the slide, below its controls.
+        const share = inkShare(page, [0.45, 0.45, 0.97, 0.9]);
+        expect(share, `${tag} on PDF page ${no}: ink in the lower right`).toBeGreaterThan(0.03);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 300000);
+});

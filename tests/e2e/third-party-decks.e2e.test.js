@@ -1,0 +1,179 @@
+// attnlab in someone else's decks, the way the README ("Widgets in your slides") says: `npm pack` this
+// repository, write a small Slidev deck (its own package.json; `addons: ['attnlab']` is the only
+// attnlab line) and a small reveal.js deck (Vite; `import AttnLab from 'attnlab/reveal'`) into a
+// folder outside the repository, install the tarball, build each offline-capable (no web fonts),
+// serve dist/ on localhost and check in Chromium that <attn-steps preset="football"> shows the
+// notes' numbers and steps with Slidev clicks / reveal.js fragments. Then the same Slidev deck with a
+// linked install (`npm install /path/to/attnlab`, a symlink) on the Slidev dev server, where the
+// .wasm lies outside the deck's folder. Slow part: installing Slidev (~1 min, from the npm cache).
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync, readlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { launch, watchedPage } from './browser.js';
+import { serveDist } from './server.mjs';
+import {
+  REPO, freePort, npmInstall, packAttnlab, run, startServer, writeRevealDeck, writeSlidevDeck,
+} from './third-party/decks.js';
+
+const NOTES = ['0.3233', '0.3941', '0.2826', '1.0137', '0.2561'];  // weights row 1, output row 1
+
+let dir, browser, tarball, files;
+const slidevDeck = () => join(dir, 'slidev-deck');
+const revealDeck = () => join(dir, 'reveal-deck');
+const times = {};
+
+// Text inside a widget's shadow root (the numbers it shows), flattened over nested shadow roots.
+const shownText = (locator) => locator.evaluate((el) => {
+  const walk = (n) => [...(n.shadowRoot ? n.shadowRoot.childNodes : n.childNodes)].map((c) =>
+    (c.nodeType === 3 ? c.textContent : c.nodeType === 1 ? walk(c) : '')).join(' ');
+  return walk(el).replace(/\s+/g, ' ');
+});
+
+// Waits for the widget to have rendered (registered, shadow root filled, no loading/failure message).
+async function rendered(page, selector) {
+  await page.waitForFunction((sel) => {
+    const w = document.querySelector(sel);
+    return w && customElements.get('attn-steps') && w.shadowRoot?.childElementCount
+      && !w.shadowRoot.querySelector('.loading');
+  }, selector, { timeout: 60000 });
+  const failure = await page.evaluate((sel) =>
+    document.querySelector(sel).shadowRoot.querySelector('.failure, .error')?.textContent ?? '', selector);
+  expect(failure).toBe('');
+  return page.locator(selector).first();
+}
+
+// Steps `widget` from stage 0 to 6 with → and back to 5 with ←; checks the notes' numbers at 6.
+async function stepThrough(page, widget) {
+  expect(await widget.getAttribute('stage')).toBe('0');
+  const first = await shownText(widget);
+  for (const n of NOTES) expect(first).not.toContain(n);
+  for (let i = 1; i <= 6; i++) {
+    await page.keyboard.press('ArrowRight');
+    await expect.poll(() => widget.getAttribute('stage')).toBe(String(i));
+  }
+  await expect.poll(() => shownText(widget)).toContain(NOTES[4]);
+  const last = await shownText(widget);
+  for (const n of NOTES) expect(last).toContain(n);
+  await page.keyboard.press('ArrowLeft');
+  await expect.poll(() => widget.getAttribute('stage')).toBe('5');
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'attnlab-third-party-'));
+  expect(relative(REPO, dir).startsWith('..')).toBe(true);  // outside the repository
+  ({ tarball, files } = await packAttnlab(dir));
+  writeSlidevDeck(slidevDeck(), `file:${tarball}`);
+  writeRevealDeck(revealDeck(), `file:${tarball}`);
+  let t = Date.now();
+  await npmInstall(slidevDeck());
+  times.slidevInstall = Date.now() - t;
+  t = Date.now();
+  await npmInstall(revealDeck());
+  times.revealInstall = Date.now() - t;
+  browser = await launch();
+}, 420000);
+
+afterAll(async () => {
+  await browser?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  console.log(`third-party decks: ${Object.entries(times).map(([k, ms]) => `${k} ${(ms / 1000).toFixed(1)} s`).join(', ')}`);
+});
+
+describe('attnlab in third-party decks', () => {
+  test('the package is a Slidev addon that brings no layouts, styles or theme components', () => {
+    // Slidev reads an addon's components/, layouts/, setup/, styles/, public/, index.html, vite.config.*
+    // and global layers from the package root: attnlab ships AttnStepper, its setup and its Vite config only.
+    const slidevFiles = files.filter((f) => !f.includes('/') || /^(components|layouts|setup|styles|public)\//.test(f));
+    expect(slidevFiles.sort()).toEqual(['README.md', 'components/AttnStepper.vue', 'package.json',
+      'setup/attn-sync.ts', 'setup/main.ts', 'vite.config.ts']);
+    expect(files).toContain('web/api/wasm/attnlab-core.wasm');
+    expect(files.filter((f) => f.endsWith('.test.js'))).toEqual([]);
+    const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8'));
+    expect(pkg.keywords).toContain('slidev-addon');
+    expect(pkg.exports['./reveal']).toBe('./slides/reveal/plugin/attnlab.js');
+  });
+
+  test('Slidev, tarball install, `addons: [\'attnlab\']`: slidev build, clicks step the widget', async () => {
+    const t = Date.now();
+    await run('npx', ['slidev', 'build', '--base', './'], slidevDeck());
+    times.slidevBuild = Date.now() - t;
+    const html = readFileSync(join(slidevDeck(), 'dist/index.html'), 'utf8');
+    expect(html).not.toMatch(/fonts\.(googleapis|gstatic)|coollabs/);
+    const server = await serveDist(join(slidevDeck(), 'dist'));
+    const { page, problems } = await watchedPage(browser.context);
+    try {
+      const base = `http://127.0.0.1:${server.address().port}/`;
+      await page.goto(`${base}#/1`);
+      // The theme's own layout is untouched: slide 1 uses theme-default's `cover`.
+      await page.locator('.slidev-page-1 .slidev-layout.cover').first().waitFor();
+      await page.goto(`${base}#/2`);
+      const widget = await rendered(page, '.slidev-page-2 .attn-stepper attn-steps');
+      await stepThrough(page, widget);
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+      await new Promise((ok) => server.close(ok));
+    }
+  });
+
+  test('reveal.js, tarball install, `import AttnLab from \'attnlab/reveal\'`: vite build, fragments step the widget', async () => {
+    const t = Date.now();
+    await run('npx', ['vite', 'build', '--logLevel', 'warn'], revealDeck());
+    times.revealBuild = Date.now() - t;
+    const server = await serveDist(join(revealDeck(), 'dist'));
+    const { page, problems } = await watchedPage(browser.context);
+    try {
+      await page.goto(`http://127.0.0.1:${server.address().port}/#/1`);
+      const widget = await rendered(page, 'section.present attn-steps');
+      await stepThrough(page, widget);
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+      await new Promise((ok) => server.close(ok));
+    }
+  });
+
+  test('Slidev, linked install (`npm install /path/to/attnlab`): the dev server serves the widget and its .wasm', async () => {
+    let t = Date.now();
+    await npmInstall(slidevDeck(), REPO);
+    times.linkedInstall = Date.now() - t;
+    expect(readlinkSync(join(slidevDeck(), 'node_modules/attnlab'))).toContain(relative(slidevDeck(), REPO));
+    const port = await freePort();
+    t = Date.now();
+    const server = await startServer('npx', ['slidev', '--port', String(port)], slidevDeck(), `http://localhost:${port}/`);
+    // A dev server's first visit may pre-bundle newly found dependencies and reload the page (its
+    // in-flight requests then fail as aborted): visit once before the watched visit.
+    const warmUp = await browser.context.newPage();
+    for (let i = 0; i < 3; i++) {
+      try {
+        await warmUp.goto(`http://localhost:${port}/#/2`);
+        await rendered(warmUp, '.slidev-page-2 .attn-stepper attn-steps');
+        break;
+      } catch (e) {
+        if (i === 2) throw e;
+      }
+    }
+    await warmUp.close();
+    const { page, problems } = await watchedPage(browser.context);
+    const vueWarnings = [];
+    page.on('console', (m) => { if (/Failed to resolve component/.test(m.text())) vueWarnings.push(m.text()); });
+    const wasm = [];
+    page.on('response', (r) => { if (r.url().includes('.wasm') && r.ok()) wasm.push(r.url()); });
+    try {
+      await page.goto(`http://localhost:${port}/#/2`);
+      const widget = await rendered(page, '.slidev-page-2 .attn-stepper attn-steps');
+      times.linkedDevFirstRender = Date.now() - t;
+      await stepThrough(page, widget);
+      // The .wasm came from the linked checkout (outside the deck), through Vite's /@fs/.
+      expect(wasm.map((u) => decodeURIComponent(new URL(u).pathname))).toContain(`/@fs${REPO}/web/api/wasm/attnlab-core.wasm`);
+      expect(vueWarnings).toEqual([]);  // isCustomElement reached Vue: <attn-…> is not a component
+      // Slidev's dev server posts each navigation to /@server-reactive/nav and aborts a post that a
+      // newer one overtakes (fast key presses): its own sync, not a failure.
+      expect(problems.filter((p) => !/\/@server-reactive\/nav net::ERR_ABORTED/.test(p))).toEqual([]);
+    } finally {
+      await page.close();
+      server.stop();
+    }
+  });
+});

@@ -1,0 +1,8 @@
+import Reveal from 'reveal.js';
+import 'reveal.js/reveal.css';
+import 'reveal.js/theme/white.css';
+import AttnLab from 'attnlab/reveal';
+import 'attnlab/slides/shared/widgets.js';
+
+window.deck = new Reveal({ hash: true, plugins: [AttnLab] });
+window.deck.initialize();

@@ -3,13 +3,16 @@
 // over the core's scores, and how peaked the softmax weights get without the scale.
 //
 // Attributes: samples (queries = keys per d_k), keys (softmax width), dk (the d_k of the example row),
-// max-pow, seed, hash-key. Events: attn-state-change.
+// max-pow, seed, weight-range, hash-key. Events: attn-state-change.
 // Numbers: lab.attention (scores, scaled, weights); the widget only takes variances and maxima of them.
-import { html } from 'lit';
+import { html, svg, css, nothing } from 'lit';
 import { AttnWidget } from '../shared/widget.js';
 import { dkList, sampleQK } from './logic.js';
 import { mean, variance, rowEntropies } from '../shared/stats.js';
 import { plot } from '../shared/plot.js';
+import { widgetStyles } from '../shared/styles.js';
+import { packRow } from '../shared/fit.js';
+import { FitBoxes, SLIDE_CSS, mathLabel, padRange, plotInner } from '../convex/fit-boxes.js';
 import { fmt } from '../shared/format.js';
 import '../shared/heatmap.js';
 import '../shared/tex.js';
@@ -21,7 +24,18 @@ export class AttnWhyScale extends AttnWidget {
     dk: { type: Number },
     maxPow: { type: Number, attribute: 'max-pow' },
     seed: { type: Number },
+    /** 'fixed' (default): weights coloured on [0, 1]; 'map': on the map's own range. */
+    weightRange: { type: String, attribute: 'weight-range' },
   };
+
+  static styles = [widgetStyles, css`
+    ${SLIDE_CSS}
+    .slide-body.column { flex-direction: column; gap: 8px; }
+    .slide-body.column > attn-heatmap { flex: none; }
+    .plots { flex: 1 1 0; min-height: 0; display: flex; gap: 16px; }
+    .dot { display: inline-block; width: 10px; height: 10px; border-radius: 50%; vertical-align: 0; margin-right: 2px; }
+    .legend attn-tex, .legend-line attn-tex { display: inline-block; padding: 4px 2px; vertical-align: middle; }
+  `];
 
   static stateSchema = {
     samples: { type: 'int', min: 8, max: 256 },
@@ -38,6 +52,8 @@ export class AttnWhyScale extends AttnWidget {
     this.dk = 256;
     this.maxPow = 10;
     this.seed = 1;
+    this.weightRange = 'fixed';
+    this.boxes = new FitBoxes(this);
   }
 
   /** The measurements at one d_k, every number from lab.attention. */
@@ -57,36 +73,76 @@ export class AttnWhyScale extends AttnWidget {
     };
   }
 
-  renderWidget(lab) {
-    const dks = dkList(this.maxPow);
-    const rows = dks.map((d) => this.measure(lab, d));
-    const ex = this.measure(lab, this.dk), m = ex.exampleRaw.length;
-    const keyLabels = Array.from({ length: m }, (_, j) => `k${j + 1}`);
-    return html`
-      <attn-tex class="formula" display .expr=${'q\\cdot k = \\sum_{i=1}^{d_k} q_i k_i,\\quad q_i, k_i \\sim \\mathcal N(0,1) \\;\\Rightarrow\\; \\operatorname{Var}[q\\cdot k] = d_k,\\quad \\operatorname{Var}\\!\\left[\\tfrac{q\\cdot k}{\\sqrt{d_k}}\\right] = 1'}></attn-tex>
-      <div class="controls">
-        <label>samples (queries × keys) <select class="samples" @change=${(e) => this.setState({ samples: Number(e.target.value) })}>
+  /** The measurements at every d_k (cached: a re-layout does not re-sample). */
+  #rows(lab, dks) {
+    const key = `${this.seed}|${this.samples}|${this.keys}|${dks.length}`;
+    if (this._cache?.key !== key) this._cache = { key, rows: dks.map((d) => this.measure(lab, d)) };
+    return this._cache.rows;
+  }
+
+  #weightsRange() {
+    return this.weightRange === 'map' ? { vmin: null, vmax: null } : { vmin: 0, vmax: 1 };
+  }
+
+  /** The two plots' series and axes: one colour per meaning in both (unscaled, scaled, theory). */
+  #plots(rows, dks, m, legend) {
+    const dk = mathLabel(svg`<tspan font-style="italic">d</tspan><tspan font-size="0.75em" dy="0.3em" font-style="italic">k</tspan>`, 'd_k');
+    const lbl = (tex, text) => (legend ? html`${text} <attn-tex inline .expr=${tex}></attn-tex>` : undefined);
+    const variance = { xLabel: dk, yLabel: 'variance', logX: true, logY: true,
+      series: [{ points: dks.map((d) => [d, d]), label: lbl('d_k', 'theory'), color: THEORY, dash: '5 4' },
+        { points: rows.map((r) => [r.d, r.varDot]), kind: 'dots', label: lbl('\\operatorname{Var}[q\\cdot k]', 'measured'), color: UNSCALED },
+        { points: rows.map((r) => [r.d, r.varScaled]), kind: 'dots', label: lbl('\\operatorname{Var}[q\\cdot k/\\sqrt{d_k}]', 'measured'), color: SCALED }] };
+    const peak = { xLabel: dk, yLabel: 'max weight', logX: true, yDomain: [0, 1],
+      series: [{ points: rows.map((r) => [r.d, r.maxRaw]), label: lbl('q\\cdot k', 'without the scale:'), color: UNSCALED },
+        { points: rows.map((r) => [r.d, r.maxScaled]), label: lbl('q\\cdot k/\\sqrt{d_k}', 'with the scale:'), color: SCALED },
+        { points: dks.map((d) => [d, 1 / m]), label: lbl('1/t_k', 'uniform'), color: THEORY, dash: '5 4' }] };
+    return { variance, peak };
+  }
+
+  /** The log d_k axis widened so the first and last tick labels are not cut at the figure's edges. */
+  #xDomain(dks, width, fontSize) {
+    const inner = plotInner(width, 100, fontSize).width;
+    const half = (String(dks[dks.length - 1]).length * 0.62 * fontSize) / 2;
+    const [lo, hi] = padRange(0, Math.log10(dks[dks.length - 1]), inner, 6, Math.max(6, half - 8));
+    return [10 ** lo, 10 ** hi];
+  }
+
+  #dkControl(dks) {
+    return html`<label>example d<sub>k</sub> <select class="dk" @change=${(e) => this.setState({ dk: Number(e.target.value) })}>
+          ${dks.map((d) => html`<option value=${d} ?selected=${d === this.dk}>${d}</option>`)}</select></label>`;
+  }
+
+  #otherControls() {
+    return html`<label>samples (queries × keys) <select class="samples" @change=${(e) => this.setState({ samples: Number(e.target.value) })}>
           ${[16, 32, 64, 128, 256].map((n) => html`<option value=${n} ?selected=${n === this.samples}>${n} × ${n}</option>`)}</select></label>
         <label>keys in the softmax <input type="number" class="keys" min="2" max="32" .value=${String(this.keys)}
           @change=${(e) => { const v = Math.round(Number(e.target.value)); if (v >= 2 && v <= 32) this.setState({ keys: v }); }}></label>
-        <label>example d<sub>k</sub> <select class="dk" @change=${(e) => this.setState({ dk: Number(e.target.value) })}>
-          ${dks.map((d) => html`<option value=${d} ?selected=${d === this.dk}>${d}</option>`)}</select></label>
         <label>seed <input type="number" class="seed" min="0" .value=${String(this.seed)} @change=${(e) => this.setState({ seed: Math.max(0, Math.trunc(Number(e.target.value)) || 0) })}></label>
-        <button type="button" class="resample" @click=${() => this.setState({ seed: this.seed + 1 })}>Sample again</button>
-      </div>
+        <button type="button" class="resample" @click=${() => this.setState({ seed: this.seed + 1 })}>Sample again</button>`;
+  }
+
+  renderWidget(lab) {
+    const dks = dkList(this.maxPow);
+    const rows = this.#rows(lab, dks);
+    const ex = this.measure(lab, this.dk), m = ex.exampleRaw.length;
+    return this.slideLayout ? this.#renderSlide(dks, rows, ex, m) : this.#renderPage(dks, rows, ex, m);
+  }
+
+  #renderPage(dks, rows, ex, m) {
+    const keyLabels = Array.from({ length: m }, (_, j) => `k${j + 1}`);
+    const { vmin, vmax } = this.#weightsRange();
+    const p = this.#plots(rows, dks, m, true), W = 400;
+    return html`
+      <attn-tex class="formula" display .expr=${FULL_TEX}></attn-tex>
+      <div class="controls">${this.#otherControls()}${this.#dkControl(dks)}</div>
       <div class="row">
-        ${plot({ title: 'variance of the scores', xLabel: 'd_k', yLabel: 'variance', logX: true, logY: true, width: 400, height: 260,
-          series: [{ points: dks.map((d) => [d, d]), label: 'd_k (theory)', color: '#8c959f', dash: '5 4' },
-            { points: rows.map((r) => [r.d, r.varDot]), kind: 'dots', label: 'measured var[q·k]' },
-            { points: rows.map((r) => [r.d, r.varScaled]), kind: 'dots', label: 'measured var[q·k/√d_k]' }] })}
-        ${plot({ title: `softmax over ${m} keys: mean largest weight`, xLabel: 'd_k', yLabel: 'max weight', logX: true, width: 400, height: 260, yDomain: [0, 1],
-          series: [{ points: rows.map((r) => [r.d, r.maxRaw]), label: 'without scale (saturates)' },
-            { points: rows.map((r) => [r.d, r.maxScaled]), label: 'with 1/√d_k' }, { points: dks.map((d) => [d, 1 / m]), label: 'uniform 1/t_k', color: '#8c959f', dash: '5 4' }] })}
+        ${plot({ title: 'variance of the scores', width: W, height: 260, xDomain: this.#xDomain(dks, W, 12), ...p.variance })}
+        ${plot({ title: `softmax over ${m} keys: mean largest weight`, width: W, height: 260, xDomain: this.#xDomain(dks, W, 12), ...p.peak })}
       </div>
       <h3>One query at d<sub>k</sub> = ${this.dk}</h3>
       <div class="row">
-        <attn-heatmap class="example-raw" label="weights without the scale" .values=${ex.exampleRaw} .rows=${1} .cols=${m} .rowLabels=${['q']} .colLabels=${keyLabels} colormap="sequential"></attn-heatmap>
-        <attn-heatmap class="example-scaled" label="weights with 1/√d_k" .values=${ex.exampleScaled} .rows=${1} .cols=${m} .rowLabels=${['q']} .colLabels=${keyLabels} colormap="sequential"></attn-heatmap>
+        <attn-heatmap class="example-raw" label="weights without the scale" .values=${ex.exampleRaw} .rows=${1} .cols=${m} .rowLabels=${['q']} .colLabels=${keyLabels} colormap="sequential" .vmin=${vmin} .vmax=${vmax}></attn-heatmap>
+        <attn-heatmap class="example-scaled" label="weights with 1/√dₖ" .values=${ex.exampleScaled} .rows=${1} .cols=${m} .rowLabels=${['q']} .colLabels=${keyLabels} colormap="sequential" .vmin=${vmin} .vmax=${vmax}></attn-heatmap>
       </div>
       <p class="note">Without the scale a single key takes almost all the weight once d<sub>k</sub> is large: the softmax saturates, its gradient vanishes, and learning stalls.</p>
       <table class="plain measurements"><caption>measured from ${this.samples}×${this.samples} dot products per d<sub>k</sub> (seed ${this.seed})</caption>
@@ -94,4 +150,56 @@ export class AttnWhyScale extends AttnWidget {
         ${rows.map((r) => html`<tr><td>${r.d}</td><td>${fmt(r.varDot, 2)}</td><td>${fmt(r.varScaled, 3)}</td><td>${fmt(r.maxRaw, 3)}</td><td>${fmt(r.maxScaled, 3)}</td><td>${fmt(r.entRaw, 3)}</td><td>${fmt(r.entScaled, 3)}</td></tr>`)}
       </table>`;
   }
+
+  /**
+   * Slide layout: the claim as a formula, the d_k picker, the two plots (one in a narrow box) filling
+   * the box, and one query's weights at that d_k without and with the scale (one map, on [0, 1]).
+   */
+  #renderSlide(dks, rows, ex, m) {
+    const box = this.box, fs = 16, ctl = this.controlsMode, narrow = box.width < 640;
+    const body = this.boxes.get('body', { width: box.width, height: Math.max(140, box.height - 150) });
+    const { vmin, vmax } = this.#weightsRange();
+    const values = new Float32Array(2 * m);
+    values.set(ex.exampleRaw, 0);
+    values.set(ex.exampleScaled, m);
+    const map = { rows: 2, cols: m, rowLabels: ['q·k', 'q·k/√dₖ'], colLabels: Array.from({ length: m }, (_, j) => `k${j + 1}`),
+      label: `one query’s weights at dₖ = ${this.dk}`, compact: true, legendPos: 'right' };
+    const packed = packRow([map], body.width, Math.max(80, Math.min(200, Math.round(body.height * (narrow ? 0.3 : 0.4)))), { maxCell: 70 });
+    const fit = (packed.panels ?? packed)[0];
+    const p = this.#plots(rows, dks, m, false);
+    const panelH = body.height - fit.fitHeight - 8;
+    const guess = { width: narrow ? body.width : Math.floor((body.width - 16) / 2), height: Math.max(100, panelH - 28) };
+    const b1 = this.boxes.get('p1', guess), b2 = this.boxes.get('p2', guess);
+    const sw = (color, dash) => html`<span class="line-swatch" style=${`border-color:${color};border-top-style:${dash ? 'dashed' : 'solid'}`}></span>`;
+    const dot = (color) => html`<span class="dot" style=${`background:${color}`}></span>`;
+    const r = rows.find((x) => x.d === this.dk) ?? ex;
+    return html`<div class="slide-frame" style=${`height:${box.height}px`}>
+      <attn-tex class="formula" .expr=${narrow ? SHORT_TEX : FULL_TEX}></attn-tex>
+      ${ctl === 'none' ? nothing : html`<div class="controls">${this.#dkControl(dks)}${ctl === 'full' ? this.#otherControls() : nothing}</div>`}
+      <div class="slide-body column" data-fit="body">
+        <div class="plots">
+          <div class="plot-panel grow">
+            <div class="legend-line"><span>${dot(UNSCALED)} <attn-tex .expr=${'\\operatorname{Var}[q\\cdot k]'}></attn-tex></span>
+              <span>${dot(SCALED)} <attn-tex .expr=${'\\operatorname{Var}[q\\cdot k/\\sqrt{d_k}]'}></attn-tex></span>
+              <span>${sw(THEORY, true)} <attn-tex .expr=${'d_k'}></attn-tex></span></div>
+            <div class="plotbox" data-fit="p1">${plot({ width: b1.width, height: b1.height, fontSize: fs, xDomain: this.#xDomain(dks, b1.width, fs), ...p.variance })}</div>
+          </div>
+          ${narrow ? nothing : html`<div class="plot-panel grow">
+            <div class="legend-line"><span>max weight:</span><span>${sw(UNSCALED)} no scale</span><span>${sw(SCALED)} <attn-tex .expr=${'1/\\sqrt{d_k}'}></attn-tex></span>
+              <span>${sw(THEORY, true)} uniform</span></div>
+            <div class="plotbox" data-fit="p2">${plot({ width: b2.width, height: b2.height, fontSize: fs, xDomain: this.#xDomain(dks, b2.width, fs), ...p.peak })}</div>
+          </div>`}
+        </div>
+        <attn-heatmap class="example weights" compact .label=${map.label} .values=${values} .rows=${2} .cols=${m} .rowLabels=${map.rowLabels}
+          .colLabels=${map.colLabels} colormap="sequential" .vmin=${vmin} .vmax=${vmax} .fitWidth=${fit.fitWidth} .fitHeight=${fit.fitHeight} .cellSize=${70} .digits=${2}></attn-heatmap>
+      </div>
+      <p class="note status" role="status">At d<sub>k</sub> = ${this.dk} the largest of ${m} weights averages <strong style=${`color:${UNSCALED}`}>${fmt(r.maxRaw, 2)}</strong> without the scale,
+        <strong style=${`color:${SCALED}`}>${fmt(r.maxScaled, 2)}</strong> with 1/√d<sub>k</sub> (uniform: ${fmt(1 / m, 2)}).</p>
+    </div>`;
+  }
 }
+
+/** One colour per meaning across both plots and the status line. */
+const UNSCALED = '#d55e00', SCALED = '#0072b2', THEORY = '#8c959f';
+const FULL_TEX = '{q\\cdot k = \\sum_{i=1}^{d_k} q_i k_i,\\quad q_i, k_i \\sim \\mathcal N(0,1) \\;\\Rightarrow\\; \\operatorname{Var}[q\\cdot k] = d_k,\\quad \\operatorname{Var}\\!\\left[\\tfrac{q\\cdot k}{\\sqrt{d_k}}\\right] = 1}';
+const SHORT_TEX = '{\\operatorname{Var}[q\\cdot k] = d_k,\\quad \\operatorname{Var}\\!\\left[\\tfrac{q\\cdot k}{\\sqrt{d_k}}\\right] = 1}';

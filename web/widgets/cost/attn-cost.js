@@ -5,11 +5,13 @@
 //
 // Attributes: d-model, heads, max-t, autorun, hash-key. Events: attn-state-change; attn-cost-complete
 // { results } when a run finishes. Times are this machine's; nothing here is a test assertion.
-import { html, nothing } from 'lit';
+import { html, css, nothing } from 'lit';
 import { AttnWidget } from '../shared/widget.js';
 import { uniformMatrix } from '../shared/rng.js';
 import { fitProportionalRelative } from '../shared/stats.js';
-import { plot } from '../shared/plot.js';
+import { plot, SERIES_COLORS } from '../shared/plot.js';
+import { widgetStyles } from '../shared/styles.js';
+import { FitBoxes, SLIDE_CSS, padRange, plotInner } from '../convex/fit-boxes.js';
 import { fmt } from '../shared/format.js';
 import { attentionFlops, lengths } from './logic.js';
 import '../shared/tex.js';
@@ -29,6 +31,14 @@ export class AttnCost extends AttnWidget {
     _progress: { state: true },
     _running: { state: true },
   };
+
+  static styles = [widgetStyles, css`
+    ${SLIDE_CSS}
+    .dot { display: inline-block; width: 10px; height: 10px; border-radius: 50%; background: #0072b2; margin-right: 2px; }  /* SERIES_COLORS[0], the measured dots */
+    .side { flex: none; font-size: 16px; }
+    .side table.plain :is(th, td) { padding: 1px 6px; }
+    .side caption { text-align: left; font-weight: 600; }
+  `];
 
   static stateSchema = {
     dModel: { type: 'int', min: 8, max: 512 },
@@ -50,6 +60,7 @@ export class AttnCost extends AttnWidget {
     this._progress = 0;
     this._running = false;
     this._runId = 0;
+    this.boxes = new FitBoxes(this);
   }
 
   labReady() {
@@ -127,33 +138,90 @@ export class AttnCost extends AttnWidget {
     this.stateChanged();
   }
 
-  renderWidget(lab) {
-    const res = this._results, D = this.dModel;
-    const c = res.length ? fitProportionalRelative(res.map((r) => r.flops), res.map((r) => r.ms)) : NaN;
-    const done = !this._running && res.length > 0;
-    return html`
-      <attn-tex class="formula" display .expr=${`\\text{time}(T) \\approx c\\,\\big(\\underbrace{4T^2 d}_{QK^\\top,\\ AV} + \\underbrace{8T d^2}_{\\text{projections}}\\big) = O(T^2 d + T d^2),\\quad d = ${D}`}></attn-tex>
-      <div class="controls">
-        <label>d<sub>model</sub> <select class="d-model" @change=${(e) => this.#set({ dModel: Number(e.target.value) })}>
+  #measureControls(full) {
+    const res = this._results;
+    return html`<button type="button" class="run" ?disabled=${this._running} @click=${() => this.run()}>${res.length ? 'Measure again' : 'Measure'}</button>
+        ${this._running ? html`<button type="button" class="stop" @click=${() => { this._runId++; this._running = false; }}>Stop</button>` : nothing}
+        <progress max="1" .value=${this._progress} aria-label="measurement progress"></progress>
+        <span role="status">${this._running ? `timing T = ${lengths(this.maxT)[res.length] ?? ''}…` : !this._running && res.length ? html`<span class="done">done</span>` : full ? '' : 'times this computer'}</span>`;
+  }
+
+  #settings(D) {
+    return html`<label>d<sub>model</sub> <select class="d-model" @change=${(e) => this.#set({ dModel: Number(e.target.value) })}>
           ${[32, 64, 128, 256].map((d) => html`<option value=${d} ?selected=${d === D}>${d}</option>`)}</select></label>
         <label>heads <select class="heads" @change=${(e) => this.#set({ heads: Number(e.target.value) })}>
           ${[1, 2, 4, 8].map((h) => html`<option value=${h} ?selected=${h === this.heads}>${h}</option>`)}</select></label>
         <label>largest T <select class="max-t" @change=${(e) => this.#set({ maxT: Number(e.target.value) })}>
-          ${[128, 256, 512, 1024, 2048].map((t) => html`<option value=${t} ?selected=${t === this.maxT}>${t}</option>`)}</select></label>
-        <button type="button" class="run" ?disabled=${this._running} @click=${() => this.run()}>${res.length ? 'Measure again' : 'Measure'}</button>
-        ${this._running ? html`<button type="button" class="stop" @click=${() => { this._runId++; this._running = false; }}>Stop</button>` : nothing}
-        <progress max="1" .value=${this._progress} aria-label="measurement progress"></progress>
-        <span role="status">${this._running ? `timing T = ${lengths(this.maxT)[res.length] ?? ''}…` : done ? html`<span class="done">done</span>` : ''}</span>
-      </div>
+          ${[128, 256, 512, 1024, 2048].map((t) => html`<option value=${t} ?selected=${t === this.maxT}>${t}</option>`)}</select></label>`;
+  }
+
+  /** The plot's series: measured times (dots) and the fitted flop model (line), or none yet. */
+  #series(res, c, legend) {
+    return [{ points: res.map((r) => [r.T, r.ms]), kind: 'dots', label: legend ? 'measured' : undefined, color: SERIES_COLORS[0] },
+      { points: res.map((r) => [r.T, c * r.flops]), label: legend ? `fit c·(4T²d + 8Td²), c = ${(c * 1e6).toPrecision(3)} ns per flop (${(1e-6 / c).toPrecision(3)} GFLOP/s)` : undefined, color: SERIES_COLORS[1] }];
+  }
+
+  renderWidget(lab) {
+    const res = this._results;
+    const c = res.length ? fitProportionalRelative(res.map((r) => r.flops), res.map((r) => r.ms)) : NaN;
+    return this.slideLayout ? this.#renderSlide(lab, res, c) : this.#renderPage(lab, res, c);
+  }
+
+  #renderPage(lab, res, c) {
+    const D = this.dModel;
+    return html`
+      <attn-tex class="formula" display .expr=${`\\text{time}(T) \\approx c\\,\\big(\\underbrace{4T^2 d}_{QK^\\top,\\ AV} + \\underbrace{8T d^2}_{\\text{projections}}\\big) = O(T^2 d + T d^2),\\quad d = ${D}`}></attn-tex>
+      <div class="controls">${this.#settings(D)}${this.#measureControls(true)}</div>
       <p class="note">${this.#outputOnly(lab) ? 'Output only (intermediates: false).' : 'With every intermediate (scores and weights per head).'}
         After ${WARMUP_MS} ms of warm-up, each T is timed for at least ${MIN_TIME_MS} ms in slices of ≤ ${SLICE_MS} ms, so the page stays usable while it runs. Small T is dominated by per-call overhead, not flops.</p>
       ${res.length ? html`<div class="row">
         ${plot({ title: 'time per multi-head attention call', xLabel: 'sequence length T', yLabel: 'ms', logX: true, logY: true, width: 440, height: 280,
-          series: [{ points: res.map((r) => [r.T, r.ms]), kind: 'dots', label: 'measured' },
-            { points: res.map((r) => [r.T, c * r.flops]), label: `fit c·(4T²d + 8Td²), c = ${(c * 1e6).toPrecision(3)} ns per flop (${(1e-6 / c).toPrecision(3)} GFLOP/s)`, color: '#e69f00' }] })}
-        <table class="plain timings"><caption>measured in this page</caption>
-          <tr><th>T</th><th>ms / call</th><th>fit (ms)</th><th>GFLOP/s</th><th>calls</th></tr>
-          ${res.map((r) => html`<tr><td>${r.T}</td><td>${fmt(r.ms, 4)}</td><td>${fmt(c * r.flops, 4)}</td><td>${fmt(r.flops / r.ms / 1e6, 2)}</td><td>${r.calls}</td></tr>`)}
-        </table></div>` : nothing}`;
+          xDomain: this.#xDomain(440, 12), series: this.#series(res, c, true) })}
+        ${this.#table(res, c)}</div>` : nothing}`;
+  }
+
+  #table(res, c, compact = false) {
+    return html`<table class="plain timings"><caption>measured in this page</caption>
+      <tr><th>T</th><th>ms / call</th>${compact ? nothing : html`<th>fit (ms)</th>`}<th>GFLOP/s</th>${compact ? nothing : html`<th>calls</th>`}</tr>
+      ${res.map((r) => html`<tr><td>${r.T}</td><td>${fmt(r.ms, compact ? 3 : 4)}</td>${compact ? nothing : html`<td>${fmt(c * r.flops, 4)}</td>`}<td>${fmt(r.flops / r.ms / 1e6, 2)}</td>${compact ? nothing : html`<td>${r.calls}</td>`}</tr>`)}
+    </table>`;
+  }
+
+  /** The log T axis from 16 to max-t, widened so the end tick labels are not cut. */
+  #xDomain(width, fontSize) {
+    const Ts = lengths(this.maxT), inner = plotInner(width, 100, fontSize).width;
+    const half = (String(Ts[Ts.length - 1]).length * 0.62 * fontSize) / 2;
+    const [lo, hi] = padRange(Math.log10(Ts[0]), Math.log10(Ts[Ts.length - 1]), inner, Math.max(6, half - 30), Math.max(6, half - 8));
+    return [10 ** lo, 10 ** hi];
+  }
+
+  /**
+   * Slide layout: the cost formula, the Measure button (the lecture's one live control), the log–log
+   * plot filling the box (its axes drawn before the first run) and the timings beside it.
+   */
+  #renderSlide(lab, res, c) {
+    const box = this.box, fs = 16, ctl = this.controlsMode, D = this.dModel, narrow = box.width < 640;
+    const body = this.boxes.get('body', { width: box.width, height: Math.max(140, box.height - 150) });
+    const tableW = narrow || !res.length ? 0 : 250;
+    const plotBox = this.boxes.get('plot', { width: body.width - tableW - (tableW ? 16 : 0), height: Math.max(100, body.height - 28) });
+    const tex = narrow ? `{\\text{time}(T) \\approx c\\,(4T^2 d + 8T d^2),\\ d = ${D}}`
+      : `{\\text{time}(T) \\approx c\\,\\big(4T^2 d + 8T d^2\\big) = O(T^2 d + T d^2),\\quad d = ${D}}`;
+    const Ts = lengths(this.maxT);
+    // Before a run: the axes over the range that will be measured (no data, no invented times).
+    const yDomain = res.length ? undefined : [1e-3, 1e2];
+    return html`<div class="slide-frame" style=${`height:${box.height}px`}>
+      <attn-tex class="formula" .expr=${tex}></attn-tex>
+      ${ctl === 'none' ? nothing : html`<div class="controls">${ctl === 'full' ? this.#settings(D) : nothing}${this.#measureControls(false)}</div>`}
+      <div class="slide-body" data-fit="body">
+        <div class="plot-panel grow">
+          <div class="legend-line">${res.length ? html`<span><span class="dot"></span> measured</span>
+            <span><span class="line-swatch" style=${`border-color:${SERIES_COLORS[1]}`}></span> fit, ${fmt(1e-6 / c, 2)} GFLOP/s</span>`
+            : html`<span>time per multi-head attention call, T = ${Ts[0]} … ${Ts[Ts.length - 1]}${ctl === 'none' ? '' : ': press Measure'}</span>`}</div>
+          <div class="plotbox" data-fit="plot">${plot({ xLabel: 'sequence length T', yLabel: 'ms per call', logX: true, logY: true, width: plotBox.width, height: plotBox.height,
+            fontSize: fs, xDomain: this.#xDomain(plotBox.width, fs), yDomain, series: this.#series(res, c, false) })}</div>
+        </div>
+        ${tableW ? html`<div class="side" style=${`width:${tableW}px`}>${this.#table(res, c, true)}</div>` : nothing}
+      </div>
+    </div>`;
   }
 }

@@ -40,18 +40,38 @@ export function measureBox(host, fitHeight) {
   // their parent), Slidev's layout box is the slide.
   const canvas = reveal ? slide.parentElement.closest('.slides') : slide;
   const inner = canvas.clientHeight - (reveal ? 0 : px(cs.paddingTop) + px(cs.paddingBottom));
-  // Height of everything on the slide but this widget: the content's extent minus the host's height.
-  let top = Infinity, bottom = -Infinity;
-  for (const child of slide.children) {
-    if (getComputedStyle(child).position === 'absolute' || getComputedStyle(child).display === 'none') continue;
-    const r = child.getBoundingClientRect();
-    if (!r.height) continue;
-    top = Math.min(top, r.top - px(getComputedStyle(child).marginTop) * scale);
-    bottom = Math.max(bottom, r.bottom + px(getComputedStyle(child).marginBottom) * scale);
+  return { width, height: Math.max(80, Math.floor(inner - stackedAround(host, slide, scale) - 2)) };
+}
+
+/**
+ * The height (CSS px) of what is stacked above and below `host` on its slide: at each level from the
+ * host up to the slide, the siblings that share its column (a sibling beside it, like the other
+ * column of a two-column slide, takes no height from it), plus the paddings of the boxes between.
+ * Independent of where the slide is scrolled or centred, so a widget that grows converges.
+ */
+function stackedAround(host, slide, scale) {
+  let others = 0;
+  for (let a = host; a && a !== slide; a = a.parentElement) {
+    const parent = a.parentElement;
+    if (!parent) break;
+    const ar = a.getBoundingClientRect(), acs = getComputedStyle(a);
+    let top = ar.top - px(acs.marginTop) * scale, bottom = ar.bottom + px(acs.marginBottom) * scale;
+    for (const sib of parent.children) {
+      if (sib === a) continue;
+      const scs = getComputedStyle(sib);
+      if (scs.position === 'absolute' || scs.position === 'fixed' || scs.display === 'none') continue;
+      const r = sib.getBoundingClientRect();
+      if (!r.height || r.right <= ar.left + 1 || r.left >= ar.right - 1) continue;  // beside, not above or below
+      top = Math.min(top, r.top - px(scs.marginTop) * scale);
+      bottom = Math.max(bottom, r.bottom + px(scs.marginBottom) * scale);
+    }
+    others += (bottom - top) / scale - a.offsetHeight;
+    if (parent !== slide) {
+      const pcs = getComputedStyle(parent);
+      others += px(pcs.paddingTop) + px(pcs.paddingBottom) + px(pcs.borderTopWidth) + px(pcs.borderBottomWidth);
+    }
   }
-  const content = top === Infinity ? 0 : (bottom - top) / scale;
-  const others = Math.max(0, content - host.offsetHeight);
-  return { width, height: Math.max(80, Math.floor(inner - others - 2)) };
+  return Math.max(0, others);
 }
 
 /**

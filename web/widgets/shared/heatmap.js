@@ -26,7 +26,7 @@ export function heatmapGeometry({ rows, cols, rowLabels, colLabels, label = '', 
   const rl = Math.max(1, ...Array.from({ length: rows }, (_, i) => Math.min(10, labelText(rowLabels, i).length)));
   const cl = Math.max(1, ...Array.from({ length: cols }, (_, j) => Math.min(10, labelText(colLabels, j).length)));
   const below = legend && legendPos === 'bottom';
-  const legendW = legend && !below ? 28 + 3 * ls : 0;
+  const legendW = legend && !below ? 30 + 3.2 * ls : 0;  // bar, gap and a label like "-0.54"
   const legendH = below ? 14 + ls + 10 : 0;  // a horizontal bar under the cells, labels under it
   const rowLabelW = noRowLabels ? 4 : 8 + cw * rl;
   const captionH = fit || forced ? (label || compact ? Math.ceil(ls * 1.25) + 2 : 0) : 0;

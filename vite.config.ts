@@ -11,11 +11,6 @@ export default {
   // The widgets' .wasm must be served from the package even when it is a symlink to a folder outside
   // the deck (Slidev allows an addon's root too; this keeps it explicit).
   server: { fs: { allow: [addonRoot] } },
-  optimizeDeps: {
-    // Pre-bundling would copy web/api/index.js into .vite/deps/ and break its
-    // new URL('./wasm/attnlab-core.wasm', import.meta.url) in the dev server.
-    exclude: ['attnlab'],
-  },
   build: {
     // Keep the .wasm a separate, hashed file (streaming compilation); leave the deck's other assets alone.
     assetsInlineLimit: (file: string) => (file.endsWith('.wasm') ? false : undefined),

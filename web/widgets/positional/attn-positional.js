@@ -4,10 +4,16 @@
 //   - learned, RoPE and ALiBi at a length beyond the trained one: the learned table has no rows there
 //     (the API's Error is shown as the lesson); RoPE and ALiBi extend because they depend on i − j.
 //
-// Attributes: base, d-model, length, trained, view-length, seed, hash-key. Events: attn-state-change.
+// Attributes: base, d-model, length (absent: 48 on a page, as many as fill the box on a slide), trained,
+// view-length, head, seed, view (slide layout: "heatmap" | "curves" | "dot" | "learned"), hash-key, and
+// the shared layout / controls / fit-height. Events: attn-state-change.
+// On a slide one view fills the box (default: the heatmap, positions along x), picked by `view` or the
+// compact view tabs.
 // Numbers: lab.positionalEncoding, lab.rope, lab.alibi, and dot products through lab.attention
 // (scores = q·k with scale 1).
 import { html, css, nothing } from 'lit';
+import { packPanels } from '../shared/fit.js';
+import { heatmapSize } from '../shared/heatmap.js';
 import { AttnWidget } from '../shared/widget.js';
 import { uniformMatrix } from '../shared/rng.js';
 import { plot } from '../shared/plot.js';
@@ -23,6 +29,9 @@ export class AttnPositional extends AttnWidget {
     viewLength: { type: Number, attribute: 'view-length' },
     head: { type: Number },
     seed: { type: Number },
+    /** Slide layout: the one view that fills the box. */
+    view: { type: String, reflect: true },
+    _headH: { state: true },
   };
 
   static stateSchema = {
@@ -33,6 +42,7 @@ export class AttnPositional extends AttnWidget {
     viewLength: { type: 'int', min: 2, max: 96 },
     head: { type: 'int', min: 1, max: 8 },
     seed: { type: 'int', min: 0, max: 1e9 },
+    view: { type: 'enum', values: ['heatmap', 'curves', 'dot', 'learned'] },
   };
 
   static checkState(s) {
@@ -40,17 +50,30 @@ export class AttnPositional extends AttnWidget {
   }
 
   // The learned table's Error is the lesson, not a failure: amber, not red.
-  static styles = [AttnWidget.styles, css`.lesson { max-width: 260px; background: #fff8c5; border: 1px solid #d4a72c; padding: 6px 10px; border-radius: 6px; }`];
+  static styles = [AttnWidget.styles, css`.lesson { max-width: 260px; background: #fff8c5; border: 1px solid #d4a72c; padding: 6px 10px; border-radius: 6px; }
+    .slide-head { display: flex; flex-direction: column; gap: 4px; }
+    .slide-head .controls { margin: 0; gap: 4px 12px; font-size: 16px; }
+    .slide-head .formula { margin: 0; padding: 0 8px; }
+    .views { display: flex; flex-wrap: wrap; gap: 4px; }
+    .views button { font-size: 15px; padding: 1px 10px; border-radius: 999px; }
+    .views button[aria-pressed='true'] { background: #0969da; border-color: #0969da; color: #fff; font-weight: 600; }
+    .slide-main { margin-top: 6px; display: flex; flex-direction: column; gap: 4px; }
+    .slide-row { display: flex; gap: 16px; align-items: flex-start; }
+    .wrap.slide .lesson { max-width: none; margin: 0; padding: 2px 10px; font-size: 16px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }`];
+
+  static VIEWS = [['heatmap', 'PE heatmap'], ['curves', 'PE curves'], ['dot', 'PE·PE(+k)'], ['learned', 'beyond trained length']];
 
   constructor() {
     super();
     this.base = 10000;
     this.dModel = 32;
-    this.length = 48;
+    this.length = null;  // 48 on a page; on a slide, as many positions as fill the box
     this.trained = 16;
     this.viewLength = 24;
     this.head = 1;
     this.seed = 1;
+    this.view = 'heatmap';
+    this._headH = 0;
   }
 
   /** PE(pos)·PE(pos + k) for k = 0 … K, from the core (attention scores with scale 1). */
@@ -59,8 +82,139 @@ export class AttnPositional extends AttnWidget {
     return lab.attention({ q, k, v: new Float32Array(K + 1), tq: 1, tk: K + 1, dk: D, dv: 1, scale: 1 }).scores;
   }
 
+  /** The learned table, RoPE scores and ALiBi bias at N positions (trained length T), from the core. */
+  #beyond(lab, D, N, T) {
+    const table = uniformMatrix(this.seed, T * D);  // stands in for a trained table
+    let learned, learnedError = '';
+    try {
+      learned = lab.positionalEncoding({ kind: 'learned', table, maxLength: T, dModel: D, length: N });
+    } catch (e) {
+      learnedError = e.message;
+      // The rows the table has; positions past T have none (NaN: drawn grey, "no row").
+      learned = new Float32Array(N * D).fill(NaN);
+      learned.set(lab.positionalEncoding({ kind: 'learned', table, maxLength: T, dModel: D, length: Math.min(N, T) }));
+    }
+    const u = uniformMatrix(this.seed + 1, D);  // the same content vector at every position
+    const rows = new Float32Array(N * D);
+    for (let i = 0; i < N; i++) rows.set(u, i * D);
+    const rot = lab.rope({ x: rows, t: N, dim: D, base: this.base });
+    const ropeScores = lab.attention({ q: rot, k: rot, v: new Float32Array(N), tq: N, tk: N, dk: D, dv: 1, scale: 1 / Math.sqrt(D) }).scores;
+    const H = 8, h = Math.min(H, Math.max(1, this.head));
+    const alibi = lab.alibi({ heads: H, tq: N });
+    return { learned, learnedError, ropeScores, h, slope: alibi.slopes[h - 1], bias: alibi.bias.subarray((h - 1) * N * N, h * N * N) };
+  }
+
+  #peFormula() {
+    const b = this.base;
+    return `PE_{(pos,\\,2i)} = \\sin\\!\\left(\\frac{pos}{${b}^{2i/d_{model}}}\\right),\\quad PE_{(pos,\\,2i+1)} = \\cos\\!\\left(\\frac{pos}{${b}^{2i/d_{model}}}\\right)`;
+  }
+
+  static DOT_FORMULA = 'PE_{pos}\\cdot PE_{pos+k} = \\sum_i \\cos\\!\\big(k\\,\\omega_i\\big),\\ \\ \\omega_i = base^{-2i/d_{model}}';
+
+  /** A few even (sine) dimensions, fast to slow: about d/16, d/8, d/4, d/2 (even, distinct, > 0). */
+  static curveDims(D) {
+    const js = [...new Set([D / 16, D / 8, D / 4, D / 2].map((x) => 2 * Math.round(x / 2)))].filter((j) => j > 0 && j < D);
+    return js.length < 3 ? [0, ...js] : js;
+  }
+
+  get #currentView() {
+    return AttnPositional.VIEWS.some(([v]) => v === this.view) ? this.view : 'heatmap';
+  }
+
+  /** Slide layout: one view filling the box; the view tabs (and d_model) as the compact controls. */
+  #renderSlide(lab, D) {
+    const { width, height } = this.box;
+    const view = this.#currentView, base = this.base, wide = width >= 640;
+    const h = Math.max(60, height - (this._headH || 70) - 8);
+    const posLabels = (n) => Array.from({ length: n }, (_, i) => String(i));
+    const dims = Array.from({ length: D }, (_, j) => String(j));
+    const pick = (v) => { this.view = v; this.stateChanged(); };
+    // Tabs when they fit on one line with d_model, else a select.
+    const views = wide
+      ? html`<div class="views" role="group" aria-label="view">${AttnPositional.VIEWS.map(([v, name]) => html`<button type="button" class=${`view-${v}`}
+        aria-pressed=${String(v === view)} @click=${() => pick(v)}>${name}</button>`)}</div>`
+      : html`<label>view <select class="view" @change=${(e) => pick(e.target.value)}>${AttnPositional.VIEWS.map(([v, name]) => html`<option value=${v}
+        ?selected=${v === view}>${name}</option>`)}</select></label>`;
+    const controls = this.controlsMode === 'none' ? nothing : html`<div class="controls">${views}
+      <label>d<sub>model</sub> <select class="d-model" @change=${(e) => this.setState({ dModel: Number(e.target.value) })}>
+        ${[8, 16, 32, 64, 128].map((d) => html`<option value=${d} ?selected=${d === D}>${d}</option>`)}</select></label></div>`;
+    let formula, body;
+    if (view === 'heatmap') {
+      // Positions along x (as a sentence runs), dimensions down: as many positions as fill the width.
+      const L = this.length ?? this.#fillLength(D, width, h);
+      const pe = lab.positionalEncoding({ kind: 'sinusoidal', length: L, dModel: D, base });
+      const peT = new Float32Array(L * D);
+      for (let p = 0; p < L; p++) for (let j = 0; j < D; j++) peT[j * L + p] = pe[p * D + j];
+      formula = wide ? this.#peFormula()
+        : `PE_{(pos,\\,2i)},\\ PE_{(pos,\\,2i+1)} = \\sin, \\cos\\big(pos \\cdot ${base}^{-2i/d_{model}}\\big)`;
+      body = html`<attn-heatmap class="sinusoidal" label=${wide ? `sinusoidal PE: rows = dimension (0 … ${D - 1}), columns = position (0 … ${L - 1})` : 'PE: rows = dimension, columns = position'}
+        .values=${peT} .rows=${D} .cols=${L} .rowLabels=${dims} .colLabels=${posLabels(L)} colormap="diverging" .vmin=${-1} .vmax=${1}
+        compact .cellSize=${60} .fitWidth=${width} .fitHeight=${h}></attn-heatmap>`;
+    } else if (view === 'curves') {
+      const L = this.length ?? 64;
+      const pe = lab.positionalEncoding({ kind: 'sinusoidal', length: L, dModel: D, base });
+      const js = AttnPositional.curveDims(D);
+      formula = `PE_{(pos,\\,2i)} = \\sin(pos\\,\\omega_i),${wide ? '\\quad' : '\\ '} \\omega_i = ${base}^{-2i/${wide ? 'd_{model}' : 'd'}}${wide ? ':\\ \\text{dimension } 2i \\text{ repeats every } 2\\pi/\\omega_i \\text{ positions}' : ''}`;
+      const labels = js.map((j) => `${wide ? 'dimension' : 'dim'} ${j}: ω = ${(base ** (-j / D)).toPrecision(2)}`);
+      // The legend under the plot: items of ~0.55 em per character plus the swatch, 12 px apart.
+      const lines = Math.ceil(labels.reduce((a, l) => a + l.length * 9 + 30, 0) / width);
+      body = plot({ xLabel: 'position pos', yLabel: 'PE(pos, dimension)', width, height: h - 8 - lines * 24 - (lines - 1) * 12, fontSize: 16, yDomain: [-1.05, 1.05],
+        series: js.map((j, k) => ({ points: Array.from({ length: L }, (_, p) => [p, pe[p * D + j]]), label: labels[k] })) });
+      body = html`<div class="curves">${body}</div>`;
+    } else if (view === 'dot') {
+      const K = Math.min(40, (this.length ?? 48) - 1), p2 = 8;
+      const peLong = lab.positionalEncoding({ kind: 'sinusoidal', length: p2 + K + 1, dModel: D, base });
+      const d0 = this.#dots(lab, peLong, D, 0, K), d8 = this.#dots(lab, peLong, D, p2, K);
+      formula = wide ? `${AttnPositional.DOT_FORMULA}:\\ \\text{the same curve from any } pos` : 'PE_{pos}\\cdot PE_{pos+k} = \\sum_i \\cos\\big(k\\,\\omega_i\\big)';
+      body = html`<div class="dots">${plot({ xLabel: 'offset k', yLabel: 'PE(pos)·PE(pos+k)', width, height: h - 28, fontSize: 16,
+        series: [{ points: Array.from(d0, (y, k) => [k, y]), label: 'pos = 0' }, { points: Array.from(d8, (y, k) => [k, y]), label: `pos = ${p2}`, dash: '6 4' }] })}</div>`;
+    } else {
+      const N = this.viewLength, T = this.trained, b = this.#beyond(lab, D, N, T);
+      formula = `${wide ? `\\text{trained on } ${T} \\text{ positions, used on } ${N}:\\quad ` : ''}\\langle R_i q, R_j k\\rangle = \\langle q, R_{j-i} k\\rangle,\\quad s_{ij} \\mathrel{+}= -m_h\\,|i-j|`;
+      const lessonH = b.learnedError ? 30 : 0;
+      const panels = [
+        { cls: 'learned-pe', label: `learned: no rows past ${T} (grey)`, values: b.learned, rows: N, cols: D, rowLabels: posLabels(N), colLabels: dims },
+        { cls: 'rope', label: 'RoPE q_i·k_j', values: b.ropeScores, rows: N, cols: N, rowLabels: posLabels(N), colLabels: posLabels(N), mark: T },
+        { cls: 'alibi', label: `ALiBi bias, head ${b.h}`, values: b.bias, rows: N, cols: N, rowLabels: posLabels(N), colLabels: posLabels(N), mark: T },
+      ].map((p) => ({ ...p, compact: true, legend: true, weight: 1, shareRows: true }));
+      // A narrow box: the learned table and RoPE, or the learned table alone, when three do not fit.
+      let layout;
+      for (const ps of [panels, panels.slice(0, 2), panels.slice(0, 1)]) {
+        layout = packPanels(ps, width, h - lessonH, { gap: 16, rowGap: 4, maxCell: 60 });
+        if (layout.fits && layout.cell >= 6) break;
+      }
+      body = html`${layout.rows.map((row) => html`<div class="slide-row">${row.map((p) => html`<attn-heatmap class=${p.cls} .label=${p.label}
+          .values=${p.values} .rows=${p.rows} .cols=${p.cols} .rowLabels=${p.rowLabels} .colLabels=${p.colLabels} colormap="diverging"
+          .mark=${p.mark ?? null} compact .cellSize=${60} .legendPos=${p.legendPos ?? 'right'} .fitWidth=${p.fitWidth} .fitHeight=${p.fitHeight}></attn-heatmap>`)}</div>`)}
+        ${b.learnedError ? html`<p class="lesson learned-error" role="status" style=${`max-width:${width}px`}>Learned table past ${T}: “${b.learnedError}”</p>` : nothing}`;
+    }
+    return html`<div class="slide-head">${controls}<attn-tex class="formula current" .expr=${formula}></attn-tex></div>
+      <div class=${`slide-main view-${view}`}>${body}</div>`;
+  }
+
+  /** Slide layout without a `length`: the positions that fill `w` at the largest cell the height allows (16 … 128). */
+  #fillLength(D, w, h) {
+    const dims = Array.from({ length: D }, (_, j) => String(j));
+    const opts = (cols) => ({ rows: D, cols, rowLabels: dims, colLabels: ['100'], label: 'x', compact: true, legend: true, minFont: 16 });
+    for (let c = 40; c >= 4; c--) {
+      const one = heatmapSize(opts(1), c);
+      if (one.height + 2 > h) continue;
+      return Math.max(16, Math.min(128, Math.floor((w - 4 - (one.width - c)) / c)));
+    }
+    return 48;
+  }
+
+  updated(changed) {
+    super.updated?.(changed);
+    if (!this.slideLayout) return;
+    const head = this.renderRoot.querySelector('.slide-head');
+    if (head && head.offsetHeight && Math.abs(head.offsetHeight - this._headH) > 2) this._headH = head.offsetHeight;
+  }
+
   renderWidget(lab) {
-    const D = this.dModel - (this.dModel % 2), L = this.length, base = this.base;
+    const D = this.dModel - (this.dModel % 2);
+    if (this.slideLayout) return this.#renderSlide(lab, D);
+    const L = this.length ?? 48, base = this.base;
     const pe = lab.positionalEncoding({ kind: 'sinusoidal', length: L, dModel: D, base });
     const K = Math.min(40, L - 1), p2 = 8;
     const peLong = lab.positionalEncoding({ kind: 'sinusoidal', length: p2 + K + 1, dModel: D, base });
@@ -70,32 +224,20 @@ export class AttnPositional extends AttnWidget {
 
     // Side by side at viewLength (> trained: beyond what a model would have seen).
     const N = this.viewLength, T = this.trained;
-    const table = uniformMatrix(this.seed, T * D);  // stands in for a trained table
-    let learned = null, learnedError = '';
-    try {
-      learned = lab.positionalEncoding({ kind: 'learned', table, maxLength: T, dModel: D, length: N });
-    } catch (e) {
-      learnedError = e.message;
-      learned = lab.positionalEncoding({ kind: 'learned', table, maxLength: T, dModel: D, length: Math.min(N, T) });
-    }
-    const u = uniformMatrix(this.seed + 1, D);  // the same content vector at every position
-    const rows = new Float32Array(N * D);
-    for (let i = 0; i < N; i++) rows.set(u, i * D);
-    const rot = lab.rope({ x: rows, t: N, dim: D, base });
-    const ropeScores = lab.attention({ q: rot, k: rot, v: new Float32Array(N), tq: N, tk: N, dk: D, dv: 1, scale: 1 / Math.sqrt(D) }).scores;
-    const H = 8, h = Math.min(H, Math.max(1, this.head));
-    const alibi = lab.alibi({ heads: H, tq: N });
-    const bias = alibi.bias.subarray((h - 1) * N * N, h * N * N);
-    const numIn = (cls, label, key, min, max, step = 1, extra = '') => html`<label>${label} <input type="number" class=${cls} min=${min} max=${max} step=${step}
-      .value=${String(this[key])} @change=${(e) => { const v = Number(e.target.value); if (v >= min && v <= max) this.setState({ [key]: step === 1 ? Math.round(v) : v }); }}>${extra}</label>`;
+    const { learned, learnedError, ropeScores, h, slope, bias } = this.#beyond(lab, D, N, T);
+    // Cells of at least 6 px keep the axis labels (every n-th) at long lengths, as far as the page allows.
+    const avail = this.clientWidth ? this.clientWidth - 40 : 900;
+    const nnWidth = Math.max(300, Math.min(6 * N + 110, avail));
+    const numIn = (cls, label, key, min, max, step = 1, shown = this[key]) => html`<label>${label} <input type="number" class=${cls} min=${min} max=${max} step=${step}
+      .value=${String(shown)} @change=${(e) => { const v = Number(e.target.value); if (v >= min && v <= max) this.setState({ [key]: step === 1 ? Math.round(v) : v }); }}></label>`;
 
     return html`
-      <attn-tex class="formula" display .expr=${`PE_{(pos,\\,2i)} = \\sin\\!\\left(\\frac{pos}{${base}^{2i/d_{model}}}\\right),\\quad PE_{(pos,\\,2i+1)} = \\cos\\!\\left(\\frac{pos}{${base}^{2i/d_{model}}}\\right)`}></attn-tex>
+      <attn-tex class="formula" display .expr=${this.#peFormula()}></attn-tex>
       <div class="controls">
         ${numIn('base', 'base', 'base', 2, 1e6, 'any')}
         <label>d<sub>model</sub> <select class="d-model" @change=${(e) => this.setState({ dModel: Number(e.target.value) })}>
           ${[8, 16, 32, 64, 128].map((d) => html`<option value=${d} ?selected=${d === D}>${d}</option>`)}</select></label>
-        ${numIn('length', 'positions', 'length', 2, 128)}
+        ${numIn('length', 'positions', 'length', 2, 128, 1, L)}
       </div>
       <div class="row">
         <attn-heatmap class="sinusoidal" label="sinusoidal PE (rows: position, columns: dimension)" .values=${pe} .rows=${L} .cols=${D}
@@ -103,22 +245,22 @@ export class AttnPositional extends AttnWidget {
         <div>
           ${plot({ title: 'PE(pos)·PE(pos+k): depends on k only', xLabel: 'offset k', yLabel: 'dot product', width: 400, height: 250,
             series: [{ points: Array.from(d0, (y, k) => [k, y]), label: 'pos = 0' }, { points: Array.from(d8, (y, k) => [k, y]), label: `pos = ${p2}`, dash: '6 4' }] })}
-          <attn-tex .expr=${'PE_{pos}\\cdot PE_{pos+k} = \\sum_i \\cos\\!\\big(k\\,\\omega_i\\big),\\ \\ \\omega_i = base^{-2i/d_{model}}'}></attn-tex>
+          <attn-tex .expr=${AttnPositional.DOT_FORMULA}></attn-tex>
         </div>
       </div>
       <h3>Beyond the trained length</h3>
       <div class="controls">${numIn('trained', 'trained length', 'trained', 2, 64)}${numIn('view-length', 'sequence length', 'viewLength', 2, 96)}
         ${numIn('head', 'ALiBi head', 'head', 1, 8)}</div>
-      <p class="note">Dashed lines: the trained length (${T}). The learned table is random here (seed ${this.seed}), standing in for a trained one.</p>
+      <p class="note">Dashed lines (RoPE, ALiBi) and the grey rows of the learned table: the trained length (${T}). The learned table is random here (seed ${this.seed}), standing in for a trained one.</p>
       <div class="row">
-        <div class="learned"><attn-heatmap class="learned-pe" label="learned (table lookup)" .values=${learned} .rows=${Math.min(N, T)} .cols=${D}
-            .rowLabels=${posLabels(N)} .colLabels=${dims} colormap="diverging" max-width="260" .mark=${T}></attn-heatmap>
+        <div class="learned"><attn-heatmap class="learned-pe" label=${N > T ? `learned (table lookup): no rows past ${T}` : 'learned (table lookup)'} .values=${learned} .rows=${N} .cols=${D}
+            .rowLabels=${posLabels(N)} .colLabels=${dims} colormap="diverging" max-width="260"></attn-heatmap>
           ${learnedError ? html`<p class="lesson learned-error" role="status">No rows past ${T}: the API says “${learnedError}”</p>` : nothing}</div>
         <div><attn-heatmap class="rope" label="RoPE: q_i·k_j for one content vector" .values=${ropeScores} .rows=${N} .cols=${N}
-            .rowLabels=${posLabels(N)} .colLabels=${posLabels(N)} max-width="300" .mark=${T}></attn-heatmap>
+            .rowLabels=${posLabels(N)} .colLabels=${posLabels(N)} max-width=${nnWidth} .mark=${T}></attn-heatmap>
           <attn-tex .expr=${'\\langle R_i q, R_j k\\rangle = \\langle q, R_{j-i} k\\rangle'}></attn-tex></div>
-        <div><attn-heatmap class="alibi" label=${`ALiBi bias, head ${h} (slope ${alibi.slopes[h - 1].toPrecision(3)})`} .values=${bias} .rows=${N} .cols=${N}
-            .rowLabels=${posLabels(N)} .colLabels=${posLabels(N)} max-width="300" .mark=${T}></attn-heatmap>
+        <div><attn-heatmap class="alibi" label=${`ALiBi bias, head ${h} (slope ${slope.toPrecision(3)})`} .values=${bias} .rows=${N} .cols=${N}
+            .rowLabels=${posLabels(N)} .colLabels=${posLabels(N)} max-width=${nnWidth} .mark=${T}></attn-heatmap>
           <attn-tex .expr=${'\\text{score}_{ij} \\mathrel{+}= -m_h\\,|i-j|'}></attn-tex></div>
       </div>`;
   }

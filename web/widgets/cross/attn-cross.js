@@ -2,12 +2,18 @@
 // target sentence (the decoder), keys and values from the source (the encoder): the weights matrix
 // is t_target × t_source, an alignment.
 //
-// Attributes: source, target (sentences), sharpness, heads, hash-key. Events: attn-state-change.
+// Attributes: source, target (sentences), sharpness, heads, weight-range ("fixed": weights coloured on
+// [0, 1], default; "map": each map's own range), hash-key, and AttnWidget's layout / controls /
+// fit-height. Events: attn-state-change.
+// Slide layout: the formula, the alignment map(s) as large as the box allows with the source and target
+// words as labels; compact controls = the two sentences (controls="none": none).
 // Numbers: lab.multiHeadAttention with `context` (the toy embeddings are inputs, see logic.js).
-import { html } from 'lit';
+import { html, css, nothing } from 'lit';
 import { AttnWidget } from '../shared/widget.js';
+import { widgetStyles } from '../shared/styles.js';
 import { parseTokens } from '../steps/logic.js';
 import { embed, scaledIdentity } from './logic.js';
+import { chunks, choose, refitFormulasOnFontLoad } from '../multihead/pack.js';
 import '../shared/heatmap.js';
 import '../shared/tex.js';
 
@@ -19,7 +25,19 @@ export class AttnCross extends AttnWidget {
     target: { type: String },
     sharpness: { type: Number },
     heads: { type: Number },
+    weightRange: { type: String, attribute: 'weight-range' },
+    _headH: { state: true },
   };
+
+  static styles = [widgetStyles, css`
+    .slide-head { display: flex; flex-direction: column; gap: 4px; }
+    .slide-head .controls { margin: 0; gap: 4px 16px; font-size: 16px; }
+    .slide-head .controls label.sentence { flex: 1 1 16em; min-width: 0; }
+    .slide-head .controls input[type='text'] { flex: 1 1 auto; min-width: 4em; width: auto; max-width: none; }
+    .slide-head .formula { margin: 0; padding: 2px 8px; text-align: center; white-space: nowrap; }
+    .slide-main { display: flex; flex-direction: column; align-items: center; gap: 10px; margin-top: 8px; }
+    .prow { display: flex; gap: 12px; align-items: center; justify-content: center; }
+    input[type='range'] { width: 8em; vertical-align: middle; }`];
 
   static stateSchema = {
     source: { type: 'text', maxChars: 120 },  // free text, shown as text (never HTML)
@@ -34,6 +52,63 @@ export class AttnCross extends AttnWidget {
     this.target = 'le chat noir est assis sur le tapis';
     this.sharpness = 10;
     this.heads = 1;
+    this.weightRange = 'fixed';
+    this._headH = 90;
+  }
+
+  connectedCallback() {
+    super.connectedCallback();
+    this._unfonts = refitFormulasOnFontLoad(this);
+  }
+
+  disconnectedCallback() {
+    super.disconnectedCallback();
+    this._unfonts?.();
+  }
+
+  updated(changed) {
+    super.updated?.(changed);
+    if (!this.slideLayout) return;
+    // The header (controls, formula) takes what it takes; the maps get the rest.
+    const head = this.renderRoot.querySelector('.slide-head');
+    if (head && Math.abs(head.offsetHeight - this._headH) > 2) this._headH = head.offsetHeight;
+  }
+
+  #sentences() {
+    return html`<label class="sentence">source (keys, values) <input type="text" class="source" .value=${this.source} maxlength="120" @change=${(e) => this.setState({ source: e.target.value })}></label>
+      <label class="sentence">target (queries) <input type="text" class="target" .value=${this.target} maxlength="120" @change=${(e) => this.setState({ target: e.target.value })}></label>`;
+  }
+
+  #tuning(H) {
+    return html`<label>sharpness (W<sub>Q</sub> = s·I) <input type="range" class="sharpness" min="0.1" max="20" step="0.1" .value=${String(this.sharpness)}
+          @input=${(e) => this.setState({ sharpness: Number(e.target.value) })}> ${this.sharpness}</label>
+        <label>heads <select class="heads" @change=${(e) => this.setState({ heads: Number(e.target.value) })}>
+          ${[1, 2, 4].map((h) => html`<option value=${h} ?selected=${h === H}>${h}</option>`)}</select></label>`;
+  }
+
+  /** Slide layout: controls (the sentences), the formula, the alignment map(s) filling the rest. */
+  #renderSlide(r, src, tgt, H) {
+    const n = tgt.length * src.length, fixed = this.weightRange !== 'map';
+    const maps = Array.from({ length: H }, (_, h) => ({
+      cls: `alignment head${h + 1}`, label: H > 1 ? `head ${h + 1}: target × source` : 'A: target × source',
+      values: r.weights.subarray(h * n, (h + 1) * n), rows: tgt.length, cols: src.length, rowLabels: tgt, colLabels: src, group: 'A',
+      colormap: 'sequential', vmin: fixed ? 0 : null, vmax: fixed ? 1 : null,
+    }));
+    const arrangements = [];
+    for (let k = 1; k <= H; k++) if (H % k === 0) arrangements.push(chunks(maps, k).map((panels) => ({ panels })));
+    const { width, height } = this.box;
+    const pick = choose([arrangements], width, Math.max(60, height - this._headH - 8), { maxCell: 110, enough: 45 });
+    const mode = this.controlsMode;
+    // Queries from the target, keys (and values) from the source; the projections only where there is room.
+    const formula = `A = \\mathrm{softmax}\\big(Q_{tgt}\\,K_{src}^\\top / \\sqrt{d_k}\\big) \\in \\mathbb{R}^{${tgt.length}\\times ${src.length}}`
+      + (width >= 640 ? ',\\quad Q_{tgt} = X_{tgt}W_Q,\\quad K_{src} = X_{src}W_K' : '');
+    const controls = mode === 'none' ? nothing : html`<div class="controls">${this.#sentences()}${mode === 'full' ? this.#tuning(H) : nothing}</div>`;
+    return html`<div class="slide-head">${controls}
+        <attn-tex class="formula" .expr=${formula}></attn-tex></div>
+      <div class="slide-main">${pick.rows.map((rw, i) => html`<div class="prow">${rw.panels.map((p, j) => html`<attn-heatmap class=${p.cls} .label=${p.label}
+        .values=${p.values} .rows=${p.rows} .cols=${p.cols} .rowLabels=${p.rowLabels} .colLabels=${p.colLabels} .colormap=${p.colormap}
+        .vmin=${p.vmin} .vmax=${p.vmax} .legend=${p.legend} .digits=${2} .cellSize=${110} compact
+        .fitWidth=${pick.fit.sizes[i][j].fitWidth} .fitHeight=${pick.fit.sizes[i][j].fitHeight}></attn-heatmap>`)}</div>`)}</div>`;
   }
 
   renderWidget(lab) {
@@ -44,22 +119,15 @@ export class AttnCross extends AttnWidget {
       x: embed(tgt, D), tq: tgt.length, context: embed(src, D), tk: src.length, dModel: D, heads: H,
       wq: scaledIdentity(D, this.sharpness), wk: scaledIdentity(D), wv: scaledIdentity(D), wo: scaledIdentity(D),
     });
-    const n = tgt.length * src.length;
+    if (this.slideLayout) return this.#renderSlide(r, src, tgt, H);
+    const n = tgt.length * src.length, fixed = this.weightRange !== 'map';
     return html`
       <attn-tex class="formula" display .expr=${'\\mathrm{CrossAttention}(X_{tgt}, X_{src}) = \\mathrm{softmax}\\!\\left(\\frac{(X_{tgt}W_Q)(X_{src}W_K)^\\top}{\\sqrt{d_k}}\\right) X_{src}W_V,\\qquad A \\in \\mathbb{R}^{t_{tgt}\\times t_{src}}'}></attn-tex>
-      <div class="controls">
-        <label>source (keys, values) <input type="text" class="source" .value=${this.source} maxlength="120" @change=${(e) => this.setState({ source: e.target.value })}></label>
-        <label>target (queries) <input type="text" class="target" .value=${this.target} maxlength="120" @change=${(e) => this.setState({ target: e.target.value })}></label>
-      </div>
-      <div class="controls">
-        <label>sharpness (W<sub>Q</sub> = s·I) <input type="range" class="sharpness" min="0.1" max="20" step="0.1" .value=${String(this.sharpness)}
-          @input=${(e) => this.setState({ sharpness: Number(e.target.value) })}> ${this.sharpness}</label>
-        <label>heads <select class="heads" @change=${(e) => this.setState({ heads: Number(e.target.value) })}>
-          ${[1, 2, 4].map((h) => html`<option value=${h} ?selected=${h === H}>${h}</option>`)}</select></label>
-      </div>
+      ${this.controlsMode === 'none' ? nothing : html`<div class="controls">${this.#sentences()}</div>
+      ${this.controlsMode === 'full' ? html`<div class="controls">${this.#tuning(H)}</div>` : nothing}`}
       <p class="note">Toy embeddings (d = ${D}): a word and its translation share a vector, so each target word’s query finds its source word; a word with no counterpart (“est”) spreads its attention. At most 8 words per sentence.</p>
       <div class="row">${Array.from({ length: H }, (_, h) => html`<attn-heatmap class=${`alignment head${h + 1}`} label=${H > 1 ? `head ${h + 1}: target × source` : 'alignment: target (rows) × source (columns)'}
         .values=${r.weights.subarray(h * n, (h + 1) * n)} .rows=${tgt.length} .cols=${src.length} .rowLabels=${tgt} .colLabels=${src}
-        colormap="sequential" max-width=${H > 1 ? 320 : 460}></attn-heatmap>`)}</div>`;
+        colormap="sequential" .vmin=${fixed ? 0 : null} .vmax=${fixed ? 1 : null} max-width=${H > 1 ? 320 : 460}></attn-heatmap>`)}</div>`;
   }
 }

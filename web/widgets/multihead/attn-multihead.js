@@ -38,8 +38,8 @@ export const slideStyles = css`
   .slide-head .formula { margin: 0; padding: 2px 8px; text-align: center; white-space: nowrap; }
   .slide-main { display: flex; flex-direction: column; align-items: center; gap: 10px; margin-top: 8px; }
   .slide-main.stage { border-top: none; padding-top: 0; }
-  .prow { display: flex; gap: 12px; align-items: center; justify-content: center; }
-  .prow .op { width: 22px; text-align: center; font-size: 28px; line-height: 1; color: #57606a; }
+  .prow { display: flex; gap: 12px; align-items: flex-start; justify-content: center; }
+  .prow .op { align-self: center; width: 22px; text-align: center; font-size: 28px; line-height: 1; color: #57606a; }
   .prow .op.sep { align-self: stretch; width: 22px; background: linear-gradient(#d0d7de, #d0d7de) center / 2px 100% no-repeat; font-size: 0; }
   .panel { display: flex; flex-direction: column; }
   .groups { position: relative; height: 24px; font-size: 15px; line-height: 1; }

@@ -228,6 +228,7 @@ export class AttnPositional extends AttnWidget {
     // Cells of at least 6 px keep the axis labels (every n-th) at long lengths, as far as the page allows.
     const avail = this.clientWidth ? this.clientWidth - 40 : 900;
     const nnWidth = Math.max(300, Math.min(6 * N + 110, avail));
+    const learnedWidth = Math.max(260, Math.min(6 * D + 110, avail));
     const numIn = (cls, label, key, min, max, step = 1, shown = this[key]) => html`<label>${label} <input type="number" class=${cls} min=${min} max=${max} step=${step}
       .value=${String(shown)} @change=${(e) => { const v = Number(e.target.value); if (v >= min && v <= max) this.setState({ [key]: step === 1 ? Math.round(v) : v }); }}></label>`;
 
@@ -254,7 +255,7 @@ export class AttnPositional extends AttnWidget {
       <p class="note">Dashed lines (RoPE, ALiBi) and the grey rows of the learned table: the trained length (${T}). The learned table is random here (seed ${this.seed}), standing in for a trained one.</p>
       <div class="row">
         <div class="learned"><attn-heatmap class="learned-pe" label=${N > T ? `learned (table lookup): no rows past ${T}` : 'learned (table lookup)'} .values=${learned} .rows=${N} .cols=${D}
-            .rowLabels=${posLabels(N)} .colLabels=${dims} colormap="diverging" max-width="260"></attn-heatmap>
+            .rowLabels=${posLabels(N)} .colLabels=${dims} colormap="diverging" max-width=${learnedWidth}></attn-heatmap>
           ${learnedError ? html`<p class="lesson learned-error" role="status">No rows past ${T}: the API says “${learnedError}”</p>` : nothing}</div>
         <div><attn-heatmap class="rope" label="RoPE: q_i·k_j for one content vector" .values=${ropeScores} .rows=${N} .cols=${N}
             .rowLabels=${posLabels(N)} .colLabels=${posLabels(N)} max-width=${nnWidth} .mark=${T}></attn-heatmap>

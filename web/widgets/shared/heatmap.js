@@ -22,7 +22,7 @@ const labelText = (labels, i) => String(labels?.[i] ?? i);
  */
 export function heatmapGeometry({ rows, cols, rowLabels, colLabels, label = '', compact = false, legend = true,
   legendPos = 'right', noRowLabels = false, cellSize = 44, maxWidth = 420, minFont = 16, fit = null, cell: forced = 0 }) {
-  const ls = fit || forced ? Math.max(14, Math.min(20, minFont)) : 12, cw = 0.6 * ls;  // label font, average glyph width
+  const ls = fit || forced ? Math.max(14, Math.min(20, minFont)) : 12, cw = 0.68 * ls;  // label font, a wide glyph's width
   const rl = Math.max(1, ...Array.from({ length: rows }, (_, i) => Math.min(10, labelText(rowLabels, i).length)));
   const cl = Math.max(1, ...Array.from({ length: cols }, (_, j) => Math.min(10, labelText(colLabels, j).length)));
   const below = legend && legendPos === 'bottom';
@@ -32,7 +32,7 @@ export function heatmapGeometry({ rows, cols, rowLabels, colLabels, label = '', 
   const captionH = fit || forced ? (label || compact ? Math.ceil(ls * 1.25) + 2 : 0) : 0;
   // Column labels turn (−60°) when they are wider than a cell; then they need more height.
   const rotates = (c) => cl * cw + 4 > c && cl > 2;
-  const topFor = (c, labels) => (labels ? (rotates(c) ? 8 + 0.55 * ls * cl : ls + 8) : 4);
+  const topFor = (c, labels) => (labels ? (rotates(c) ? 8 + 0.55 * ls * cl : ls + 8) : legend ? ls / 2 + 2 : 4);
   let cell;
   if (forced) cell = forced;
   else if (fit) {

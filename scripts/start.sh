@@ -21,7 +21,10 @@ decks_stale() {
 if decks_stale; then
   echo "attnlab: building the lecture decks into dist/slides/ (once; again only when their sources change)"
   start=$SECONDS
-  bash scripts/build-decks.sh
-  echo "attnlab: decks built in $((SECONDS - start)) s"
+  if bash scripts/build-decks.sh; then
+    echo "attnlab: decks built in $((SECONDS - start)) s"
+  else
+    echo "attnlab: the decks did not build (see above); serving the app anyway" >&2
+  fi
 fi
 exec npx vite -c web/app/vite.config.js --host localhost "$@"

@@ -30,11 +30,15 @@ export class AttnTex extends LitElement {
     super.connectedCallback();
     this._ro ??= typeof ResizeObserver === 'undefined' ? null : new ResizeObserver(() => this.#fit());
     this._ro?.observe(this);
+    // KaTeX's fonts may arrive after the first fit: fit again once they have.
+    this._onFonts ??= () => this.#fit();
+    document.fonts?.addEventListener?.('loadingdone', this._onFonts);
   }
 
   disconnectedCallback() {
     super.disconnectedCallback();
     this._ro?.disconnect();
+    document.fonts?.removeEventListener?.('loadingdone', this._onFonts);
   }
 
   /** Shrinks the type (down to 40 %) while the formula is wider than the host. */

@@ -219,9 +219,24 @@ export class AttnSteps extends AttnWidget {
   updated(changed) {
     super.updated?.(changed);
     if (!this.slideLayout) return;
-    // The header (strip, controls, formula) takes what it takes; the matrices get the rest.
+    // The header (strip, controls, formula) takes what it takes — the formula is typeset after this
+    // render, and a font may load later — so it is watched; the matrices get the rest.
     const head = this.renderRoot.querySelector('.slide-head');
+    if (head && head !== this._observedHead) {
+      this._headObserver?.disconnect();
+      this._headObserver = new ResizeObserver(() => {
+        if (Math.abs(head.offsetHeight - this._headH) > 2) this._headH = head.offsetHeight;
+      });
+      this._headObserver.observe(head);
+      this._observedHead = head;
+    }
     if (head && Math.abs(head.offsetHeight - this._headH) > 2) this._headH = head.offsetHeight;
+  }
+
+  disconnectedCallback() {
+    super.disconnectedCallback();
+    this._headObserver?.disconnect();
+    this._observedHead = null;
   }
 
   /** Everything the widget displays, from the core. */

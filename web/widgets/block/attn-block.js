@@ -11,7 +11,7 @@
 // Numbers: lab.encoderBlock (every intermediate it returns).
 import { html, svg, css, nothing } from 'lit';
 import { AttnWidget, optionalInt } from '../shared/widget.js';
-import { packPanels } from '../shared/fit.js';
+import { packPanels, packRow } from '../shared/fit.js';
 import { scaleFor, css as rgbCss } from '../shared/colormap.js';
 import { blockInput, blockWeights } from './logic.js';
 import { parseTokens } from '../steps/logic.js';
@@ -133,7 +133,7 @@ export class AttnBlock extends AttnWidget {
     const P = (cls, label, values, weight = 1, opts = {}) => ({ cls, label, values, rows: t, cols: D, rowLabels: toks, colLabels: dims, weight, ...opts });
     const heads = Array.from({ length: H }, (_, h) => P(`attn-weights head${h + 1}`, `head ${h + 1} weights`, r.attnWeights.subarray(h * t * t, (h + 1) * t * t), 0.45,
       { cols: t, colLabels: toks, probability: true }));
-    const hidden = P('ffn-hidden', `${this.#act()}(·W₁ + b₁): t × ${F}`, r.ffnHidden, 0.4, { cols: F, colLabels: hid });
+    const hidden = P('ffn-hidden', `${this.#act()}(·W₁ + b₁): t × ${F}`, r.ffnHidden, 0.4, { cols: F, colLabels: hid, keep: true });
     if (post) {
       return [
         [P('x', 'x (input)', x)],
@@ -198,11 +198,26 @@ export class AttnBlock extends AttnWidget {
     // Arrows between the maps take the gaps; one row, or two when that gives bigger cells.
     const h = Math.max(60, height - headH - 8), opts = { gap: 28, rowGap: 6, maxCell: 110 };
     let layout = packPanels(panels, width, h, opts);
-    // A narrow box (a slide column): when the context maps cost the result its numbers, show the result
-    // alone (the flow strip above still pictures what led to it).
-    if (layout.cell < 44 && panels.some((p) => p.weight < 1)) {
-      const alone = packPanels(panels.filter((p) => p.weight === 1), width, h, opts);
-      if (alone.fits && alone.cell >= 1.3 * layout.cell) layout = alone;
+    // packPanels drops the context maps when they cost the result its size; the FFN's hidden layer
+    // (t × d_ff, the point of that step) stays: then one row of all, legends beside or under.
+    const shown = new Set(layout.rows.flat().map((p) => p.cls));
+    if (panels.some((p) => p.keep && !shown.has(p.cls))) {
+      layout = null;
+      const mainCell = (r, ps) => Math.min(...r.panels.map((q, i) => (ps[i].weight >= 1 ? q.cell : Infinity)));
+      for (const ps of [panels, panels.filter((p) => p.weight >= 1 || p.keep)]) {
+        for (const legendPos of ['right', 'bottom']) {
+          const prep = (row) => row.map((p, i) => ({ ...p, legendPos, noRowLabels: i > 0 && row[i - 1].rows === p.rows }));
+          // One row, or (a narrow box) the kept map above the result.
+          const splits = [[ps], [ps.slice(0, -1), ps.slice(-1)]];
+          for (const split of splits) {
+            const rows = split.map(prep), hh = (h - opts.rowGap * (rows.length - 1)) / rows.length;
+            const rs = rows.map((row) => packRow(row, width, hh, { gap: opts.gap, maxCell: opts.maxCell }));
+            const fits = rs.every((r) => r.fits), cell = Math.min(...rs.map((r, k) => mainCell(r, rows[k])));
+            if (!layout || (fits && !layout.fits) || (fits === layout.fits && cell > layout.cell))
+              layout = { rows: rows.map((row, k) => row.map((p, i) => ({ ...p, ...rs[k].panels[i] }))), cell, fits };
+          }
+        }
+      }
     }
     const controls = this.controlsMode === 'none' ? nothing : html`<div class="controls">${this.#controls(true)}</div>`;
     const fixed = this.#fixedWeights;

@@ -100,6 +100,7 @@ export class AttnHeatmap extends LitElement {
     /** No export / numbers row: the value under the cursor replaces the caption (slides). */
     compact: { type: Boolean },
     _cursor: { state: true },
+    _screenScale: { state: true },
   };
 
   static styles = css`
@@ -141,6 +142,7 @@ export class AttnHeatmap extends LitElement {
     this.minFont = 16;
     this.compact = false;
     this._cursor = null;
+    this._screenScale = 1;
   }
 
   get #fit() { return this.fitWidth > 0 && this.fitHeight > 0; }
@@ -160,7 +162,8 @@ export class AttnHeatmap extends LitElement {
   #numberStyle(cell, v) {
     let longest = 1;
     for (let i = 0; i < Math.min(v.length, this.rows * this.cols); i++) longest = Math.max(longest, Math.abs(v[i]) >= 1e6 ? 12 : String(Math.trunc(Math.abs(v[i]))).length + (v[i] < 0 ? 1 : 0));
-    const minFont = this.#fit ? this.minFont : 10;
+    // On a slide the deck scales the canvas: numbers must reach an 18 px glyph box (≈ 1.16 em) on screen.
+    const minFont = this.#fit ? Math.min(26, Math.max(this.minFont, Math.ceil(18.5 / (1.16 * this._screenScale)))) : 10;
     const maxFont = this.#fit ? Math.min(30, Math.round(cell * 0.36)) : cell >= 44 ? 12 : 10;
     if (!this.#fit && cell < 34) return null;
     for (let d = this.digits; d >= 0; d--) {
@@ -257,6 +260,15 @@ export class AttnHeatmap extends LitElement {
       <rect x=${x} y=${y} width="14" height=${h} fill="url(#legend-gradient)" stroke="#8c959f" stroke-width="0.5"></rect>
       ${[0, 0.5, 1].map((t) => svg`<text x=${x + 20} y=${y + h * (1 - t)} font-size=${g.ls * 0.9} dominant-baseline="central" fill="#24292f" font-family=${FONT}>${label(t)}</text>`)}
     </g>`;
+  }
+
+  updated() {
+    if (!this.#fit) return;
+    // Screen pixels per CSS pixel (Slidev and reveal.js scale the slide): re-checked on each render
+    // and when the deck rescales (the ResizeObserver of the widget around us re-renders us).
+    const el = this.renderRoot.querySelector('svg');
+    const s = el && el.getBoundingClientRect().width / (Number(el.getAttribute('width')) || 1);
+    if (s > 0.05 && Math.abs(s - this._screenScale) > 0.02) this._screenScale = s;
   }
 
   #table() {

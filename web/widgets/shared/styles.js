@@ -28,6 +28,9 @@ export const widgetStyles = css`
   table.plain :is(th, td) { border: 1px solid #d0d7de; padding: 2px 8px; text-align: right; }
   /* Slide layout: no card, larger type, the current stage in place (see fit.js). */
   :host([layout='slide']), .wrap.slide { font-size: 18px; }
+  /* Its content never widens the slide's column (a grid or flex track would grow to fit it and push
+     the widget off the slide): the widget takes the column's width and lays itself out inside it. */
+  :host([data-slide]) { display: block; width: 100%; min-width: 0; contain: inline-size; }
   .wrap.slide { border: none; padding: 0; background: transparent; border-radius: 0; }
   .wrap.slide .formula { overflow: visible; margin: 2px 0 6px; }
   .wrap.slide .note { font-size: 16px; }

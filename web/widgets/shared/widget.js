@@ -69,6 +69,8 @@ export class AttnWidget extends LitElement {
   }
 
   #measure() {
+    // The resolved layout as a host attribute, for the host's own CSS (styles.js).
+    this.toggleAttribute('data-slide', this.slideLayout);
     if (!this.slideLayout) { if (this._box) this._box = null; return; }
     const b = measureBox(this, this.fitHeight);
     if (!b) return;

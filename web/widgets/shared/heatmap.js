@@ -32,7 +32,7 @@ export function heatmapGeometry({ rows, cols, rowLabels, colLabels, label = '', 
   const captionH = fit || forced ? (label || compact ? Math.ceil(ls * 1.25) + 2 : 0) : 0;
   // Column labels turn (−60°) when they are wider than a cell; then they need more height.
   const rotates = (c) => cl * cw + 4 > c && cl > 2;
-  const topFor = (c, labels) => (labels ? (rotates(c) ? 8 + 0.55 * ls * cl : ls + 8) : legend ? ls / 2 + 2 : 4);
+  const topFor = (c, labels) => (labels ? (rotates(c) ? 8 + 0.6 * ls * cl + 0.5 * ls : ls + 8) : legend ? ls / 2 + 2 : 4);
   let cell;
   if (forced) cell = forced;
   else if (fit) {
@@ -50,7 +50,7 @@ export function heatmapGeometry({ rows, cols, rowLabels, colLabels, label = '', 
   const top = topFor(cell, showLabels);
   const gridW = cell * cols, gridH = cell * rows;
   const barW = Math.max(gridW, 7 * ls);  // room for three labels under a horizontal bar
-  const w = below ? left + Math.max(gridW + 2, barW + ls * 1.5) : left + gridW + 2 + legendW;
+  const w = below ? left + Math.max(gridW + 2, barW) : left + gridW + 2 + legendW;
   const h = below ? top + gridH + 2 + legendH : top + Math.max(gridH, legend ? 3 * ls : 0) + 2 + (legend ? ls / 2 : 0);
   return { cell, left, top, rotate, showLabels, noRowLabels, cl, ls, cw, below, barW, legendX: below ? left : left + gridW + 16,
     legendY: top + gridH + 8, w, h, figureHeight: h + captionH };

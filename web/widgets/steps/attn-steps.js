@@ -200,6 +200,9 @@ export class AttnSteps extends AttnWidget {
     const layout = packPanels(panels, width, Math.max(60, height - this._headH - 8), { maxCell: 120 });
     const scaleFactor = (this.scale === 'none' ? 1 : 1 / Math.sqrt(dk)) / this.temperature;
     const controls = this.controlsMode === 'none' ? nothing : html`<div class="controls">
+      <label>example <select class="preset" @change=${(e) => { this.preset = e.target.value; this.#loadPreset(e.target.value); this.stateChanged(); }}>
+        ${[['football', 'I / play / football'], ['cat-sat', 'the / cat / sat'], ['custom', 'my own']].map(([v, l]) => html`<option value=${v} ?selected=${this.preset === v}>${l}</option>`)}
+      </select></label>
       <label><input type="checkbox" class="scale" .checked=${this.scale !== 'none'} @change=${(e) => this.#edit({ scale: e.target.checked ? 'sqrt' : 'none' })}> ÷√d<sub>k</sub></label>
       <label>τ <input type="range" class="temperature" min="0.1" max="5" step="0.05" .value=${String(this.temperature)}
         aria-valuetext=${`temperature ${this.temperature}`} @input=${(e) => this.#edit({ temperature: Number(e.target.value) })}> ${fmt(this.temperature, 2)}</label>

@@ -2,6 +2,7 @@
 // itself; this file registers them and says so when the browser cannot run WASM SIMD.
 import { supportsWasmSimd } from '../api/index.js';
 import { NO_SIMD_MESSAGE } from '../widgets/shared/widget.js';
+import { readSection, writeSection } from '../widgets/shared/hash.js';
 import '../widgets/steps/index.js';
 import '../widgets/convex/index.js';
 import '../widgets/kernel-regression/index.js';
@@ -18,3 +19,43 @@ if (!supportsWasmSimd()) {
   status.textContent = NO_SIMD_MESSAGE;
   status.classList.add('failure');
 } else status.hidden = true;
+
+// Sections and widget states share the hash (#at=t-multihead&steps=…, see hash.js): a contents link
+// scrolls to its section and writes only `at`, so every widget's saved state stays in the link; a
+// shared link with both opens at its section.
+function scrollToSection(id, { focus = false } = {}) {
+  const target = id ? document.getElementById(id) : null;
+  if (!target) return false;
+  (target.closest('section') ?? target).scrollIntoView({ block: 'start' });
+  if (focus) {
+    if (!target.hasAttribute('tabindex')) target.setAttribute('tabindex', '-1');
+    target.focus({ preventScroll: true });
+  }
+  return true;
+}
+
+document.querySelector('nav.toc')?.addEventListener('click', (e) => {
+  const a = e.target.closest?.('a[href^="#"]');
+  if (!a || e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+  const id = a.getAttribute('href').slice(1);
+  if (!document.getElementById(id)) return;
+  e.preventDefault();
+  const hash = writeSection(window.location.hash, id);
+  try {
+    history.pushState(history.state, '', hash || window.location.pathname + window.location.search);
+  } catch { /* a sandboxed frame may refuse: still scroll */ }
+  scrollToSection(id, { focus: true });
+});
+
+const scrollToHashSection = () => scrollToSection(readSection(window.location.hash));
+// A plain "#t-multihead" is scrolled to by the browser; "#at=t-multihead&…" is not: scroll now and
+// again once the widgets above it have drawn (they change its position).
+if (readSection(window.location.hash) && !document.getElementById(window.location.hash.slice(1))) {
+  let moved = false;  // the student scrolled on their own: leave them there
+  for (const type of ['wheel', 'touchstart', 'keydown', 'pointerdown']) window.addEventListener(type, () => { moved = true; }, { once: true, passive: true });
+  const again = () => { if (!moved) scrollToHashSection(); };
+  scrollToHashSection();
+  window.addEventListener('load', () => requestAnimationFrame(again), { once: true });
+  setTimeout(again, 800);
+}
+window.addEventListener('popstate', scrollToHashSection);

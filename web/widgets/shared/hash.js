@@ -11,7 +11,8 @@ export const MAX_PARAM_CHARS = 4000;
 /**
  * Schema entries: { type: 'int', min, max } | { type: 'num', min, max } | { type: 'bool' }
  * | { type: 'enum', values } | { type: 'nums', maxLength, min?, max? } (a flat number list)
- * | { type: 'strings', maxLength, maxChars } (token lists) | { type: 'text', maxChars }.
+ * | { type: 'strings', maxLength, maxChars } (token lists) | { type: 'text', maxChars, nonBlank? }
+ * (nonBlank: a sentence the widget cannot do without — an empty one is refused like any bad value).
  * Returns { ok: true, state } with only the schema's keys, or { ok: false, problem }.
  */
 export function sanitize(raw, schema) {
@@ -45,6 +46,7 @@ export function sanitize(raw, schema) {
         break;
       case 'text':
         if (typeof v !== 'string' || v.length > rule.maxChars) return bad('is not a short text');
+        if (rule.nonBlank && !v.trim()) return bad('is empty');
         break;
       case 'strings':
         if (!Array.isArray(v) || v.length > rule.maxLength || v.length === 0) return bad('is not a short list of words');
@@ -83,14 +85,53 @@ export function readHashState(hash, key, schema) {
   return r.ok ? { state: r.state } : notice(r.problem);
 }
 
-/** The hash with `key` set to `state` (other widgets' parameters kept). */
-export function writeHashState(hash, key, state) {
-  let params;
+// The section a link scrolls to is a key of its own, `at`, so it and the widgets' states share the
+// hash: #at=t-multihead&steps=…. A plain fragment (#t-multihead, a key without a value) is read as
+// the section too, and turned into `at=` when a widget writes its state, so the link keeps scrolling.
+export const SECTION_KEY = 'at';
+const SECTION_ID = /^[A-Za-z][\w-]{0,63}$/;
+
+function paramsOf(hash) {
   try {
-    params = new URLSearchParams(String(hash ?? '').replace(/^#/, ''));
+    return new URLSearchParams(String(hash ?? '').replace(/^#/, ''));
   } catch {
-    params = new URLSearchParams();
+    return new URLSearchParams();
   }
+}
+
+/** Keys with no value that look like an element id ("#t-multihead") become `at=<id>`. */
+function normalizeSection(params) {
+  for (const [k, v] of [...params]) {
+    if (k === SECTION_KEY || v !== '' || !SECTION_ID.test(k)) continue;
+    params.delete(k);
+    if (!params.has(SECTION_KEY)) params.set(SECTION_KEY, k);
+  }
+  // `at` first: the section reads first in a shared link.
+  const at = params.get(SECTION_KEY);
+  if (at === null) return params;
+  const out = new URLSearchParams([[SECTION_KEY, at]]);
+  for (const [k, v] of params) if (k !== SECTION_KEY) out.append(k, v);
+  return out;
+}
+
+/** The section id the hash asks to scroll to (`at=…` or a plain #id), or null. Ids are checked: letters, digits, - and _. */
+export function readSection(hash) {
+  const at = normalizeSection(paramsOf(hash)).get(SECTION_KEY);
+  return at !== null && SECTION_ID.test(at) ? at : null;
+}
+
+/** The hash with the section set to `id` (null removes it), every widget's state kept. */
+export function writeSection(hash, id) {
+  const params = normalizeSection(paramsOf(hash));
+  if (id) params.set(SECTION_KEY, id);
+  else params.delete(SECTION_KEY);
+  const out = normalizeSection(params).toString();
+  return out ? '#' + out : '';
+}
+
+/** The hash with `key` set to `state` (other widgets' parameters and the section kept). */
+export function writeHashState(hash, key, state) {
+  const params = normalizeSection(paramsOf(hash));
   params.set(key, JSON.stringify(state));
   return '#' + params.toString();
 }

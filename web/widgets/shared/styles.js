@@ -18,6 +18,11 @@ export const widgetStyles = css`
   .note { color: #57606a; font-size: 0.92em; margin: 4px 0; max-width: 60em; }
   .notice { background: #fff8c5; border: 1px solid #d4a72c; padding: 6px 10px; border-radius: 6px; }
   .failure, .error { background: #ffebe9; border: 1px solid #cf222e; padding: 6px 10px; border-radius: 6px; }
+  /* A field's inline message (field.js): a refused value (error) or what was done to an accepted one (note). */
+  .field-msg { font-size: 0.88em; padding: 1px 6px; border-radius: 4px; max-width: 28em; }
+  .field-msg.error { color: #a40e26; background: #ffebe9; border: 1px solid #cf222e; }
+  .field-msg.note { color: #3d2e00; background: #fff8c5; border: 1px solid #d4a72c; }
+  input[aria-invalid='true'] { outline: 2px solid #cf222e; outline-offset: 1px; }
   button, select, input { font: inherit; }
   button { padding: 3px 10px; border: 1px solid #8c959f; border-radius: 6px; background: #f6f8fa; cursor: pointer; }
   button:hover { background: #eaeef2; }

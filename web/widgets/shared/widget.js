@@ -9,6 +9,7 @@ import { getLab, supportsWasmSimd } from './lab.js';
 import { readHashState, writeHashState } from './hash.js';
 import { widgetStyles } from './styles.js';
 import { measureBox, slideOf } from './fit.js';
+import { FieldMessages } from './field.js';
 
 export const NO_SIMD_MESSAGE = 'This browser cannot run attnlab: it has no WebAssembly SIMD. Please open the page in a current Chrome, Edge, Firefox or Safari (16.4 or later).';
 
@@ -47,6 +48,8 @@ export class AttnWidget extends LitElement {
     this.fitHeight = null;
     this._box = null;
     this._resizeObserver = null;
+    /** Inline messages next to fields (field.js): a refused value is shown, never applied or saved. */
+    this.fields = new FieldMessages(this);
   }
 
   /** True when the widget lays itself out to fit a slide's box (see `layout`). */
@@ -149,6 +152,7 @@ export class AttnWidget extends LitElement {
     if (problem) this._notice = `The link’s settings for this widget were ignored (${problem}); showing the defaults.`;
     else if (state) {
       this.applyState(state);
+      this.fields.clearAll();
       this._notice = '';
     } else if (notice) this._notice = notice;
   }

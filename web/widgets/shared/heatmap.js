@@ -7,6 +7,10 @@
 //     drawn as large as the cells allow (at least `min-font` px, else fewer decimals, else none).
 // Events: `attn-cell-toggle` { row, col } when `clickable` and a cell is clicked or Enter/Space is
 // pressed on the cursor cell (the step-by-step widget edits its mask this way).
+// `attn-cell-hover` { row, col } (bubbles, composed) whenever the cell under the pointer or the
+// keyboard cursor changes (col null: the row's label), detail null when the pointer leaves / focus goes.
+// Linked highlighting (set by the widget around the map): `highlightRows`, `highlightCols`,
+// `rowWeights`, and `readoutFor(row, col)` for a readout that shows the cell's arithmetic.
 import { LitElement, html, svg, css, nothing } from 'lit';
 import { scaleFor, css as rgbCss, textOn } from './colormap.js';
 import { fmt } from './format.js';
@@ -99,6 +103,13 @@ export class AttnHeatmap extends LitElement {
     minFont: { type: Number, attribute: 'min-font' },
     /** No export / numbers row: the value under the cursor replaces the caption (slides). */
     compact: { type: Boolean },
+    /** Linked highlighting: rows / columns to outline (the other cells are dimmed). */
+    highlightRows: { attribute: false },
+    highlightCols: { attribute: false },
+    /** Per-row emphasis 0–1 (e.g. the weights A_ij mixing the rows of V): outline width and dimming follow it. */
+    rowWeights: { attribute: false },
+    /** (row, col) → text: replaces the "row, col: value" readout (col is null on a row label); absent or empty: the default. */
+    readoutFor: { attribute: false },
     _cursor: { state: true },
     _screenScale: { state: true },
   };
@@ -141,6 +152,10 @@ export class AttnHeatmap extends LitElement {
     this.fitHeight = 0;
     this.minFont = 16;
     this.compact = false;
+    this.highlightRows = null;
+    this.highlightCols = null;
+    this.rowWeights = null;
+    this.readoutFor = null;
     this._cursor = null;
     this._screenScale = 1;
   }
@@ -208,14 +223,22 @@ export class AttnHeatmap extends LitElement {
       }
     }
     const c = this._cursor;
-    const cursor = c ? svg`<rect x=${g.left + c.col * g.cell + 1} y=${g.top + c.row * g.cell + 1} width=${g.cell - 2} height=${g.cell - 2} fill="none" stroke="#d1242f" stroke-width="2.5"></rect>` : nothing;
+    const cursor = !c ? nothing : c.col === null
+      ? svg`<rect x=${g.left + 1} y=${g.top + c.row * g.cell + 1} width=${cols * g.cell - 2} height=${g.cell - 2} fill="none" stroke="#d1242f" stroke-width="2.5"></rect>`
+      : svg`<rect x=${g.left + c.col * g.cell + 1} y=${g.top + c.row * g.cell + 1} width=${g.cell - 2} height=${g.cell - 2} fill="none" stroke="#d1242f" stroke-width="2.5"></rect>`;
     const m = this.mark;
     const mark = m > 0 && (m < rows || m < cols) ? svg`<g stroke="#d1242f" stroke-width="2" stroke-dasharray="5 3">
         ${m < rows ? svg`<line x1=${g.left} x2=${g.left + cols * g.cell} y1=${g.top + m * g.cell} y2=${g.top + m * g.cell}></line>` : nothing}
         ${m < cols ? svg`<line y1=${g.top} y2=${g.top + rows * g.cell} x1=${g.left + m * g.cell} x2=${g.left + m * g.cell}></line>` : nothing}</g>` : nothing;
-    const readout = c ? `${this.#rowLabel(c.row)}, ${this.#colLabel(c.col)}: ${fmt(v[c.row * cols + c.col], 4)}` : '';
+    const custom = c ? this.readoutFor?.(c.row, c.col) : '';
+    const readout = !c ? '' : custom || (c.col === null
+      ? `${this.#rowLabel(c.row)}: ${Array.from({ length: cols }, (_, j) => fmt(v[c.row * cols + j], 4)).join(' ')}`
+      : `${this.#rowLabel(c.row)}, ${this.#colLabel(c.col)}: ${fmt(v[c.row * cols + c.col], 4)}`);
+    // Compact (slides): an arithmetic readout takes the caption's line alone, its type shrunk to fit.
+    const capFont = custom ? Math.max(11, Math.min(g.ls, Math.floor(g.w / (0.56 * readout.length)))) : g.ls;
     const caption = this.compact
-      ? html`<figcaption style=${`font-size:${g.ls}px;line-height:${Math.ceil(g.ls * 1.25)}px;margin-bottom:2px;max-width:${g.w}px`}>${this.label}${readout ? html` <span class="value" aria-live="polite">· ${readout}</span>` : nothing}</figcaption>`
+      ? html`<figcaption style=${`font-size:${g.ls}px;line-height:${Math.ceil(g.ls * 1.25)}px;margin-bottom:2px;max-width:${g.w}px`} title=${custom || nothing}>${custom ? nothing : this.label}${readout
+        ? html`${custom ? nothing : ' '}<span class="value" aria-live="polite" style=${custom ? `font-size:${capFont}px` : nothing}>${custom ? '' : '· '}${readout}</span>` : nothing}</figcaption>`
       : this.label ? html`<figcaption>${this.label}</figcaption>` : nothing;
     return html`<figure>
       ${caption}
@@ -224,7 +247,7 @@ export class AttnHeatmap extends LitElement {
         @pointermove=${this.#onPointer} @pointerleave=${() => { if (!this.matches(':focus-within')) this._cursor = null; }}
         @click=${this.#onClick} @keydown=${this.#onKey} @focus=${() => { this._cursor ??= { row: 0, col: 0 }; }}
         @blur=${() => { this._cursor = null; }}>
-        <rect width=${g.w} height=${g.h} fill="#fff"></rect>${labels}${cells}${mark}${cursor}${this.legend ? this.#legend(g, scale) : nothing}
+        <rect width=${g.w} height=${g.h} fill="#fff"></rect>${labels}${cells}${this.#highlights(g)}${mark}${cursor}${this.legend ? this.#legend(g, scale) : nothing}
       </svg>
       ${this.compact ? nothing : html`<div class="readout" aria-live="polite">${readout}</div>
       <div class="tools">
@@ -234,6 +257,40 @@ export class AttnHeatmap extends LitElement {
       </div>`}
       ${this.compact ? html`<div class="sr-only">${this.#table()}</div>` : nothing}
     </figure>`;
+  }
+
+  /**
+   * Linked highlighting: the other cells dimmed (under a white veil; with `rowWeights` each row's veil
+   * thins as its weight grows), highlighted rows / columns outlined, weighted rows outlined with a
+   * width and opacity that follow the weight. Class `hl`: left out of exports.
+   */
+  #highlights(g) {
+    const { rows, cols } = this;
+    const ok = (n) => (k) => Number.isInteger(k) && k >= 0 && k < n;
+    const hr = (this.highlightRows ?? []).filter(ok(rows)), hc = (this.highlightCols ?? []).filter(ok(cols));
+    const rw = this.rowWeights?.length >= rows ? this.rowWeights : null;
+    if (!hr.length && !hc.length && !rw) return nothing;
+    const w = (i) => Math.max(0, Math.min(1, Number(rw[i]) || 0));
+    const veil = [];
+    for (let i = 0; i < rows; i++) {
+      const rowVeil = rw ? 0.7 * (1 - w(i)) : hr.includes(i) ? 0 : 0.55;
+      if (hr.includes(i)) continue;
+      if (!hc.length) {
+        if (rowVeil > 0.01) veil.push(svg`<rect class="hl" x=${g.left} y=${g.top + i * g.cell} width=${cols * g.cell} height=${g.cell} fill="#fff" fill-opacity=${rowVeil}></rect>`);
+        continue;
+      }
+      for (let j = 0; j < cols; j++)
+        if (!hc.includes(j) && rowVeil > 0.01) veil.push(svg`<rect class="hl" x=${g.left + j * g.cell} y=${g.top + i * g.cell} width=${g.cell} height=${g.cell} fill="#fff" fill-opacity=${rowVeil}></rect>`);
+    }
+    // A dark line with a white one inside it: visible on every colour of both scales.
+    const box = (cls, x, y, width, height, data, sw = 3, opacity = 1) => svg`<rect class=${`hl ${cls}`} data-index=${data} x=${x} y=${y} width=${width} height=${height}
+      fill="none" stroke="#1f2328" stroke-width=${sw} stroke-opacity=${opacity}></rect><rect class="hl" x=${x + sw / 2 + 0.5} y=${y + sw / 2 + 0.5}
+      width=${Math.max(0, width - sw - 1)} height=${Math.max(0, height - sw - 1)} fill="none" stroke="#fff" stroke-width="1" stroke-opacity=${opacity}></rect>`;
+    const lines = [];
+    if (rw) for (let i = 0; i < rows; i++) if (w(i) > 0.005) lines.push(box('hl-weight', g.left + 1, g.top + i * g.cell + 1, cols * g.cell - 2, g.cell - 2, i, 1 + 4 * w(i), 0.35 + 0.65 * w(i)));
+    for (const i of hr) lines.push(box('hl-row', g.left + 1, g.top + i * g.cell + 1, cols * g.cell - 2, g.cell - 2, i));
+    for (const j of hc) lines.push(box('hl-col', g.left + j * g.cell + 1, g.top + 1, g.cell - 2, rows * g.cell - 2, j));
+    return svg`<g class="highlights" aria-hidden="true">${veil}${lines}</g>`;
   }
 
   /** The colour bar: what the colours stand for, from the scale's min to its max. */
@@ -262,7 +319,12 @@ export class AttnHeatmap extends LitElement {
     </g>`;
   }
 
-  updated() {
+  updated(changed) {
+    if (changed.has('_cursor')) {
+      const a = changed.get('_cursor') ?? null, b = this._cursor;
+      if ((a?.row ?? -1) !== (b?.row ?? -1) || (a?.col ?? -1) !== (b?.col ?? -1))
+        this.dispatchEvent(new CustomEvent('attn-cell-hover', { detail: b ? { row: b.row, col: b.col } : null, bubbles: true, composed: true }));
+    }
     if (!this.#fit) return;
     // Screen pixels per CSS pixel (Slidev and reveal.js scale the slide): re-checked on each render
     // and when the deck rescales (the ResizeObserver of the widget around us re-renders us).
@@ -283,6 +345,7 @@ export class AttnHeatmap extends LitElement {
   #cellAt(e) {
     const g = this.#geometry(), r = e.currentTarget.getBoundingClientRect();
     const col = Math.floor((e.clientX - r.left - g.left) / g.cell), row = Math.floor((e.clientY - r.top - g.top) / g.cell);
+    if (row >= 0 && row < this.rows && col < 0 && g.showLabels && !g.noRowLabels) return { row, col: null };  // the row's label
     return row >= 0 && row < this.rows && col >= 0 && col < this.cols ? { row, col } : null;
   }
 
@@ -293,7 +356,7 @@ export class AttnHeatmap extends LitElement {
 
   #onClick(e) {
     const c = this.#cellAt(e);
-    if (c && this.clickable) this.#toggle(c);
+    if (c && c.col !== null && this.clickable) this.#toggle(c);
   }
 
   #toggle(c) {
@@ -301,7 +364,7 @@ export class AttnHeatmap extends LitElement {
   }
 
   #onKey(e) {
-    const c = this._cursor ?? { row: 0, col: 0 };
+    const c0 = this._cursor ?? { row: 0, col: 0 }, c = { row: c0.row, col: c0.col ?? 0 };
     const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
     if (moves[e.key]) {
       e.preventDefault();
@@ -317,7 +380,7 @@ export class AttnHeatmap extends LitElement {
   svgText() {
     const el = this.renderRoot.querySelector('svg').cloneNode(true);
     el.removeAttribute('tabindex');
-    el.querySelectorAll('rect[fill="none"]').forEach((r) => r.remove());
+    el.querySelectorAll('rect[fill="none"], .highlights').forEach((r) => r.remove());
     return new XMLSerializer().serializeToString(el);
   }
 

@@ -40,7 +40,9 @@ export function heatmapGeometry({ rows, cols, rowLabels, colLabels, label = '', 
   let cell;
   if (forced) cell = forced;
   else if (fit) {
-    const w = fit.width - rowLabelW - legendW - 4;
+    // Rotated column labels lean right: past the last column when no legend is beside the cells.
+    const lean = below && cl > 2 ? 0.5 * cw * cl + 4 + ls / 2 : 0;
+    const w = fit.width - rowLabelW - legendW - 4 - lean;
     const cellFor = (top) => Math.floor(Math.min(w / Math.max(1, cols), (fit.height - captionH - top - 4 - legendH - (legend && !below ? ls / 2 : 0)) / Math.max(1, rows)));
     cell = cellFor(topFor(1e9, true));
     if (rotates(cell)) cell = cellFor(topFor(0, true));
@@ -54,7 +56,8 @@ export function heatmapGeometry({ rows, cols, rowLabels, colLabels, label = '', 
   const top = topFor(cell, showLabels);
   const gridW = cell * cols, gridH = cell * rows;
   const barW = Math.max(gridW, 7 * ls);  // room for three labels under a horizontal bar
-  const w = below ? left + Math.max(gridW + 2, barW) : left + gridW + 2 + legendW;
+  const overhang = rotate && showLabels ? Math.max(0, 0.5 * cw * cl + 4 + ls / 2 - cell / 2) : 0;
+  const w = below ? left + Math.max(gridW + 2 + overhang, barW) : left + gridW + 2 + Math.max(legendW, overhang);
   const h = below ? top + gridH + 2 + legendH : top + Math.max(gridH, legend ? 3 * ls : 0) + 2 + (legend ? ls / 2 : 0);
   return { cell, left, top, rotate, showLabels, noRowLabels, cl, ls, cw, below, barW, legendX: below ? left : left + gridW + 16,
     legendY: top + gridH + 8, w, h, figureHeight: h + captionH };

@@ -53,11 +53,12 @@ export class AttnBlock extends AttnWidget {
     norm: { type: 'enum', values: ['post', 'pre'] },
     activation: { type: 'enum', values: ['gelu', 'relu'] },
     mask: { type: 'enum', values: ['none', 'causal'] },
-    tokens: { type: 'text', maxChars: 120 },
+    tokens: { type: 'text', maxChars: 120, nonBlank: true },
     dModel: { type: 'int', min: 2, max: 16 },
     heads: { type: 'int', min: 1, max: 8 },
     ffnRatio: { type: 'int', min: 1, max: 4 },
     seed: { type: 'int', min: 0, max: 1e9 },
+    stage: { type: 'int', min: 0, max: 4 },  // "show up to" (absent: all)
   };
 
   static styles = [AttnWidget.styles, css`
@@ -252,7 +253,7 @@ export class AttnBlock extends AttnWidget {
       .vmin=${probability && fixed ? 0 : null} .vmax=${probability && fixed ? 1 : null} max-width=${cols > D ? 420 : 260} cell-size="30"></attn-heatmap>`;
     const arrow = html`<span class="arrow" aria-hidden="true" style="align-self:center;font-size:1.6em;color:#57606a">→</span>`;
     const heads = Array.from({ length: H }, (_, h) => hm(`attn-weights head${h + 1}`, `head ${h + 1} weights`, r.attnWeights.subarray(h * t * t, (h + 1) * t * t), t, toks, true));
-    const post = this.norm === 'post', s = (i) => this.shows(i);
+    const post = this.norm === 'post', s = (i) => this.shows(i), f = this.fields;
     return html`
       <attn-tex class="formula" display .expr=${FORMULAS[this.norm] + `,\\qquad \\mathrm{FFN}(y) = \\mathrm{${this.#act()}}(yW_1 + b_1)W_2 + b_2`}></attn-tex>
       <attn-tex .expr=${`${LN} \\quad \\text{(per token, over its } d_{model} \\text{ features)}`}></attn-tex>
@@ -262,8 +263,10 @@ export class AttnBlock extends AttnWidget {
           ${['none', 'causal'].map((m) => html`<option value=${m} ?selected=${m === this.mask}>${m}</option>`)}</select></label>
         <label>heads <select class="heads" @change=${(e) => this.setState({ heads: Number(e.target.value) })}>
           ${[1, 2, 4].filter((h) => D % h === 0).map((h) => html`<option value=${h} ?selected=${h === H}>${h}</option>`)}</select></label>
-        <label>tokens <input type="text" class="tokens" .value=${this.tokens} maxlength="120" @change=${(e) => this.setState({ tokens: e.target.value })}></label>
-        <label>seed <input type="number" class="seed" min="0" .value=${String(this.seed)} @change=${(e) => this.setState({ seed: Math.max(0, Math.trunc(Number(e.target.value)) || 0) })}></label>
+        <label>tokens <input type="text" class="tokens" .value=${this.tokens} maxlength="120" aria-invalid=${f.invalid('tokens')} aria-describedby=${f.describedBy('tokens')}
+          @change=${(e) => { const tk = f.tokens('tokens', e.target.value, { maxTokens: 8 }); if (tk) this.setState({ tokens: tk.join(' ') }); }}></label>${f.message('tokens')}
+        <label>seed <input type="number" class="seed" min="0" .value=${String(this.seed)} aria-invalid=${f.invalid('seed')} aria-describedby=${f.describedBy('seed')}
+          @change=${(e) => { const v = f.number('seed', e.target, { min: 0, max: 1e9, integer: true, name: 'seed' }); if (v !== null) this.setState({ seed: v }); }}></label>${f.message('seed')}
       </div>
       ${this.stageBar(STAGES)}
       <p class="note">d<sub>model</sub> = ${D}, ${H} head${H > 1 ? 's' : ''}, d<sub>ff</sub> = ${F} (ratio ${this.ffnRatio}); X and the weights are seeded random (seed ${this.seed}). Read left to right, top to bottom.</p>

@@ -12,12 +12,14 @@ import { html, css, nothing } from 'lit';
 import { AttnWidget } from '../shared/widget.js';
 import { widgetStyles } from '../shared/styles.js';
 import { parseTokens } from '../steps/logic.js';
-import { embed, scaledIdentity } from './logic.js';
+import { DICTIONARY, embed, isKnown, scaledIdentity } from './logic.js';
 import { chunks, choose, refitFormulasOnFontLoad } from '../multihead/pack.js';
 import '../shared/heatmap.js';
 import '../shared/tex.js';
 
 const D = 16;
+/** A word's label in the page's maps: "?" marks a word the toy dictionary does not know. */
+const mark = (w) => (isKnown(w) ? w : `${w}?`);
 
 export class AttnCross extends AttnWidget {
   static properties = {
@@ -40,8 +42,8 @@ export class AttnCross extends AttnWidget {
     input[type='range'] { width: 8em; vertical-align: middle; }`];
 
   static stateSchema = {
-    source: { type: 'text', maxChars: 120 },  // free text, shown as text (never HTML)
-    target: { type: 'text', maxChars: 120 },
+    source: { type: 'text', maxChars: 120, nonBlank: true },  // free text, shown as text (never HTML)
+    target: { type: 'text', maxChars: 120, nonBlank: true },
     sharpness: { type: 'num', min: 0.1, max: 20 },
     heads: { type: 'int', min: 1, max: 4 },
   };
@@ -74,9 +76,16 @@ export class AttnCross extends AttnWidget {
     if (head && Math.abs(head.offsetHeight - this._headH) > 2) this._headH = head.offsetHeight;
   }
 
+  /** A sentence field: an empty one is refused (the last alignment stays), a long one cut to 8 words with a note. */
+  #sentence(key, label) {
+    const f = this.fields;
+    return html`<label class="sentence">${label} <input type="text" class=${key} .value=${this[key]} maxlength="120"
+      aria-invalid=${f.invalid(key)} aria-describedby=${f.describedBy(key)}
+      @change=${(e) => { const tk = f.tokens(key, e.target.value, { maxTokens: 8, name: `${key} sentences` }); if (tk) this.setState({ [key]: tk.join(' ') }); }}></label>${f.message(key)}`;
+  }
+
   #sentences() {
-    return html`<label class="sentence">source (keys, values) <input type="text" class="source" .value=${this.source} maxlength="120" @change=${(e) => this.setState({ source: e.target.value })}></label>
-      <label class="sentence">target (queries) <input type="text" class="target" .value=${this.target} maxlength="120" @change=${(e) => this.setState({ target: e.target.value })}></label>`;
+    return html`${this.#sentence('source', 'source (keys, values)')}${this.#sentence('target', 'target (queries)')}`;
   }
 
   #tuning(H) {
@@ -111,9 +120,23 @@ export class AttnCross extends AttnWidget {
         .fitWidth=${pick.fit.sizes[i][j].fitWidth} .fitHeight=${pick.fit.sizes[i][j].fitHeight}></attn-heatmap>`)}</div>`)}</div>`;
   }
 
+  /** Which words the toy dictionary does not know (marked "?" in the maps), and the words it knows. */
+  #unknownNote(src, tgt) {
+    const unknown = [...new Set([...src, ...tgt].filter((w) => !isKnown(w)))];
+    const known = Object.entries(DICTIONARY).map(([c, ws]) => `${c} (${ws.join(', ')})`).join(' · ');
+    return html`<p class="note dictionary">${unknown.length
+      ? html`<strong>Not in the toy dictionary</strong> (marked ?): ${unknown.map((w) => `“${w}”`).join(', ')}. Such a word gets a random vector of its own,
+        so its row or column is no translation: a high weight there is chance, not meaning.`
+      : 'Every word is in the toy dictionary.'}</p>
+      <details class="dictionary-words"><summary>Words the toy dictionary knows</summary><p class="note">${known}</p></details>`;
+  }
+
   renderWidget(lab) {
     const src = parseTokens(this.source), tgt = parseTokens(this.target);
-    if (!src.length || !tgt.length) return html`<p class="error">Type a source and a target sentence.</p>`;
+    // Not reachable by editing (an empty sentence is refused at its field) nor by a link (nonBlank):
+    // only a script setting the property. The controls stay.
+    if (!src.length || !tgt.length) return html`${this.controlsMode === 'none' ? nothing : html`<div class="controls">${this.#sentences()}</div>`}
+      <p class="error">Type a source and a target sentence.</p>`;
     const H = [1, 2, 4].includes(this.heads) ? this.heads : 1;
     const r = lab.multiHeadAttention({
       x: embed(tgt, D), tq: tgt.length, context: embed(src, D), tk: src.length, dModel: D, heads: H,
@@ -126,8 +149,9 @@ export class AttnCross extends AttnWidget {
       ${this.controlsMode === 'none' ? nothing : html`<div class="controls">${this.#sentences()}</div>
       ${this.controlsMode === 'full' ? html`<div class="controls">${this.#tuning(H)}</div>` : nothing}`}
       <p class="note">Toy embeddings (d = ${D}): a word and its translation share a vector, so each target word’s query finds its source word; a word with no counterpart (“est”) spreads its attention. At most 8 words per sentence.</p>
+      ${this.#unknownNote(src, tgt)}
       <div class="row">${Array.from({ length: H }, (_, h) => html`<attn-heatmap class=${`alignment head${h + 1}`} label=${H > 1 ? `head ${h + 1}: target × source` : 'alignment: target (rows) × source (columns)'}
-        .values=${r.weights.subarray(h * n, (h + 1) * n)} .rows=${tgt.length} .cols=${src.length} .rowLabels=${tgt} .colLabels=${src}
+        .values=${r.weights.subarray(h * n, (h + 1) * n)} .rows=${tgt.length} .cols=${src.length} .rowLabels=${tgt.map(mark)} .colLabels=${src.map(mark)}
         colormap="sequential" .vmin=${fixed ? 0 : null} .vmax=${fixed ? 1 : null} max-width=${H > 1 ? 320 : 460}></attn-heatmap>`)}</div>`;
   }
 }

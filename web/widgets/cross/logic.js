@@ -21,6 +21,15 @@ export function hashString(s) {
 
 export const conceptOf = (word) => { const w = word.toLowerCase(); return CONCEPTS[w] ?? w; };
 
+/** The English concepts the toy dictionary knows (sorted), and the French / German words for each. */
+export const DICTIONARY = Object.entries(CONCEPTS).reduce((acc, [w, c]) => ((acc[c] ??= []).push(w), acc), {});
+
+/**
+ * True when the toy dictionary knows `word` (an English concept or one of its translations). Any
+ * other word gets a random vector of its own: its alignment means nothing.
+ */
+export const isKnown = (word) => Object.hasOwn(DICTIONARY, conceptOf(word));
+
 /**
  * Embeddings [words·dim]: the concept's unit vector plus `noise` × a word-specific one, so "chat"
  * and "cat" are close but not equal.

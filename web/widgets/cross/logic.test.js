@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { conceptOf, embed, hashString, scaledIdentity } from './logic.js';
+import { DICTIONARY, conceptOf, embed, hashString, isKnown, scaledIdentity } from './logic.js';
 
 test('a word and its translation share a concept; embeddings are deterministic', () => {
   expect(conceptOf('Chat')).toBe('cat');
@@ -14,4 +14,10 @@ test('a word and its translation share a concept; embeddings are deterministic',
 
 test('scaledIdentity', () => {
   expect(Array.from(scaledIdentity(2, 3))).toEqual([3, 0, 0, 3]);
+});
+
+test('the toy dictionary knows its concepts and their translations, and no other word', () => {
+  for (const w of ['the', 'cat', 'Chat', 'noir', 'schwarz', 'mat', 'tapis']) expect(isKnown(w)).toBe(true);
+  for (const w of ['tree', 'est', 'zebra', '']) expect(isKnown(w)).toBe(false);
+  expect(DICTIONARY.black).toEqual(['noir', 'schwarz']);
 });

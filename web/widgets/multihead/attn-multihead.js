@@ -15,7 +15,7 @@ import { html, css, nothing } from 'lit';
 import { AttnWidget, optionalInt } from '../shared/widget.js';
 import { widgetStyles } from '../shared/styles.js';
 import { uniformMatrix } from '../shared/rng.js';
-import { parseTokens, resize } from '../steps/logic.js';
+import { resize } from '../steps/logic.js';
 import { CAT_SAT, headChoices, headSlice } from './logic.js';
 import { chunks, choose, geometryOf, inputDigits, refitFormulasOnFontLoad } from './pack.js';
 import '../shared/heatmap.js';
@@ -72,6 +72,7 @@ export class AttnMultihead extends AttnWidget {
     wk: { type: 'nums', maxLength: MAX_D * MAX_D, min: -1000, max: 1000 },
     wv: { type: 'nums', maxLength: MAX_D * MAX_D, min: -1000, max: 1000 },
     wo: { type: 'nums', maxLength: MAX_D * MAX_D, min: -1000, max: 1000 },
+    stage: { type: 'int', min: 0, max: 4 },  // "show up to" (absent: all)
   };
 
   static checkState(s) {
@@ -102,11 +103,13 @@ export class AttnMultihead extends AttnWidget {
     this._loadedPreset = this.preset;
   }
 
-  #loadPreset() {
+  /** The preset's matrices; `all` (a student picking it): its head count and mask too, as the lecture has them. */
+  #loadPreset(all = false) {
     this._loadedPreset = this.preset;
     if (this.preset !== 'cat-sat' && this.x) return;
     const p = CAT_SAT;
-    Object.assign(this, { tokens: [...p.tokens], dModel: p.dModel, heads: this.heads && p.dModel % this.heads === 0 ? this.heads : p.heads,
+    if (all) this.mask = 'none';
+    Object.assign(this, { tokens: [...p.tokens], dModel: p.dModel, heads: !all && this.heads && p.dModel % this.heads === 0 ? this.heads : p.heads,
       x: [...p.x], wq: [...p.wq], wk: [...p.wk], wv: [...p.wv], wo: [...p.wo] });
   }
 
@@ -143,23 +146,24 @@ export class AttnMultihead extends AttnWidget {
   /** The controls: all of them ('full'), the head count only ('compact', the one a lecture changes live), or none. */
   #controls(mode) {
     if (mode === 'none') return nothing;
-    const { tokens, dModel: D, heads: H } = this, t = tokens.length;
+    const { tokens, dModel: D, heads: H } = this, t = tokens.length, f = this.fields;
     const heads = html`<label>heads <select class="heads" @change=${(e) => this.#edit({ heads: Number(e.target.value) })}>
       ${headChoices(D).map((h) => html`<option value=${h} ?selected=${h === H}>${h}</option>`)}</select></label>`;
     if (mode === 'compact') return html`<div class="controls">${heads}</div>`;
     return html`<div class="controls">
-        <label>example <select class="preset" @change=${(e) => { this.preset = e.target.value; this.#loadPreset(); this.stateChanged(); }}>
+        <label>example <select class="preset" @change=${(e) => { this.preset = e.target.value; this.#loadPreset(true); this.stateChanged(); }}>
           <option value="cat-sat" ?selected=${this.preset === 'cat-sat'}>the / cat / sat</option><option value="custom" ?selected=${this.preset === 'custom'}>my own</option></select></label>
-        <label>tokens <input type="text" class="tokens" .value=${tokens.join(' ')} @change=${(e) => {
-          const tk = parseTokens(e.target.value);
-          if (tk.length) this.#edit({ tokens: tk, x: resize(this.x, t, D, tk.length, D, this.seed + 10) });
-        }}></label>
+        <label>tokens <input type="text" class="tokens" .value=${tokens.join(' ')} aria-invalid=${f.invalid('tokens')} aria-describedby=${f.describedBy('tokens')} @change=${(e) => {
+          const tk = f.tokens('tokens', e.target.value, { maxTokens: MAX_T });
+          if (tk) this.#edit({ tokens: tk, x: resize(this.x, t, D, tk.length, D, this.seed + 10) });
+        }}></label>${f.message('tokens')}
         <label>d<sub>model</sub> <select class="d-model" @change=${(e) => { const D1 = Number(e.target.value); this.#resize(D, D1); this.#edit({ dModel: D1, heads: D1 % H ? 1 : H }); }}>
           ${[2, 4, 6, 8].map((d) => html`<option value=${d} ?selected=${d === D}>${d}</option>`)}</select></label>
         ${heads}
         <label>mask <select class="mask" @change=${(e) => this.#edit({ mask: e.target.value })}>
           ${['none', 'causal'].map((m) => html`<option value=${m} ?selected=${m === this.mask}>${m}</option>`)}</select></label>
-        <label>seed <input type="number" class="seed" min="0" .value=${String(this.seed)} @change=${(e) => { this.seed = Math.max(0, Math.trunc(Number(e.target.value)) || 0); this.stateChanged(); }}></label>
+        <label>seed <input type="number" class="seed" min="0" .value=${String(this.seed)} aria-invalid=${f.invalid('seed')} aria-describedby=${f.describedBy('seed')}
+          @change=${(e) => { const v = f.number('seed', e.target, { min: 0, max: 1e9, integer: true, name: 'seed' }); if (v !== null) { this.seed = v; this.stateChanged(); } }}></label>${f.message('seed')}
         <button type="button" class="randomise" @click=${() => { const s = this.seed; this.#edit({ x: uniformMatrix(s, t * D), wq: uniformMatrix(s + 1, D * D), wk: uniformMatrix(s + 2, D * D), wv: uniformMatrix(s + 3, D * D), wo: uniformMatrix(s + 4, D * D) }); }}>Randomise</button>
       </div>`;
   }

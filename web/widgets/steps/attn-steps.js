@@ -18,7 +18,7 @@ import { project } from '../shared/lab.js';
 import { rowEntropies } from '../shared/stats.js';
 import { uniformMatrix } from '../shared/rng.js';
 import { fmt } from '../shared/format.js';
-import { MAX_DIM, MAX_TOKENS, PRESETS, keepFromScaled, maskArgument, parseTokens, resize } from './logic.js';
+import { MAX_DIM, MAX_TOKENS, PRESETS, keepFromScaled, maskArgument, resize } from './logic.js';
 import { packPanels } from '../shared/fit.js';
 import '../shared/heatmap.js';
 import '../shared/matrix-editor.js';
@@ -64,6 +64,7 @@ export class AttnSteps extends AttnWidget {
     scale: { type: 'enum', values: ['sqrt', 'none'] },
     temperature: { type: 'num', min: 0.05, max: 20 },
     seed: { type: 'int', min: 0, max: 1e9 },
+    stage: { type: 'int', min: 0, max: 6 },  // "show up to" (absent: all)
   };
 
   /** Sizes that must agree (the schema checks each value alone). */
@@ -136,15 +137,14 @@ export class AttnSteps extends AttnWidget {
     this.#edit({ x: uniformMatrix(s, t * dIn), wq: uniformMatrix(s + 1, dIn * dk), wk: uniformMatrix(s + 2, dIn * dk), wv: uniformMatrix(s + 3, dIn * dk) });
   }
 
-  #setTokens(text) {
-    const tokens = parseTokens(text);
+  #setTokens(tokens) {
     if (!tokens.length) return;
     const t0 = this.tokens.length, t = tokens.length;
     this.#edit({ tokens, x: resize(this.x, t0, this.dIn, t, this.dIn, this.seed + 10), keep: null, mask: this.mask === 'custom' ? 'none' : this.mask });
   }
 
   #setDims(dIn, dk) {
-    if (!(dIn >= 1 && dIn <= MAX_DIM && dk >= 1 && dk <= MAX_DIM)) return;
+    if (!(Number.isInteger(dIn) && Number.isInteger(dk) && dIn >= 1 && dIn <= MAX_DIM && dk >= 1 && dk <= MAX_DIM)) return;
     const t = this.tokens.length, s = this.seed;
     this.#edit({
       dIn, dk, x: resize(this.x, t, this.dIn, t, dIn, s + 10),
@@ -260,7 +260,14 @@ export class AttnSteps extends AttnWidget {
   renderWidget(lab) {
     const c = this.compute(lab);
     if (this.slideLayout) return this.#renderSlide(c);
-    const { tokens, dIn, dk } = this, t = tokens.length;
+    const { tokens, dIn, dk } = this, t = tokens.length, f = this.fields;
+    // Queries whose every key is masked: the core returns weights 0 and output 0 for them (no key to
+    // average over), which must not read as "perfectly certain".
+    const isBlind = tokens.map((_, i) => c.r.scaled.subarray(i * t, (i + 1) * t).every((x) => x === -Infinity));
+    const blind = tokens.filter((_, i) => isBlind[i]);
+    const blindNote = blind.length ? html`<p class="note blind-rows" role="note">${blind.length === 1 ? 'Query' : 'Queries'} ${blind.map((w) => `“${w}”`).join(', ')}
+      ${blind.length === 1 ? 'sees' : 'see'} no key: every key in ${blind.length === 1 ? 'its row is' : 'their rows is'} masked, so the softmax has nothing to share out.
+      The core returns weights 0 (not a distribution: they sum to 0, not 1), an output row of 0 (an average of no values), and entropy 0 — which here means “nothing to attend to”, not “certain”.</p>` : nothing;
     const dims = (n) => Array.from({ length: n }, (_, j) => `d${j + 1}`);
     // Few tokens (the lecture's examples): big cells with 4 decimals, as the notes print them.
     const small = t <= 6;
@@ -281,21 +288,30 @@ export class AttnSteps extends AttnWidget {
         <label>example <select @change=${(e) => { this.preset = e.target.value; this.#loadPreset(e.target.value); this.stateChanged(); }}>
           ${[['football', 'I / play / football'], ['cat-sat', 'the / cat / sat'], ['custom', 'my own']].map(([v, l]) => html`<option value=${v} ?selected=${this.preset === v}>${l}</option>`)}
         </select></label>
-        <label>tokens <input type="text" class="tokens" .value=${tokens.join(' ')} @change=${(e) => this.#setTokens(e.target.value)}></label>
-        <label>d<sub>model</sub> <input type="number" class="d-in" min="1" max=${MAX_DIM} .value=${String(dIn)} @change=${(e) => this.#setDims(Number(e.target.value), dk)}></label>
-        <label>d<sub>k</sub> <input type="number" class="d-k" min="1" max=${MAX_DIM} .value=${String(dk)} @change=${(e) => this.#setDims(dIn, Number(e.target.value))}></label>
-        <label>seed <input type="number" class="seed" min="0" .value=${String(this.seed)} @change=${(e) => { this.seed = Math.max(0, Math.trunc(Number(e.target.value)) || 0); this.stateChanged(); }}></label>
+        <label>tokens <input type="text" class="tokens" .value=${tokens.join(' ')} aria-invalid=${f.invalid('tokens')} aria-describedby=${f.describedBy('tokens')}
+          @change=${(e) => { const tk = f.tokens('tokens', e.target.value, { maxTokens: MAX_TOKENS }); if (tk) this.#setTokens(tk); }}></label>${f.message('tokens')}
+        <label>d<sub>model</sub> <input type="number" class="d-in" min="1" max=${MAX_DIM} .value=${String(dIn)} aria-invalid=${f.invalid('d-in')} aria-describedby=${f.describedBy('d-in')}
+          @change=${(e) => { const v = f.number('d-in', e.target, { min: 1, max: MAX_DIM, integer: true, name: 'd_model' }); if (v !== null) this.#setDims(v, dk); }}></label>${f.message('d-in')}
+        <label>d<sub>k</sub> <input type="number" class="d-k" min="1" max=${MAX_DIM} .value=${String(dk)} aria-invalid=${f.invalid('d-k')} aria-describedby=${f.describedBy('d-k')}
+          @change=${(e) => { const v = f.number('d-k', e.target, { min: 1, max: MAX_DIM, integer: true, name: 'd_k' }); if (v !== null) this.#setDims(dIn, v); }}></label>${f.message('d-k')}
+        <label>seed <input type="number" class="seed" min="0" .value=${String(this.seed)} aria-invalid=${f.invalid('seed')} aria-describedby=${f.describedBy('seed')}
+          @change=${(e) => { const v = f.number('seed', e.target, { min: 0, max: 1e9, integer: true, name: 'seed' }); if (v !== null) { this.seed = v; this.stateChanged(); } }}></label>${f.message('seed')}
         <button type="button" class="randomise" @click=${() => this.#randomise()}>Randomise X, W</button>
       </div>
       <div class="controls">
         <label><input type="checkbox" class="scale" .checked=${this.scale !== 'none'} @change=${(e) => this.#edit({ scale: e.target.checked ? 'sqrt' : 'none' })}> scale by 1/√d<sub>k</sub></label>
         <label>temperature τ <input type="number" class="temperature" min="0.05" max="20" step="0.05" .value=${String(this.temperature)}
-          @input=${(e) => { const v = Number(e.target.value); if (v >= 0.05 && v <= 20) this.#edit({ temperature: v }); }}></label>
+          aria-invalid=${f.invalid('temperature')} aria-describedby=${f.describedBy('temperature')}
+          @input=${(e) => { const v = f.number('temperature', e.target, { min: 0.05, max: 20, name: `τ (still ${this.temperature})` }); if (v !== null) this.#edit({ temperature: v }); }}></label>${f.message('temperature')}
         <label>mask <select class="mask" @change=${(e) => this.#edit({ mask: e.target.value })}>
           ${['none', 'causal', 'window', 'padding', 'custom'].map((m) => html`<option value=${m} ?selected=${this.mask === m}>${m === 'custom' ? 'hand-edited' : m}</option>`)}
         </select></label>
-        ${this.mask === 'window' ? html`<label>window w <input type="number" class="window" min="0" max=${t} .value=${String(this.window)} @input=${(e) => { const v = Math.trunc(Number(e.target.value)); if (v >= 0 && v <= MAX_TOKENS) this.#edit({ window: v }); }}></label>` : nothing}
-        ${this.mask === 'padding' ? html`<label>padding tokens <input type="number" class="padding" min="0" max=${t - 1} .value=${String(this.padding)} @input=${(e) => { const v = Math.trunc(Number(e.target.value)); if (v >= 0 && v < t) this.#edit({ padding: v }); }}></label>` : nothing}
+        ${this.mask === 'window' ? html`<label>window w <input type="number" class="window" min="0" max=${t} .value=${String(this.window)}
+          aria-invalid=${f.invalid('window')} aria-describedby=${f.describedBy('window')}
+          @input=${(e) => { const v = f.number('window', e.target, { min: 0, max: t, integer: true, name: `the window (still ${this.window}; ${t} tokens)` }); if (v !== null) this.#edit({ window: v }); }}></label>${f.message('window')}` : nothing}
+        ${this.mask === 'padding' ? html`<label>padding tokens <input type="number" class="padding" min="0" max=${t - 1} .value=${String(this.padding)}
+          aria-invalid=${f.invalid('padding')} aria-describedby=${f.describedBy('padding')}
+          @input=${(e) => { const v = f.number('padding', e.target, { min: 0, max: t - 1, integer: true, name: `padding (still ${this.padding}; with ${t} tokens at least one must be real)` }); if (v !== null) this.#edit({ padding: v }); }}></label>${f.message('padding')}` : nothing}
       </div>
       ${this.stageBar(STAGES)}
 
@@ -322,10 +338,10 @@ export class AttnSteps extends AttnWidget {
         <div class="row">${hm('weights', 'weights A', c.r.weights, t, t, tokens, { colormap: 'sequential', probability: true })}
           <table class="plain entropy"><caption>entropy per row (nats)</caption>
             <tr><th>query</th><th>H</th></tr>
-            ${c.entropies.map((h, i) => html`<tr><th scope="row">${tokens[i]}</th><td>${fmt(h, 4)}</td></tr>`)}
-            <tr><th scope="row">max ln ${t}</th><td>${fmt(Math.log(t), 4)}</td></tr></table></div></div>` : nothing}
+            ${c.entropies.map((h, i) => html`<tr><th scope="row">${tokens[i]}</th><td>${fmt(h, 4)}${isBlind[i] ? html` <span class="no-key">(no key visible)</span>` : nothing}</td></tr>`)}
+            <tr><th scope="row">max ln ${t}</th><td>${fmt(Math.log(t), 4)}</td></tr></table></div>${blindNote}</div>` : nothing}
       ${this.shows(6) ? html`<div class="stage s6"><h3>6 · Output: each row is a weighted average of the values</h3>
         <attn-tex .expr=${'Z = AV,\\qquad z_i = \\sum_j A_{ij} v_j'}></attn-tex>
-        ${hm('output', 'output AV', c.r.output, t, dk, dims(dk))}</div>` : nothing}`;
+        ${hm('output', 'output AV', c.r.output, t, dk, dims(dk))}${this.shows(5) ? nothing : blindNote}</div>` : nothing}`;
   }
 }

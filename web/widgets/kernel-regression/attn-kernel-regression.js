@@ -87,14 +87,17 @@ export class AttnKernelRegression extends AttnWidget {
   }
 
   #otherControls() {
+    const f = this.fields;
     return html`<label>query x <input type="range" class="query" min=${X_RANGE[0]} max=${X_RANGE[1]} step="0.05" .value=${String(this.query)}
           @input=${(e) => this.setState({ query: Number(e.target.value) })}> ${fmt(this.query, 2)}</label>
         <label>kernel <select class="kernel" @change=${(e) => this.setState({ kernel: e.target.value })}>
           <option value="gaussian" ?selected=${this.kernel === 'gaussian'}>Gaussian: −(x − xᵢ)²</option>
           <option value="dot" ?selected=${this.kernel === 'dot'}>dot product: x·xᵢ</option></select></label>
         <label>points <input type="number" class="points" min="3" max="60" .value=${String(this.points)}
-          @change=${(e) => { const v = Math.round(Number(e.target.value)); if (v >= 3 && v <= 60) this.setState({ points: v }); }}></label>
-        <label>seed <input type="number" class="seed" min="0" .value=${String(this.seed)} @change=${(e) => this.setState({ seed: Math.max(0, Math.trunc(Number(e.target.value)) || 0) })}></label>`;
+          aria-invalid=${f.invalid('points')} aria-describedby=${f.describedBy('points')}
+          @change=${(e) => { const v = f.number('points', e.target, { min: 3, max: 60, integer: true, name: `points (still ${this.points})` }); if (v !== null) this.setState({ points: v }); }}></label>${f.message('points')}
+        <label>seed <input type="number" class="seed" min="0" .value=${String(this.seed)} aria-invalid=${f.invalid('seed')} aria-describedby=${f.describedBy('seed')}
+          @change=${(e) => { const v = f.number('seed', e.target, { min: 0, max: 1e9, integer: true, name: 'seed' }); if (v !== null) this.setState({ seed: v }); }}></label>${f.message('seed')}`;
   }
 
   #weightsRange() {

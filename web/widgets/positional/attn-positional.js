@@ -229,8 +229,10 @@ export class AttnPositional extends AttnWidget {
     const avail = this.clientWidth ? this.clientWidth - 40 : 900;
     const nnWidth = Math.max(300, Math.min(6 * N + 110, avail));
     const learnedWidth = Math.max(260, Math.min(6 * D + 110, avail));
+    const f = this.fields;
     const numIn = (cls, label, key, min, max, step = 1, shown = this[key]) => html`<label>${label} <input type="number" class=${cls} min=${min} max=${max} step=${step}
-      .value=${String(shown)} @change=${(e) => { const v = Number(e.target.value); if (v >= min && v <= max) this.setState({ [key]: step === 1 ? Math.round(v) : v }); }}></label>`;
+      .value=${String(shown)} aria-invalid=${f.invalid(cls)} aria-describedby=${f.describedBy(cls)}
+      @change=${(e) => { const v = f.number(cls, e.target, { min, max, integer: step === 1, name: `${label} (still ${shown})` }); if (v !== null) this.setState({ [key]: v }); }}></label>${f.message(cls)}`;
 
     return html`
       <attn-tex class="formula" display .expr=${this.#peFormula()}></attn-tex>

@@ -148,7 +148,7 @@ export class AttnWidget extends LitElement {
     if (!this.hashKey) return;
     const { state, notice } = readHashState(window.location.hash, this.hashKey, this.constructor.stateSchema);
     // Types and ranges are checked by the schema; sizes that must agree with each other, here.
-    const problem = state ? this.constructor.checkState?.(state) : '';
+    const problem = state ? this.constructor.checkState?.(state, this) : '';
     if (problem) this._notice = `The link’s settings for this widget were ignored (${problem}); showing the defaults.`;
     else if (state) {
       this.applyState(state);

@@ -37,6 +37,12 @@ export class AttnWhyScale extends AttnWidget {
     .legend attn-tex, .legend-line attn-tex { display: inline-block; padding: 4px 2px; vertical-align: middle; }
   `];
 
+  /** The example d_k must be one the dropdown offers (a power of 2 up to 2^maxPow), or the link is refused. */
+  static checkState(s, widget) {
+    const dks = dkList(s.maxPow ?? widget?.maxPow ?? 10);
+    return s.dk !== undefined && !dks.includes(s.dk) ? `dk ${s.dk} is not one of the choices (powers of 2 from 1 to ${dks[dks.length - 1]})` : '';
+  }
+
   static stateSchema = {
     samples: { type: 'int', min: 8, max: 256 },
     keys: { type: 'int', min: 2, max: 32 },
@@ -113,11 +119,14 @@ export class AttnWhyScale extends AttnWidget {
   }
 
   #otherControls() {
+    const f = this.fields;
     return html`<label>samples (queries × keys) <select class="samples" @change=${(e) => this.setState({ samples: Number(e.target.value) })}>
           ${[16, 32, 64, 128, 256].map((n) => html`<option value=${n} ?selected=${n === this.samples}>${n} × ${n}</option>`)}</select></label>
         <label>keys in the softmax <input type="number" class="keys" min="2" max="32" .value=${String(this.keys)}
-          @change=${(e) => { const v = Math.round(Number(e.target.value)); if (v >= 2 && v <= 32) this.setState({ keys: v }); }}></label>
-        <label>seed <input type="number" class="seed" min="0" .value=${String(this.seed)} @change=${(e) => this.setState({ seed: Math.max(0, Math.trunc(Number(e.target.value)) || 0) })}></label>
+          aria-invalid=${f.invalid('keys')} aria-describedby=${f.describedBy('keys')}
+          @change=${(e) => { const v = f.number('keys', e.target, { min: 2, max: 32, integer: true, name: `keys in the softmax (still ${this.keys})` }); if (v !== null) this.setState({ keys: v }); }}></label>${f.message('keys')}
+        <label>seed <input type="number" class="seed" min="0" .value=${String(this.seed)} aria-invalid=${f.invalid('seed')} aria-describedby=${f.describedBy('seed')}
+          @change=${(e) => { const v = f.number('seed', e.target, { min: 0, max: 1e9, integer: true, name: 'seed' }); if (v !== null) this.setState({ seed: v }); }}></label>${f.message('seed')}
         <button type="button" class="resample" @click=${() => this.setState({ seed: this.seed + 1 })}>Sample again</button>`;
   }
 

@@ -4,6 +4,7 @@
 // Event: `attn-matrix-change` { values } (a new array) on every valid edit.
 import { LitElement, html, css } from 'lit';
 import { scaleFor, css as rgbCss, textOn } from './colormap.js';
+import { cellProblem } from './field.js';
 
 export class AttnMatrixEditor extends LitElement {
   static properties = {
@@ -16,6 +17,8 @@ export class AttnMatrixEditor extends LitElement {
     colLabels: { attribute: false },
     /** Change per arrow key / per 8 px of drag. */
     step: { type: Number },
+    /** The refused cell's reason, shown under the table: { index, text } or null. */
+    _problem: { state: true },
   };
 
   static styles = css`
@@ -29,6 +32,7 @@ export class AttnMatrixEditor extends LitElement {
     input:focus { cursor: text; }
     input:focus-visible { outline: 3px solid #0969da; outline-offset: 0; }
     input[aria-invalid='true'] { outline: 2px solid #cf222e; }
+    .cell-msg { margin: 2px 0 0; font-size: 12px; color: #a40e26; background: #ffebe9; border: 1px solid #cf222e; border-radius: 4px; padding: 1px 6px; max-width: 22em; }
   `;
 
   constructor() {
@@ -39,6 +43,7 @@ export class AttnMatrixEditor extends LitElement {
     this.label = '';
     this.step = 0.1;
     this._drag = null;
+    this._problem = null;
   }
 
   #emit(values) {
@@ -54,16 +59,33 @@ export class AttnMatrixEditor extends LitElement {
 
   #onInput(e, index) {
     const text = e.target.value.trim().replace('−', '-');
-    const x = Number(text);
-    const ok = text !== '' && Number.isFinite(x) && Math.abs(x) <= 1e6;
-    e.target.setAttribute('aria-invalid', String(!ok));
-    if (ok) this.#set(index, x);
+    // The reason a value is refused, beside the red outline: in the cell's title and a message under
+    // the table that the cell names (aria-describedby). The last good number stays in use.
+    const problem = cellProblem(text);
+    e.target.setAttribute('aria-invalid', String(!!problem));
+    if (problem) {
+      const why = `${problem}; still using ${this.values[index]}`;
+      e.target.title = why;
+      e.target.setAttribute('aria-describedby', 'cell-msg');
+      this._problem = { index, text: why };
+      return;
+    }
+    e.target.removeAttribute('title');
+    e.target.removeAttribute('aria-describedby');
+    if (this._problem?.index === index) this._problem = null;
+    this.#set(index, Number(text));
   }
 
   #onKey(e, index) {
     if (e.key !== 'ArrowUp' && e.key !== 'ArrowDown') return;
     e.preventDefault();
     const d = (e.key === 'ArrowUp' ? 1 : -1) * this.step * (e.shiftKey ? 10 : 1);
+    if (this._problem?.index === index) {  // stepping from the last good number replaces the refused text
+      this._problem = null;
+      e.target.setAttribute('aria-invalid', 'false');
+      e.target.removeAttribute('title');
+      e.target.removeAttribute('aria-describedby');
+    }
     this.#set(index, Number(this.values[index]) + d);
   }
 
@@ -90,6 +112,11 @@ export class AttnMatrixEditor extends LitElement {
     this._drag = null;
   }
 
+  #cellName(k) {
+    const i = Math.floor(k / this.cols), j = k % this.cols;
+    return `row ${this.rowLabels?.[i] ?? i + 1}, column ${this.colLabels?.[j] ?? j + 1}`;
+  }
+
   render() {
     const { rows, cols } = this;
     const v = this.values ?? [];
@@ -108,7 +135,7 @@ export class AttnMatrixEditor extends LitElement {
               @pointerdown=${(e) => this.#onDown(e, k)} @pointermove=${(e) => this.#onMove(e)}
               @pointerup=${(e) => this.#onUp(e)} @pointercancel=${(e) => this.#onUp(e)}></td>`;
           })}</tr>`)}
-      </table>`;
+      </table>${this._problem ? html`<p class="cell-msg" id="cell-msg" role="alert">${this.#cellName(this._problem.index)}: ${this._problem.text}</p>` : ''}`;
   }
 }
 

@@ -156,3 +156,87 @@ test('fmt prints −∞ and never −0', () => {
   expect(fmt(-0.00001, 4)).toBe('0.0000');
   expect(fmt(0.32334, 4)).toBe('0.3233');
 });
+
+describe('inline field messages (field.js): a bad value is refused with its range, never applied', () => {
+  test('readNumber: the issue’s cases are refused with the range and the reason', async () => {
+    const { readNumber } = await import('./field.js');
+    const dims = { min: 1, max: 8, integer: true, name: 'd_model' };
+    expect(readNumber('2.5', dims)).toEqual({ ok: false, message: '2.5 is not a whole number: d_model takes a whole number from 1 to 8' });
+    expect(readNumber('3.7', { ...dims, name: 'd_k' }).ok).toBe(false);
+    expect(readNumber('512', dims).message).toBe('512 is out of range: d_model takes a whole number from 1 to 8');
+    for (const t of ['-1', '0', '0.01', '25']) expect(readNumber(t, { min: 0.05, max: 20, name: 'τ' }).ok).toBe(false);
+    expect(readNumber('500', { min: 3, max: 60, integer: true }).ok).toBe(false);
+    expect(readNumber('2', { min: 3, max: 60, integer: true }).ok).toBe(false);
+    expect(readNumber('1', { min: 2, max: 32, integer: true }).ok).toBe(false);
+    expect(readNumber('abc', dims).message).toMatch(/^not a number: d_model takes a whole number from 1 to 8/);
+    expect(readNumber('', { ...dims, badInput: true }).message).toMatch(/^not a number/);
+    expect(readNumber('', dims).message).toMatch(/^empty/);
+    expect(readNumber(' 4 ', dims)).toEqual({ ok: true, value: 4 });
+    expect(readNumber('−0.5', { min: -1, max: 1 })).toEqual({ ok: true, value: -0.5 });
+    expect(readNumber('1e9', { min: 0, max: 1e9, integer: true })).toEqual({ ok: true, value: 1e9 });
+  });
+  test('readTokens: empty is refused, more than 8 words are cut with a note saying so', async () => {
+    const { readTokens } = await import('./field.js');
+    expect(readTokens('   ').tokens).toEqual([]);
+    expect(readTokens('').message).toMatch(/^empty/);
+    const many = Array.from({ length: 40 }, (_, i) => `w${i}`).join(' ');
+    const r = readTokens(many, { maxTokens: 8 });
+    expect(r.tokens).toEqual(['w0', 'w1', 'w2', 'w3', 'w4', 'w5', 'w6', 'w7']);
+    expect(r.note).toBe('cut to 8 tokens (40 typed; at most 8)');
+    expect(readTokens('the cat sat')).toEqual({ tokens: ['the', 'cat', 'sat'], note: '' });
+    expect(readTokens('a'.repeat(20)).note).toBe('long words cut to 16 letters');
+  });
+  test('cellProblem names why a matrix cell is refused', async () => {
+    const { cellProblem } = await import('./field.js');
+    expect(cellProblem('x')).toBe('not a number');
+    expect(cellProblem('2e6')).toBe('too large: |x| ≤ 1e6');
+    expect(cellProblem('')).toBe('empty: type a number');
+    expect(cellProblem('−0.25')).toBe('');
+  });
+  test('FieldMessages: error → aria-invalid and a described-by id; note → not invalid; cleared on a good value', async () => {
+    const { FieldMessages } = await import('./field.js');
+    let updates = 0;
+    const f = new FieldMessages({ requestUpdate: () => { updates++; } });
+    expect(f.number('d-in', { value: '2.5', validity: {} }, { min: 1, max: 8, integer: true })).toBe(null);
+    expect(f.invalid('d-in')).toBe('true');
+    expect(f.describedBy('d-in')).toBe('msg-d-in');
+    expect(f.hasErrors).toBe(true);
+    expect(f.number('d-in', { value: '4', validity: {} }, { min: 1, max: 8, integer: true })).toBe(4);
+    expect(f.invalid('d-in')).toBe('false');
+    expect(f.tokens('tokens', 'a b c d e f g h i j', { maxTokens: 8 })).toHaveLength(8);
+    expect(f.get('tokens')).toEqual({ text: 'cut to 8 tokens (10 typed; at most 8)', kind: 'note' });
+    expect(f.invalid('tokens')).toBe('false');
+    expect(f.tokens('tokens', '  ')).toBe(null);
+    expect(f.invalid('tokens')).toBe('true');
+    expect(updates).toBeGreaterThan(0);
+  });
+});
+
+describe('the section and the widgets’ states share the hash', () => {
+  test('a contents click (writeSection) keeps every widget’s state; a plain #id is read as the section', async () => {
+    const { readSection, writeSection } = await import('./hash.js');
+    const withState = writeHashState('', 'steps', { stage: 5 });
+    const h = writeSection(withState, 't-multihead');
+    expect(h.startsWith('#at=t-multihead&')).toBe(true);
+    expect(readHashState(h, 'steps', { stage: { type: 'int', min: 0, max: 6 } }).state).toEqual({ stage: 5 });
+    expect(readSection(h)).toBe('t-multihead');
+    expect(readSection('#t-multihead')).toBe('t-multihead');
+    expect(readSection('#steps=%7B%7D')).toBe(null);
+    expect(readSection('#at=%3Cimg%3E')).toBe(null);  // not an id: ignored
+    expect(writeSection(h, null)).toBe(withState);
+  });
+  test('a widget edit after a plain #t-multihead keeps the section (no "t-multihead=" that no longer scrolls)', async () => {
+    const { readSection } = await import('./hash.js');
+    const h = writeHashState('#t-multihead', 'multihead', { heads: 1 });
+    expect(h).toBe('#at=t-multihead&multihead=%7B%22heads%22%3A1%7D');
+    expect(readSection(h)).toBe('t-multihead');
+    expect(writeHashState(h, 'steps', { stage: 2 })).toMatch(/^#at=t-multihead&multihead=.*&steps=/);
+  });
+  test('a sentence the widget needs (nonBlank) refuses an empty or blank text', () => {
+    const schema = { tokens: { type: 'text', maxChars: 120, nonBlank: true } };
+    expect(sanitize({ tokens: '' }, schema)).toEqual({ ok: false, problem: 'tokens is empty' });
+    expect(sanitize({ tokens: '   ' }, schema).ok).toBe(false);
+    expect(readHashState('#block={"tokens":""}', 'block', schema).notice).toMatch(/tokens is empty/);
+    expect(sanitize({ tokens: 'the cat' }, schema).ok).toBe(true);
+  });
+});

@@ -10,6 +10,9 @@
 //
 // Each op validates its arguments (sizes, finiteness, option combinations) and returns a Status whose
 // message names the op, the argument and what was expected. On failure the outputs are unspecified.
+// Attention (attention_forward, both multi-head ops, the blocks) refuses before computing any input
+// whose scores, values or output projection could overflow float32, by bounds that do not depend on
+// the order of summation (core/src/ops/check.h; docs/hardening.md), so every path refuses alike.
 #pragma once
 
 #include <cstddef>
@@ -82,8 +85,10 @@ struct MultiHeadOut {
 };
 Status multihead_attention_forward(const MultiHeadArgs& a, const MultiHeadOut& o);
 
-// ==== Streaming multi-head attention (issue 6): the throughput mode, output only ====================
+// ==== Streaming multi-head attention: the throughput mode, output only ==============================
 // The same result as multihead_attention_forward (every option: masks, cross-attention, RoPE, ALiBi),
+// and the same refusals with the same messages: scores, values or outputs that could overflow float32
+// are refused by both before computing, by bounds that do not depend on summation order. It works
 // without the [H, t_q, t_k] weights: per head, queries go in blocks and keys stream past them in
 // blocks with an online softmax (running max m and sum l per query, flash-attention style), so
 // memory is O((t_q + t_k)·D) and T = 8192 runs. Causal and window masks skip key blocks they remove.
@@ -97,7 +102,6 @@ struct MultiHeadStreamingOut {
 };
 size_t multihead_streaming_workspace_floats(size_t t_k, size_t d_model, size_t heads);
 Status multihead_attention_forward_streaming(const MultiHeadArgs& a, const MultiHeadStreamingOut& o);
-// ==== end of issue 6 section
 
 // ---- Positional encodings -----------------------------------------------------------------------
 // Sinusoidal (Vaswani et al.), interleaved: PE[pos, 2i] = sin(pos / base^(2i/D)),

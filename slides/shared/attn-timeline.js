@@ -12,15 +12,15 @@ const LABEL = 22;  // label width, % of the timeline
 const LANE = 4.0;   // em between stacked label lanes
 const CSS = `
 attn-timeline { display: block; position: relative; margin: 0.2em 0; font-size: 0.52em; }
-attn-timeline .attn-tl-axis { position: absolute; left: 0; right: 0; top: 50%; border-top: 3px solid #57606a; }
-attn-timeline .attn-tl-end { position: absolute; top: calc(50% + 0.2em); font-size: 0.85em; color: #57606a; }
+attn-timeline .attn-tl-axis { position: absolute; left: 0; right: 0; top: var(--axis, 50%); border-top: 3px solid #57606a; }
+attn-timeline .attn-tl-end { position: absolute; top: calc(var(--axis, 50%) + 0.2em); font-size: 0.85em; color: #57606a; }
 attn-timeline .attn-tl-end.start { left: 0; }
 attn-timeline .attn-tl-end.stop { right: 0; }
 attn-event { position: absolute; width: ${LABEL}%; transform: translateX(calc(var(--t) * -100%)); text-align: center;
   line-height: 1.15; color: #1b1f24; }
 attn-event::before { content: attr(year); display: block; font-weight: 700; color: #0b5cad; }
-attn-event.attn-tl-above { bottom: calc(50% + var(--off)); }
-attn-event.attn-tl-below { top: calc(50% + var(--off)); }
+attn-event.attn-tl-above { bottom: calc(100% - var(--axis, 50%) + var(--off)); }
+attn-event.attn-tl-below { top: calc(var(--axis, 50%) + var(--off)); }
 attn-event::after { content: ''; position: absolute; left: calc(var(--t) * 100%); width: 2px; margin-left: -1px;
   height: var(--off); background: #0b5cad; }
 attn-event.attn-tl-above::after { top: 100%; }
@@ -78,7 +78,7 @@ export class AttnTimeline extends HTMLElement {
     // Greedy lanes: above 0, below 0, above 1, below 1, …: the first lane whose last label ends
     // before this one starts (labels are LABEL% wide, shifted by --t so they stay inside).
     const lastEnd = [];
-    let levels = 1;
+    let above = 1, below = 0;  // label lanes used on each side of the axis
     for (const ev of events) {
       const year = Number(ev.getAttribute('year'));
       const t = Math.min(1, Math.max(0, (year - start) / (end - start)));
@@ -87,7 +87,8 @@ export class AttnTimeline extends HTMLElement {
       while (lastEnd[lane] !== undefined && lastEnd[lane] + 1 > from) lane++;
       lastEnd[lane] = from + LABEL;
       const level = Math.floor(lane / 2);
-      levels = Math.max(levels, level + 1);
+      if (lane % 2 === 0) above = Math.max(above, level + 1);
+      else below = Math.max(below, level + 1);
       ev.style.left = `${(t * 100).toFixed(2)}%`;
       ev.style.setProperty('--t', t.toFixed(3));
       ev.style.setProperty('--off', `${0.4 + level * LANE}em`);
@@ -95,7 +96,9 @@ export class AttnTimeline extends HTMLElement {
       ev.classList.toggle('attn-tl-below', lane % 2 === 1);
       ev.setAttribute('role', 'listitem');
     }
-    this.style.height = `${2 * levels * LANE + 1}em`;
+    // As tall as the lanes in use: no empty lanes below an axis that has no labels under it.
+    this.style.setProperty('--axis', `${above * LANE + 0.3}em`);
+    this.style.height = `${(above + below) * LANE + 1.3}em`;
   }
 }
 

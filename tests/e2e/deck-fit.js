@@ -29,13 +29,43 @@ function visibleWidgets(slideSel) {
   return out;
 }
 
+// In the page: the slide's own content (text, formulas, pictures) that runs into a widget on it or
+// past the slide's edge — the deck's part of "nothing hidden", e.g. a formula wider than its column.
+function deckOverlaps([slideSel, boxSel]) {
+  const slide = document.querySelector(slideSel), box = document.querySelector(boxSel).getBoundingClientRect();
+  // A widget in an overlay (an absolutely placed box, e.g. reveal's fade-in-then-out image overlay) covers
+  // the text on purpose; the others must not meet it.
+  const overlay = (w) => { for (let n = w.parentElement; n && n !== slide; n = n.parentElement) if (['absolute', 'fixed'].includes(getComputedStyle(n).position)) return true; return false; };
+  const widgets = [...slide.querySelectorAll('[data-fit-id]')].filter((w) => !overlay(w)).map((w) => w.getBoundingClientRect());
+  const out = [];
+  const visible = (el) => {
+    for (let n = el; n && n !== slide; n = n.parentElement) {
+      const cs = getComputedStyle(n);
+      if (cs.display === 'none' || cs.visibility === 'hidden' || Number(cs.opacity) < 0.5) return false;
+    }
+    return true;
+  };
+  for (const el of slide.querySelectorAll('.katex-display > .katex, p, li, h1, h2, h3, pre, img, table')) {
+    if (el.closest('[data-fit-id], .slidev-vclick-hidden, .fragment:not(.visible), aside.notes, .notes') || !visible(el)) continue;
+    const r = el.getBoundingClientRect();
+    if (r.width < 1 || r.height < 1) continue;
+    const name = `${el.tagName.toLowerCase()} "${el.textContent.trim().slice(0, 40)}"`;
+    if (r.left < box.left - 2 || r.right > box.right + 2 || r.bottom > box.bottom + 2) out.push(`deck content past the slide edge: ${name}`);
+    for (const w of widgets) {
+      const dx = Math.min(r.right, w.right) - Math.max(r.left, w.left), dy = Math.min(r.bottom, w.bottom) - Math.max(r.top, w.top);
+      if (dx > 4 && dy > 4) { out.push(`deck content runs into a widget: ${name}`); break; }
+    }
+  }
+  return out;
+}
+
 async function checkWidgets(page, slideSel, boxSel, where) {
   // Let widgets finish loading and re-laying out (ResizeObserver → render → KaTeX fit).
   await page.waitForFunction((sel) => ![...(document.querySelector(sel)?.querySelectorAll('*') ?? [])]
     .some((el) => el.shadowRoot?.querySelector('.loading')), slideSel, { timeout: 30000 }).catch(() => {});
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 150)))));
   const widgets = await page.evaluate(visibleWidgets, slideSel);
-  const problems = [];
+  const problems = (await page.evaluate(deckOverlaps, [slideSel, boxSel])).map((p) => `${where}: ${p}`);
   for (const w of widgets) {
     const r = await page.evaluate(fitReport, { widget: `[data-fit-id="${w.id}"]`, slide: boxSel });
     const at = `${where} <${w.tag}>`;

@@ -20,6 +20,7 @@ import { uniformMatrix } from '../shared/rng.js';
 import { fmt } from '../shared/format.js';
 import { MAX_DIM, MAX_TOKENS, PRESETS, keepFromScaled, maskArgument, resize } from './logic.js';
 import { packPanels } from '../shared/fit.js';
+import { linkFrom, linkProps, readoutFor } from './link.js';
 import '../shared/heatmap.js';
 import '../shared/matrix-editor.js';
 import '../shared/tex.js';
@@ -38,6 +39,7 @@ export class AttnSteps extends AttnWidget {
     seed: { type: Number },
     weightRange: { type: String, attribute: 'weight-range' },
     _headH: { state: true },
+    _link: { state: true },
     tokens: { attribute: false },
     x: { attribute: false },
     wq: { attribute: false },
@@ -80,6 +82,7 @@ export class AttnSteps extends AttnWidget {
   }
 
   static styles = [widgetStyles, css`.entropy td, .entropy th { font-size: 0.9em; }
+    .entropy tr.hl th, .entropy tr.hl td { background: #fff8c5; font-weight: 600; }
     .slide-head { display: flex; flex-direction: column; gap: 4px; }
     .slide-head .controls { margin: 0; gap: 4px 16px; font-size: 16px; }
     .slide-head .formula { margin: 0; padding: 0 8px; }
@@ -102,6 +105,8 @@ export class AttnSteps extends AttnWidget {
     this.weightRange = 'fixed';
     this._headH = 110;
     this._loadedPreset = null;
+    this._link = null;
+    this._hovers = new Map();
   }
 
   applyState(state) {
@@ -162,6 +167,22 @@ export class AttnSteps extends AttnWidget {
   }
 
 
+  /** A map's cursor moved (pointer or keyboard): the map whose cursor moved last sets the link. */
+  #hover(cls, e) {
+    this._hovers.delete(cls);
+    const link = linkFrom(cls, e.detail);
+    if (link) this._hovers.set(cls, link);
+    this._link = [...this._hovers.values()].pop() ?? null;
+  }
+
+  /** Linked highlighting: each map's highlighted rows / columns / row weights and its arithmetic readout. */
+  #links(c) {
+    const out = {};
+    for (const cls of ['q', 'k', 'v', 'scores', 'scaled', 'mask-m', 'masked', 'weights', 'output'])
+      out[cls] = { ...linkProps(cls, this._link, c.r.weights, c.t), readout: readoutFor(cls, c, this) };
+    return out;
+  }
+
   /** The formula of stage i (LaTeX), as the lecture writes it. */
   #stageFormula(i) {
     const sc = this.scale === 'none' ? '' : '\\sqrt{d_k}\\,';
@@ -196,7 +217,7 @@ export class AttnSteps extends AttnWidget {
       [P('weights', 'A', c.r.weights, t, t, tokens, { colormap: 'sequential', probability, weight: 0.7 }), P('v', 'V', c.v, t, dk, dims(dk), { weight: 0.7 }),
         P('output', 'output Z = AV', c.r.output, t, dk, dims(dk))],
     ][stage].map((p) => ({ ...p, compact: true, legend: true, shareRows: true }));
-    const { width, height } = this.box;
+    const { width, height } = this.box, links = this.#links(c);
     const layout = packPanels(panels, width, Math.max(60, height - this._headH - 8), { maxCell: 120 });
     const scaleFactor = (this.scale === 'none' ? 1 : 1 / Math.sqrt(dk)) / this.temperature;
     const controls = this.controlsMode === 'none' ? nothing : html`<div class="controls">
@@ -216,7 +237,9 @@ export class AttnSteps extends AttnWidget {
         .label=${p.label} .values=${p.values} .rows=${p.rows} .cols=${p.cols} .rowLabels=${p.rowLabels} .colLabels=${p.colLabels}
         .colormap=${p.colormap ?? 'diverging'} .vmin=${p.probability ? 0 : null} .vmax=${p.probability ? 1 : null} .digits=${4} .cellSize=${120}
         compact .legendPos=${p.legendPos} ?no-row-labels=${p.noRowLabels} .fitWidth=${p.fitWidth} .fitHeight=${p.fitHeight} ?clickable=${!!p.clickable}
-        @attn-cell-toggle=${p.clickable ? (e) => this.#toggleMask(e, c.r.scaled) : null}></attn-heatmap>`)}</div>`)}</div>`;
+        @attn-cell-toggle=${p.clickable ? (e) => this.#toggleMask(e, c.r.scaled) : null}
+        .highlightRows=${links[p.cls]?.rows} .highlightCols=${links[p.cls]?.cols} .rowWeights=${links[p.cls]?.weights} .readoutFor=${links[p.cls]?.readout}
+        @attn-cell-hover=${(e) => this.#hover(p.cls, e)}></attn-heatmap>`)}</div>`)}</div>`;
   }
 
   updated(changed) {
@@ -271,11 +294,14 @@ export class AttnSteps extends AttnWidget {
     const dims = (n) => Array.from({ length: n }, (_, j) => `d${j + 1}`);
     // Few tokens (the lecture's examples): big cells with 4 decimals, as the notes print them.
     const small = t <= 6;
+    const links = this.#links(c);
     const hm = (cls, label, values, rows, cols, colLabels, extra = {}) => html`<attn-heatmap class=${cls} .label=${label} .values=${values}
       .rows=${rows} .cols=${cols} .rowLabels=${tokens} .colLabels=${colLabels} .colormap=${extra.colormap ?? 'diverging'}
       .vmin=${extra.probability && this.weightRange !== 'map' ? 0 : null} .vmax=${extra.probability && this.weightRange !== 'map' ? 1 : null}
       .digits=${small ? 4 : 2} .cellSize=${small ? 60 : 44}
-      ?clickable=${!!extra.clickable} @attn-cell-toggle=${extra.onToggle ?? null}></attn-heatmap>`;
+      ?clickable=${!!extra.clickable} @attn-cell-toggle=${extra.onToggle ?? null}
+      .highlightRows=${links[cls]?.rows} .highlightCols=${links[cls]?.cols} .rowWeights=${links[cls]?.weights} .readoutFor=${links[cls]?.readout}
+      @attn-cell-hover=${(e) => this.#hover(cls, e)}></attn-heatmap>`;
     const ed = (cls, label, key, rows, cols, rowLabels, colLabels) => html`<attn-matrix-editor class=${cls} .label=${label}
       .values=${this[key]} .rows=${rows} .cols=${cols} .rowLabels=${rowLabels} .colLabels=${colLabels}
       @attn-matrix-change=${(e) => this.#edit({ [key]: e.detail.values })}></attn-matrix-editor>`;
@@ -338,7 +364,7 @@ export class AttnSteps extends AttnWidget {
         <div class="row">${hm('weights', 'weights A', c.r.weights, t, t, tokens, { colormap: 'sequential', probability: true })}
           <table class="plain entropy"><caption>entropy per row (nats)</caption>
             <tr><th>query</th><th>H</th></tr>
-            ${c.entropies.map((h, i) => html`<tr><th scope="row">${tokens[i]}</th><td>${fmt(h, 4)}${isBlind[i] ? html` <span class="no-key">(no key visible)</span>` : nothing}</td></tr>`)}
+            ${c.entropies.map((h, i) => html`<tr class=${this._link?.query === i ? 'hl' : ''}><th scope="row">${tokens[i]}</th><td>${fmt(h, 4)}${isBlind[i] ? html` <span class="no-key">(no key visible)</span>` : nothing}</td></tr>`)}
             <tr><th scope="row">max ln ${t}</th><td>${fmt(Math.log(t), 4)}</td></tr></table></div>${blindNote}</div>` : nothing}
       ${this.shows(6) ? html`<div class="stage s6"><h3>6 · Output: each row is a weighted average of the values</h3>
         <attn-tex .expr=${'Z = AV,\\qquad z_i = \\sum_j A_{ij} v_j'}></attn-tex>

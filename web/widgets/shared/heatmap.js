@@ -202,10 +202,11 @@ export class AttnHeatmap extends LitElement {
     const domain = Number.isFinite(this.vmin) && Number.isFinite(this.vmax) ? [this.vmin, this.vmax] : null;
     const scale = scaleFor(v, this.colormap, domain);
     const numbers = this.#numberStyle(g.cell, v);
+    const veil = this.#veil();  // linked highlighting: cells outside it fade towards white (their numbers stay readable)
     const cells = [];
     for (let i = 0; i < rows; i++) {
       for (let j = 0; j < cols; j++) {
-        const x = v[i * cols + j], rgb = scale.color(x);
+        const x = v[i * cols + j], a = veil?.(i, j) ?? 0, rgb = a ? scale.color(x).map((k) => Math.round(k + (255 - k) * a)) : scale.color(x);
         const px = g.left + j * g.cell, py = g.top + i * g.cell;
         cells.push(svg`<rect x=${px} y=${py} width=${g.cell} height=${g.cell} fill=${rgbCss(rgb)} stroke="#fff" stroke-width=${g.cell > 10 ? 1 : 0}></rect>`);
         if (numbers)
@@ -262,29 +263,30 @@ export class AttnHeatmap extends LitElement {
     </figure>`;
   }
 
-  /**
-   * Linked highlighting: the other cells dimmed (under a white veil; with `rowWeights` each row's veil
-   * thins as its weight grows), highlighted rows / columns outlined, weighted rows outlined with a
-   * width and opacity that follow the weight. Class `hl`: left out of exports.
-   */
-  #highlights(g) {
+  /** The highlighted rows, columns and row weights that are valid for this map's size. */
+  #hl() {
     const { rows, cols } = this;
     const ok = (n) => (k) => Number.isInteger(k) && k >= 0 && k < n;
     const hr = (this.highlightRows ?? []).filter(ok(rows)), hc = (this.highlightCols ?? []).filter(ok(cols));
     const rw = this.rowWeights?.length >= rows ? this.rowWeights : null;
+    return { hr, hc, rw, w: (i) => Math.max(0, Math.min(1, Number(rw[i]) || 0)) };
+  }
+
+  /** (i, j) → how far cell (i, j) fades to white (0: not at all), or null when nothing is highlighted. */
+  #veil() {
+    const { hr, hc, rw, w } = this.#hl();
+    if (!hr.length && !hc.length && !rw) return null;
+    return (i, j) => (hr.includes(i) || hc.includes(j) ? 0 : rw ? 0.7 * (1 - w(i)) : 0.6);
+  }
+
+  /**
+   * Linked highlighting: highlighted rows / columns outlined, weighted rows outlined with a width and
+   * opacity that follow the weight (the other cells fade: #veil). Class `hl`: left out of exports.
+   */
+  #highlights(g) {
+    const { rows, cols } = this;
+    const { hr, hc, rw, w } = this.#hl();
     if (!hr.length && !hc.length && !rw) return nothing;
-    const w = (i) => Math.max(0, Math.min(1, Number(rw[i]) || 0));
-    const veil = [];
-    for (let i = 0; i < rows; i++) {
-      const rowVeil = rw ? 0.7 * (1 - w(i)) : hr.includes(i) ? 0 : 0.55;
-      if (hr.includes(i)) continue;
-      if (!hc.length) {
-        if (rowVeil > 0.01) veil.push(svg`<rect class="hl" x=${g.left} y=${g.top + i * g.cell} width=${cols * g.cell} height=${g.cell} fill="#fff" fill-opacity=${rowVeil}></rect>`);
-        continue;
-      }
-      for (let j = 0; j < cols; j++)
-        if (!hc.includes(j) && rowVeil > 0.01) veil.push(svg`<rect class="hl" x=${g.left + j * g.cell} y=${g.top + i * g.cell} width=${g.cell} height=${g.cell} fill="#fff" fill-opacity=${rowVeil}></rect>`);
-    }
     // A dark line with a white one inside it: visible on every colour of both scales.
     const box = (cls, x, y, width, height, data, sw = 3, opacity = 1) => svg`<rect class=${`hl ${cls}`} data-index=${data} x=${x} y=${y} width=${width} height=${height}
       fill="none" stroke="#1f2328" stroke-width=${sw} stroke-opacity=${opacity}></rect><rect class="hl" x=${x + sw / 2 + 0.5} y=${y + sw / 2 + 0.5}
@@ -293,7 +295,7 @@ export class AttnHeatmap extends LitElement {
     if (rw) for (let i = 0; i < rows; i++) if (w(i) > 0.005) lines.push(box('hl-weight', g.left + 1, g.top + i * g.cell + 1, cols * g.cell - 2, g.cell - 2, i, 1 + 4 * w(i), 0.35 + 0.65 * w(i)));
     for (const i of hr) lines.push(box('hl-row', g.left + 1, g.top + i * g.cell + 1, cols * g.cell - 2, g.cell - 2, i));
     for (const j of hc) lines.push(box('hl-col', g.left + j * g.cell + 1, g.top + 1, g.cell - 2, rows * g.cell - 2, j));
-    return svg`<g class="highlights" aria-hidden="true">${veil}${lines}</g>`;
+    return svg`<g class="highlights" aria-hidden="true">${lines}</g>`;
   }
 
   /** The colour bar: what the colours stand for, from the scale's min to its max. */

@@ -99,7 +99,7 @@ export class FieldMessages {
   message(name) {
     const m = this.map.get(name);
     if (!m) return nothing;
-    return html`<span id=${`msg-${name}`} class=${`field-msg ${m.kind}`} role=${m.kind === 'error' ? 'alert' : 'status'}>${m.text}</span>`;
+    return html`<span id=${`msg-${name}`} class=${`field-msg ${m.kind === 'error' ? 'refused' : 'note'}`} role=${m.kind === 'error' ? 'alert' : 'status'}>${m.text}</span>`;
   }
 
   /**

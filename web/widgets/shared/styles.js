@@ -6,9 +6,10 @@ export const widgetStyles = css`
   :host { display: block; font-family: system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif; font-size: 16px;
     color: #1b1f24; line-height: 1.4; }
   .wrap { background: #fff; border: 1px solid #d0d7de; border-radius: 8px; padding: 12px 16px; }
+  @media (max-width: 640px) { .wrap { padding: 10px 8px; } }
   h3 { font-size: 1.05em; margin: 0.6em 0 0.3em; }
   .controls { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; margin: 4px 0 10px; }
-  .controls label { display: inline-flex; align-items: center; gap: 6px; }
+  .controls label { display: inline-flex; flex-wrap: wrap; align-items: center; gap: 6px; max-width: 100%; }
   .controls label sub { align-self: flex-end; margin-left: -6px; font-size: 0.75em; }  /* d<sub>k</sub> inside a flex label */
   .row { display: flex; flex-wrap: wrap; gap: 12px 20px; align-items: flex-start; }
   .stagebar { gap: 4px; }
@@ -20,14 +21,17 @@ export const widgetStyles = css`
   .failure, .error { background: #ffebe9; border: 1px solid #cf222e; padding: 6px 10px; border-radius: 6px; }
   /* A field's inline message (field.js): a refused value (error) or what was done to an accepted one (note). */
   .field-msg { font-size: 0.88em; padding: 1px 6px; border-radius: 4px; max-width: 28em; }
-  .field-msg.error { color: #a40e26; background: #ffebe9; border: 1px solid #cf222e; }
+  .field-msg.refused { color: #a40e26; background: #ffebe9; border: 1px solid #cf222e; }
   .field-msg.note { color: #3d2e00; background: #fff8c5; border: 1px solid #d4a72c; }
   input[aria-invalid='true'] { outline: 2px solid #cf222e; outline-offset: 1px; }
   button, select, input { font: inherit; }
   button { padding: 3px 10px; border: 1px solid #8c959f; border-radius: 6px; background: #f6f8fa; cursor: pointer; }
   button:hover { background: #eaeef2; }
+  button[aria-disabled='true'] { color: #57606a; background: #eaeef2; cursor: progress; }
   input[type='number'] { width: 5.5em; }
-  input[type='text'] { min-width: 12em; width: 22em; max-width: 90vw; }
+  input[type='text'] { min-width: min(12em, 100%); width: 22em; max-width: 100%; box-sizing: border-box; }
+  /* A table wider than a phone's column scrolls inside its own box (focusable, so keys scroll it too). */
+  .scrollx { max-width: 100%; overflow-x: auto; }
   :is(button, select, input, [tabindex]):focus-visible { outline: 3px solid #0969da; outline-offset: 2px; }
   table.plain { border-collapse: collapse; font-variant-numeric: tabular-nums; }
   table.plain :is(th, td) { border: 1px solid #d0d7de; padding: 2px 8px; text-align: right; }

@@ -1,0 +1,255 @@
+// Issue 14 §1 and §3, as a student meets them: a bad value never strands a widget (the controls
+// stay, the field says what is wrong and what range it takes, the last good result stays, the hash
+// is not written), edge states are explained, and the link keeps the whole state (stage, section).
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { BASE_URL, launch, watchedPage } from './browser.js';
+
+let browser;
+beforeAll(async () => { browser = await launch(); });
+afterAll(async () => { await browser?.close(); });
+
+const url = (hash = '') => (process.env.STUDENT_INPUTS_URL ?? BASE_URL()) + hash;
+
+/** A fresh page at `hash`, the widget `sel` drawn. */
+async function open(sel, hash = '', ready = 'attn-heatmap') {
+  const { page, problems } = await watchedPage(browser.context);
+  await page.goto(url(hash));
+  await page.locator(`${sel} ${ready}`).first().waitFor({ state: 'attached' });
+  return { page, problems };
+}
+
+const cells = async (page, sel) => (await page.locator(`${sel} table td`).allTextContents()).filter((t) => t.trim() !== '');
+const hashParam = (page, key) => page.evaluate((k) => new URLSearchParams(location.hash.slice(1)).get(k), key);
+
+/**
+ * Types `text` into field `field` of widget `sel` (fill + change), then checks: the field is
+ * aria-invalid, described by a message that contains `expect`, the controls are still there,
+ * `result` (a heatmap's numbers) did not change, and the hash did not change.
+ */
+async function refused(page, sel, field, text, message, result) {
+  const input = page.locator(`${sel} input.${field}`);
+  const before = await cells(page, `${sel} ${result}`);
+  const hash = await page.evaluate(() => location.hash);
+  if ((await input.getAttribute('type')) === 'number' && !/^[-\d.e+]*$/.test(text)) {
+    // Letters into a number field: typed keys (a number field cannot be filled with them).
+    await input.fill('');
+    await input.focus();
+    await page.keyboard.type(text);
+    await input.dispatchEvent('change');
+  } else {
+    await input.fill(text);
+    await input.dispatchEvent('change');
+  }
+  await expect.poll(() => input.getAttribute('aria-invalid')).toBe('true');
+  const id = await input.getAttribute('aria-describedby');
+  expect(id).toBeTruthy();
+  const msg = await page.locator(`${sel} #${id}`).textContent();
+  expect(msg).toContain(message);
+  expect(await page.locator(`${sel} .controls`).count()).toBeGreaterThan(0);
+  expect(await page.locator(`${sel} .error`).count()).toBe(0);
+  expect(await cells(page, `${sel} ${result}`)).toEqual(before);
+  expect(await page.evaluate(() => location.hash)).toBe(hash);
+  return msg;
+}
+
+describe('§1 a bad value never strands a student', () => {
+  test('steps: d_model 2.5, d_k 3.7, d_model 512 and letters keep the controls and the last result', async () => {
+    const S = 'attn-steps';
+    const { page, problems } = await open(S);
+    expect(await refused(page, S, 'd-in', '2.5', '2.5 is not a whole number', 'attn-heatmap.weights')).toContain('from 1 to 8');
+    expect(await page.locator(`${S} input.tokens`).isVisible()).toBe(true);
+    await refused(page, S, 'd-k', '3.7', '3.7 is not a whole number', 'attn-heatmap.weights');
+    await refused(page, S, 'd-in', '512', '512 is out of range: d_model takes a whole number from 1 to 8', 'attn-heatmap.weights');
+    await refused(page, S, 'seed', 'abc', 'seed takes a whole number from 0 to 1000000000', 'attn-heatmap.weights');
+    // A good value clears the message and is used.
+    await page.locator(`${S} input.d-in`).fill('4');
+    await page.locator(`${S} input.d-in`).dispatchEvent('change');
+    await expect.poll(() => page.locator(`${S} input.d-in`).getAttribute('aria-invalid')).toBe('false');
+    expect(await page.locator(`${S} attn-matrix-editor.x`).evaluate((e) => e.cols)).toBe(4);
+    expect(JSON.parse(await hashParam(page, 'steps')).dIn).toBe(4);
+    expect(problems).toEqual([]);
+  });
+
+  test('steps: temperature −1, 0, 0.01, 25 are refused with the range while τ stays 1; padding 3 with 3 tokens', async () => {
+    const S = 'attn-steps';
+    const { page, problems } = await open(S);
+    for (const t of ['-1', '0', '0.01', '25']) {
+      const input = page.locator(`${S} input.temperature`);
+      await input.fill(t);  // fill fires input
+      await expect.poll(() => input.getAttribute('aria-invalid')).toBe('true');
+      expect(await page.locator(`${S} #msg-temperature`).textContent()).toContain('a number from 0.05 to 20');
+      expect(await page.locator(`${S} #msg-temperature`).textContent()).toContain('still 1');
+      expect((await cells(page, `${S} attn-heatmap.weights`)).slice(0, 3)).toEqual(['0.3233', '0.3941', '0.2826']);
+    }
+    expect(await hashParam(page, 'steps')).toBe(null);
+    await page.locator(`${S} select.mask`).selectOption('padding');
+    await refused(page, S, 'padding', '3', '3 is out of range', 'attn-heatmap.weights');
+    expect(await page.locator(`${S} #msg-padding`).textContent()).toContain('from 0 to 2');
+    expect(JSON.parse(await hashParam(page, 'steps')).padding).toBe(1);
+    expect(problems).toEqual([]);
+  });
+
+  test('steps: 40 tokens are cut to 8 with a note; empty tokens are refused', async () => {
+    const S = 'attn-steps';
+    const { page } = await open(S);
+    const input = page.locator(`${S} input.tokens`);
+    await input.fill(Array.from({ length: 40 }, (_, i) => `w${i}`).join(' '));
+    await input.dispatchEvent('change');
+    await expect.poll(() => page.locator(`${S} #msg-tokens`).textContent()).toContain('cut to 8 tokens (40 typed; at most 8)');
+    expect(await input.getAttribute('aria-invalid')).toBe('false');
+    expect(await page.locator(`${S} attn-heatmap.weights`).evaluate((e) => e.rows)).toBe(8);
+    await refused(page, S, 'tokens', '   ', 'empty', 'attn-heatmap.weights');
+  });
+
+  test('steps: a row with every key masked says no key is visible and why its output is 0', async () => {
+    const S = 'attn-steps';
+    const { page } = await open(S);
+    expect(await page.locator(`${S} .blind-rows`).count()).toBe(0);
+    // Mask the three keys of query "I" by clicking row 1 of M.
+    for (let j = 0; j < 3; j++) await page.locator(`${S} attn-heatmap.mask-m`).evaluate((e, col) => e.dispatchEvent(new CustomEvent('attn-cell-toggle', { detail: { row: 0, col } })), j);
+    const note = page.locator(`${S} .blind-rows`);
+    await expect.poll(() => note.count()).toBe(1);
+    const text = await note.textContent();
+    expect(text).toContain('“I”');
+    expect(text).toContain('sees no key');
+    expect(text).toContain('output row of 0');
+    expect((await cells(page, `${S} attn-heatmap.weights`)).slice(0, 3)).toEqual(['0.0000', '0.0000', '0.0000']);
+    expect(await page.locator(`${S} table.entropy`).textContent()).toContain('(no key visible)');
+  });
+
+  test('cross: an empty source is refused at its field, the alignment stays, the hash keeps the last good source', async () => {
+    const S = 'attn-cross';
+    const { page, problems } = await open(S);
+    await page.locator(`${S} input.target`).fill('le chat noir');
+    await page.locator(`${S} input.target`).dispatchEvent('change');
+    await expect.poll(async () => JSON.parse(await hashParam(page, 'cross') ?? '{}').target).toBe('le chat noir');
+    const msg = await refused(page, S, 'source', '', 'empty', 'attn-heatmap.alignment');
+    expect(msg).toContain('1 to 8 words');
+    expect(await page.locator(`${S} p.error`).count()).toBe(0);
+    expect(JSON.parse(await hashParam(page, 'cross')).source).toBe('the black cat sat on the mat');
+    // Reloading the page keeps a working widget.
+    await page.reload();
+    await page.locator(`${S} attn-heatmap.alignment`).waitFor({ state: 'attached' });
+    expect(await page.locator(`${S} attn-heatmap.alignment`).evaluate((e) => [e.rows, e.cols])).toEqual([3, 7]);
+    expect(problems).toEqual([]);
+  });
+
+  test('cross: a link with an empty source is refused with the notice', async () => {
+    const S = 'attn-cross';
+    const { page } = await open(S, '#cross=' + encodeURIComponent(JSON.stringify({ source: '', target: 'le chat' })));
+    expect(await page.locator(`${S} .notice`).textContent()).toContain('source is empty');
+    expect(await page.locator(`${S} input.source`).inputValue()).toBe('the black cat sat on the mat');
+  });
+
+  test('cross: words the toy dictionary does not know are marked, the known ones listed', async () => {
+    const S = 'attn-cross';
+    const { page } = await open(S);
+    await page.locator(`${S} input.source`).fill('the black tree');
+    await page.locator(`${S} input.source`).dispatchEvent('change');
+    await expect.poll(() => page.locator(`${S} attn-heatmap.alignment`).evaluate((e) => e.colLabels.join(' '))).toBe('the black tree?');
+    const note = await page.locator(`${S} .dictionary`).textContent();
+    expect(note).toContain('Not in the toy dictionary');
+    expect(note).toContain('“tree”');
+    expect(note).toContain('“est”');
+    expect(note).not.toContain('“noir”');
+    expect(await page.locator(`${S} .dictionary-words`).textContent()).toContain('black (noir, schwarz)');
+  });
+
+  test('block: empty tokens refused at the field; the link #block={"tokens":""} gives the notice and a working widget', async () => {
+    const S = 'attn-block';
+    const { page, problems } = await open(S);
+    await refused(page, S, 'tokens', '', 'empty', 'attn-heatmap.x');
+    expect(await hashParam(page, 'block')).toBe(null);
+    const { page: linked } = await open(S, '#block={"tokens":""}');
+    expect(await linked.locator(`${S} .notice`).textContent()).toContain('tokens is empty');
+    expect(await linked.locator(`${S} input.tokens`).inputValue()).toBe('the cat sat on the mat');
+    expect(await linked.locator(`${S} attn-heatmap.x`).evaluate((e) => e.rows)).toBe(6);
+    expect(problems).toEqual([]);
+  });
+
+  test('kernel points 500 and 2, keys in the softmax 1, positional base 1: refused with the range', async () => {
+    const { page, problems } = await open('attn-kernel-regression', '', 'svg');
+    for (const [v, m] of [['500', '500 is out of range'], ['2', '2 is out of range']]) {
+      const input = page.locator('attn-kernel-regression input.points');
+      await input.fill(v);
+      await input.dispatchEvent('change');
+      await expect.poll(() => page.locator('attn-kernel-regression #msg-points').textContent()).toContain(m);
+      expect(await page.locator('attn-kernel-regression #msg-points').textContent()).toContain('from 3 to 60');
+      expect(await input.getAttribute('aria-invalid')).toBe('true');
+    }
+    expect(await hashParam(page, 'kernel')).toBe(null);
+    const keys = page.locator('attn-why-scale input.keys');
+    await keys.fill('1');
+    await keys.dispatchEvent('change');
+    await expect.poll(() => page.locator('attn-why-scale #msg-keys').textContent()).toContain('1 is out of range: keys in the softmax (still 8) takes a whole number from 2 to 32');
+    const base = page.locator('attn-positional input.base');
+    await base.fill('1');
+    await base.dispatchEvent('change');
+    await expect.poll(() => page.locator('attn-positional #msg-base').textContent()).toContain('from 2 to 1000000');
+    expect(await base.getAttribute('aria-invalid')).toBe('true');
+    expect(await hashParam(page, 'why')).toBe(null);
+    expect(await hashParam(page, 'positional')).toBe(null);
+    expect(problems).toEqual([]);
+  });
+
+  test('a matrix cell says why it is refused', async () => {
+    const S = 'attn-steps';
+    const { page } = await open(S);
+    const cell = page.locator(`${S} attn-matrix-editor.x input`).first();
+    await cell.fill('abc');
+    await expect.poll(() => cell.getAttribute('aria-invalid')).toBe('true');
+    expect(await cell.getAttribute('title')).toBe('not a number; still using 0.2');
+    expect(await page.locator(`${S} attn-matrix-editor.x #cell-msg`).textContent()).toContain('row I, column d1: not a number');
+    await cell.fill('2e6');
+    await expect.poll(() => cell.getAttribute('title')).toBe('too large: |x| ≤ 1e6; still using 0.2');
+    expect((await cells(page, `${S} attn-heatmap.weights`)).slice(0, 3)).toEqual(['0.3233', '0.3941', '0.2826']);
+  });
+});
+
+describe('§3 the link keeps the whole state', () => {
+  test('round trip: stage and edits survive a contents click, the section scrolls on opening', async () => {
+    const { page, problems } = await open('attn-steps');
+    // Stage "show up to 5", an edit in multi-head, then a contents click.
+    await page.locator('attn-steps .stagebar button', { hasText: '5 softmax' }).click();
+    expect(JSON.parse(await hashParam(page, 'steps')).stage).toBe(5);
+    await page.locator('attn-multihead select.heads').selectOption('1');
+    await page.locator('nav.toc a[href="#t-multihead"]').click();
+    const hash = await page.evaluate(() => location.hash);
+    expect(new URLSearchParams(hash.slice(1)).get('at')).toBe('t-multihead');
+    expect(JSON.parse(await hashParam(page, 'steps')).stage).toBe(5);
+    expect(JSON.parse(await hashParam(page, 'multihead')).heads).toBe(1);
+    const top = () => page.evaluate(() => document.getElementById('t-multihead').getBoundingClientRect().top);
+    expect(Math.abs(await top())).toBeLessThan(120);
+    // An edit after the click keeps the section; the link opens at it with every state.
+    await page.locator('attn-multihead select.mask').selectOption('causal');
+    const shared = await page.evaluate(() => location.hash);
+    expect(shared).toMatch(/^#at=t-multihead&/);
+    const { page: opened } = await open('attn-steps', shared);
+    await opened.locator('attn-multihead attn-heatmap').first().waitFor({ state: 'attached' });
+    await expect.poll(() => opened.evaluate(() => Math.abs(document.getElementById('t-multihead').getBoundingClientRect().top)), { timeout: 5000 }).toBeLessThan(120);
+    expect(await opened.locator('attn-steps').evaluate((e) => e.stage)).toBe(5);
+    expect(await opened.locator('attn-steps .stagebar button[aria-pressed="true"]').textContent()).toBe('5 softmax');
+    expect(await opened.locator('attn-steps .stage.s6').count()).toBe(0);
+    expect(await opened.locator('attn-multihead select.heads').inputValue()).toBe('1');
+    expect(await opened.locator('attn-multihead select.mask').inputValue()).toBe('causal');
+    expect(problems).toEqual([]);
+  });
+
+  test('a link with dk = 3000 is refused with the notice (the dropdown and the heading agree)', async () => {
+    const { page } = await open('attn-why-scale', '#why=' + encodeURIComponent('{"dk":3000}'), 'svg');
+    expect(await page.locator('attn-why-scale .notice').textContent()).toContain('dk 3000 is not one of the choices');
+    const dk = await page.locator('attn-why-scale').evaluate((e) => e.dk);
+    expect(await page.locator('attn-why-scale select.dk').inputValue()).toBe(String(dk));
+    expect(dk).toBe(256);
+  });
+
+  test('choosing "the / cat / sat" again restores its two heads', async () => {
+    const S = 'attn-multihead';
+    const { page } = await open(S);
+    await page.locator(`${S} select.heads`).selectOption('1');
+    await page.locator(`${S} select.preset`).selectOption('custom');
+    await page.locator(`${S} select.preset`).selectOption('cat-sat');
+    await expect.poll(() => page.locator(`${S} select.heads`).inputValue()).toBe('2');
+    expect(JSON.parse(await hashParam(page, 'multihead')).heads).toBe(2);
+  });
+});

@@ -7,11 +7,15 @@
 //                             the dot product of h with that word's embedding row.
 //
 // Attribute `token` (index into the vocabulary, default 1). Event: attn-state-change { state }.
-import { LitElement, html, css } from 'lit';
-import { getLab, supportsWasmSimd } from '../../web/widgets/shared/lab.js';
+// Like every attn-* widget (AttnWidget): `layout` (page | slide | auto), `controls` (full | compact |
+// none: the token buttons are the only control, hidden by none). In slide layout the maps fill the box
+// the slide gives (the arrangement — a grid or one row — with the largest cells wins).
+import { html, css, nothing } from 'lit';
+import { AttnWidget } from '../../web/widgets/shared/widget.js';
 import { widgetStyles } from '../../web/widgets/shared/styles.js';
 import { uniformMatrix } from '../../web/widgets/shared/rng.js';
-import '../../web/widgets/shared/heatmap.js';
+import { heatmapGeometry, heatmapSize } from '../../web/widgets/shared/heatmap.js';
+import { fmt } from '../../web/widgets/shared/format.js';
 
 const VOCAB = ['the', 'cat', 'sat', 'on', 'mat'];
 const V = VOCAB.length, D = 4;
@@ -19,30 +23,82 @@ const V = VOCAB.length, D = 4;
 const W = uniformMatrix(11, V * D);
 const DIMS = Array.from({ length: D }, (_, j) => `d${j + 1}`);
 
-class EmbeddingBase extends LitElement {
+// W and h (a row of W) share one diverging colour scale, symmetric around 0.
+const W_MAX = Math.max(...Array.from(W, Math.abs));
+const FIT = { compact: true };  // heatmap options shared by every map in slide layout
+const GAP = 16;  // px between maps
+
+/** The largest cell in [lo, hi] for which `fits(cell)` holds (fits is monotone), or lo. */
+function largestCell(fits, lo = 8, hi = 110) {
+  if (!fits(lo)) return lo;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (fits(mid)) lo = mid; else hi = mid - 1;
+  }
+  return lo;
+}
+
+/**
+ * Slide layout of maps in lines (each line: maps side by side, `extra` px of signs between them): the
+ * largest cell for which every line fits `width` and the lines together fit `height`.
+ * Returns { cell, fits, lines: [[{ ...panel, fitWidth, fitHeight }]] }.
+ */
+function packLines(lines, width, height, extra = () => 0) {
+  const sizeOf = (line, c) => line.map((p) => heatmapSize({ ...FIT, ...p }, c));
+  const fits = (c) => {
+    let h = GAP * (lines.length - 1);
+    for (const [k, line] of lines.entries()) {
+      const s = sizeOf(line, c);
+      if (s.reduce((a, z) => a + z.width + 3, 0) + GAP * (line.length - 1) + extra(k, c) > width) return false;
+      h += Math.max(...s.map((z) => z.height + 3));
+    }
+    return h <= height;
+  };
+  const cell = largestCell(fits);
+  return { cell, fits: fits(cell), lines: lines.map((line) => sizeOf(line, cell).map((z, i) => ({ ...line[i], fitWidth: z.width + 3, fitHeight: z.height + 3 }))) };
+}
+
+/**
+ * The arrangement to draw: the one with the largest cells among those that fit, but one that shows
+ * every map (complete) wins while its cells still carry numbers (≥ 44 px: numbers of 16 px or more).
+ */
+function choose(candidates) {
+  const score = (c) => (c.fits ? 1e6 : 0) + (c.complete && c.cell >= 44 ? 1e4 : 0) + (c.complete ? 0.5 : 0) + c.cell;
+  return candidates.reduce((best, c) => (score(c) > score(best) ? c : best));
+}
+
+/** One heatmap of a slide layout (cells of `cell` px, the whole figure in its fit box). */
+function fitMap(p, cell) {
+  return html`<attn-heatmap class=${p.cls ?? ''} compact label=${p.label} .values=${p.values} rows=${p.rows} cols=${p.cols}
+    .rowLabels=${p.rowLabels} .colLabels=${p.colLabels} colormap=${p.colormap} digits=${p.digits}
+    .vmin=${p.vmin ?? null} .vmax=${p.vmax ?? null} .legend=${p.legend ?? true} legend-pos=${p.legendPos ?? 'right'}
+    ?no-row-labels=${!!p.noRowLabels} cell-size=${cell} .fitWidth=${p.fitWidth} .fitHeight=${p.fitHeight}
+    style=${p.style ?? ''}></attn-heatmap>`;
+}
+
+class EmbeddingBase extends AttnWidget {
   static properties = {
     token: { type: Number, reflect: true },
-    _lab: { state: true },
-    _failure: { state: true },
+    _controlsHeight: { state: true },
   };
 
+  static stateSchema = { token: { type: 'int', min: 0, max: V - 1 } };
+
   static styles = [widgetStyles, css`
-    .tokens { display: flex; gap: 6px; flex-wrap: wrap; margin-bottom: 8px; }
+    .tokens { display: flex; gap: 6px; flex-wrap: wrap; align-items: center; margin-bottom: 8px; }
     .tokens button[aria-pressed='true'] { background: #0969da; color: #fff; border-color: #0969da; }
     .eq { font-size: 1.3em; align-self: center; }
+    .wrap.slide .tokens { margin-bottom: 6px; }
+    .wrap.slide .tokens button { padding: 1px 10px; }
+    .fit-line { display: flex; flex-wrap: nowrap; gap: ${GAP}px; align-items: flex-start; }
+    .fit-lines { display: flex; flex-direction: column; gap: ${GAP}px; align-items: flex-start; }
+    .fit-line .eq { width: 24px; text-align: center; align-self: center; }
   `];
 
   constructor() {
     super();
     this.token = 1;
-    this._lab = null;
-    this._failure = '';
-  }
-
-  connectedCallback() {
-    super.connectedCallback();
-    if (!supportsWasmSimd()) this._failure = 'This browser has no WebAssembly SIMD: attnlab cannot run here.';
-    else getLab().then((lab) => { this._lab = lab; }, (e) => { this._failure = `attnlab could not start: ${e.message}`; });
+    this._controlsHeight = 40;  // the token buttons: one line of 18 px buttons until measured
   }
 
   /** The chosen token index, clamped to the vocabulary. */
@@ -60,22 +116,88 @@ class EmbeddingBase extends LitElement {
 
   pick(i) {
     this.token = i;
-    this.dispatchEvent(new CustomEvent('attn-state-change', { detail: { state: this.getState() }, bubbles: true, composed: true }));
+    this.stateChanged();
   }
 
-  tokenButtons(prefix) {
-    return html`<div class="tokens" role="group" aria-label=${prefix}>${VOCAB.map((w, i) => html`
+  tokenButtons(prefix, shown = '') {
+    if (this.controlsMode === 'none') return nothing;
+    return html`<div class="tokens controls-tokens" role="group" aria-label=${prefix}>${shown ? html`<span aria-hidden="true">${shown}</span>` : nothing}${VOCAB.map((w, i) => html`
       <button type="button" aria-pressed=${String(i === this.index)} @click=${() => this.pick(i)}>${w}</button>`)}</div>`;
   }
 
-  render() {
-    if (this._failure) return html`<div class="wrap"><p class="failure" role="alert">${this._failure}</p></div>`;
-    if (!this._lab) return html`<div class="wrap"><p class="loading" role="status">Loading the WebAssembly core…</p></div>`;
-    return html`<div class="wrap">${this.renderBody(this._lab)}</div>`;
+  /** The box left for the maps in slide layout: the widget's box less the token buttons. */
+  get mapBox() {
+    const { width, height } = this.box;
+    const buttons = this.controlsMode === 'none' ? 0 : this._controlsHeight;
+    return { width: width - 2, height: height - buttons - 4 };
+  }
+
+  updated(changed) {
+    super.updated?.(changed);
+    // The token buttons wrap in a narrow box: the maps get what they leave (re-measured each render).
+    const t = this.slideLayout && this.renderRoot.querySelector('.tokens');
+    if (t) {
+      const h = Math.ceil(t.getBoundingClientRect().height / (this.getBoundingClientRect().width / (this.offsetWidth || 1) || 1)) + 6;
+      if (Math.abs(h - this._controlsHeight) > 2) this._controlsHeight = h;
+    }
+  }
+
+  renderWidget(lab) {
+    return this.slideLayout ? this.renderSlide(lab) : this.renderBody(lab);
   }
 }
 
 export class AttnEmbeddingLookup extends EmbeddingBase {
+  /** Slide layout: eᵢ, W and the picked row as large as the box allows. */
+  renderSlide(lab) {
+    const i = this.index;
+    const oneHot = VOCAB.map((_, j) => (j === i ? 1 : 0));
+    const row = Array.from(lab.embedding({ table: W, vocab: V, dModel: D, ids: [i] }));  // [1, D] = e_iᵀ·W
+    const { width, height } = this.mapBox;
+    // The one-hot vector is all 0 and one 1: its numbers say it, a colour legend would add nothing.
+    const e = { cls: 'onehot', label: 'eᵢ', values: oneHot, colormap: 'sequential', vmin: 0, vmax: 1, digits: 0, legend: false };
+    const w = { cls: 'table', label: 'W (V × D)', values: Array.from(W), rows: V, cols: D, rowLabels: VOCAB, colLabels: DIMS,
+      colormap: 'diverging', vmin: -W_MAX, vmax: W_MAX, digits: 1 };
+    const r = { cls: 'result', label: `eᵢᵀW = row “${VOCAB[i]}”`, values: row, rows: 1, cols: D, rowLabels: [VOCAB[i]], colLabels: DIMS,
+      colormap: 'diverging', vmin: -W_MAX, vmax: W_MAX, digits: 1 };
+    const eCol = { ...e, rows: V, cols: 1, rowLabels: VOCAB, colLabels: [''] };
+    // In arrangements where the result sits next to W it shares W's colours and W's legend.
+    const rNear = { ...r, legend: false };
+    const sign = 24 + GAP;  // an "=" or "·" between maps
+    const candidates = [
+      // eᵢ as a column beside W (its 1 on the picked row), the result under W, column for column;
+      { kind: 'grid', complete: true, ...packLines([[eCol, { ...w, noRowLabels: true }], [rNear]], width, height) },
+      // … or the result beside W, on the picked row's height;
+      { kind: 'side', complete: true, ...packLines([[eCol, { ...w, noRowLabels: true }, rNear]], width, height, () => sign) },
+      // … or one line, eᵢᵀ · W = row (a wide, low box);
+      { kind: 'line', complete: true, ...packLines([[{ ...e, label: 'eᵢᵀ', rows: 1, cols: V, rowLabels: [VOCAB[i]], colLabels: VOCAB }, w, r]],
+        width, height, () => 2 * sign) },
+      // … or, in a small box, eᵢ and W, the picked row's numbers in W's caption.
+      { kind: 'pair', complete: false, ...packLines([[eCol, { ...w, noRowLabels: true,
+        label: `eᵢᵀW = (${row.map((x) => fmt(x, 1)).join(', ')})` }]], width, height) },
+    ];
+    const use = choose(candidates), cell = use.cell;
+    const geo = (p) => heatmapGeometry({ ...FIT, ...p, cell });
+    let maps;
+    if (use.kind === 'line') {
+      const [a, b, c] = use.lines[0];
+      maps = html`<div class="fit-line">${fitMap(a, cell)}<span class="eq">·</span>${fitMap(b, cell)}<span class="eq">=</span>${fitMap(c, cell)}</div>`;
+    } else if (use.kind === 'side') {
+      const [a, b, c] = use.lines[0], g = geo(c);
+      const y = i * cell, eqTop = g.figureHeight - g.h + g.top + cell / 2 - 14;  // "=" beside the picked row
+      maps = html`<div class="fit-line">${fitMap(a, cell)}${fitMap(b, cell)}<span class="eq" style=${`align-self:flex-start;margin-top:${y + eqTop}px`}>=</span>${fitMap({ ...c, style: `margin-top:${y}px` }, cell)}</div>`;
+    } else if (use.kind === 'pair') {
+      const [a, b] = use.lines[0];
+      maps = html`<div class="fit-line">${fitMap(a, cell)}${fitMap(b, cell)}</div>`;
+    } else {
+      const [[a, b], [c]] = use.lines;
+      const indent = Math.max(0, a.fitWidth + GAP + geo(b).left - geo(c).left);  // the result's cells under W's
+      maps = html`<div class="fit-lines"><div class="fit-line">${fitMap(a, cell)}${fitMap(b, cell)}</div>
+        ${fitMap({ ...c, style: `margin-left:${indent}px` }, cell)}</div>`;
+    }
+    return html`${this.tokenButtons('token to embed', 'token:')}${maps}`;
+  }
+
   renderBody(lab) {
     const i = this.index;
     const oneHot = VOCAB.map((_, j) => (j === i ? 1 : 0));
@@ -86,10 +208,10 @@ export class AttnEmbeddingLookup extends EmbeddingBase {
           colormap="sequential" cell-size="34" digits="0"></attn-heatmap>
         <span class="eq">·</span>
         <attn-heatmap label="W (V × D)" .values=${W} rows=${V} cols=${D} .rowLabels=${VOCAB} .colLabels=${DIMS}
-          colormap="diverging" cell-size="34" digits="1"></attn-heatmap>
+          colormap="diverging" .vmin=${-W_MAX} .vmax=${W_MAX} cell-size="34" digits="1"></attn-heatmap>
         <span class="eq">=</span>
         <attn-heatmap class="result" label="eᵢᵀ·W" .values=${Array.from(row)} rows="1" cols=${D} .rowLabels=${[VOCAB[i]]}
-          .colLabels=${DIMS} colormap="diverging" cell-size="34" digits="1"></attn-heatmap>
+          .colLabels=${DIMS} colormap="diverging" .vmin=${-W_MAX} .vmax=${W_MAX} cell-size="34" digits="1"></attn-heatmap>
       </div>
       <p class="note">The product picks out row “${VOCAB[i]}” of W: an embedding layer is a lookup, and a linear layer
         (no bias) on one-hot inputs.</p>`;
@@ -97,17 +219,41 @@ export class AttnEmbeddingLookup extends EmbeddingBase {
 }
 
 export class AttnOutputProjection extends EmbeddingBase {
+  /** Slide layout: h, its logits and the probabilities, stacked (or in one line when the box is wide and low). */
+  renderSlide(lab) {
+    const i = this.index;
+    const h = Array.from(W.slice(i * D, (i + 1) * D));  // a decoder state close to the embedding of the chosen token
+    const r = lab.outputHead({ h, rows: 1, table: W, vocab: V, dModel: D });  // logits, probs [1, V]
+    const { width, height } = this.mapBox;
+    const hp = { cls: 'h', label: 'h', values: h, rows: 1, cols: D, colLabels: DIMS, colormap: 'diverging', vmin: -W_MAX, vmax: W_MAX,
+      digits: 1, noRowLabels: true };
+    const lp = { cls: 'logits', label: 'logits h·Wᵀ', values: Array.from(r.logits), rows: 1, cols: V, colLabels: VOCAB,
+      colormap: 'diverging', digits: 2, noRowLabels: true };
+    const pp = { cls: 'probs', label: 'p = softmax(h·Wᵀ)', values: Array.from(r.probs), rows: 1, cols: V, colLabels: VOCAB,
+      colormap: 'sequential', vmin: 0, vmax: 1, digits: 2, noRowLabels: true };
+    const use = choose([
+      { kind: 'stack', complete: true, ...packLines([[hp], [lp], [pp]], width, height) },
+      { kind: 'line', complete: true, ...packLines([[hp, lp, pp]], width, height) },
+      // A small box: the logits and probabilities only (h is the chosen word's embedding row).
+      { kind: 'stack', complete: false, ...packLines([[lp], [pp]], width, height) },
+    ]);
+    const maps = use.kind === 'line'
+      ? html`<div class="fit-line">${use.lines[0].map((p) => fitMap(p, use.cell))}</div>`
+      : html`<div class="fit-lines">${use.lines.map(([p]) => fitMap(p, use.cell))}</div>`;
+    return html`${this.tokenButtons('decoder state h equal to the embedding of', 'h = embedding of:')}${maps}`;
+  }
+
   renderBody(lab) {
     const i = this.index;
     const h = W.slice(i * D, (i + 1) * D);  // a decoder state close to the embedding of the chosen token
     const r = lab.outputHead({ h, rows: 1, table: W, vocab: V, dModel: D });  // logits, probs [1, V]
     return html`${this.tokenButtons('decoder state h equal to the embedding of')}
       <div class="row">
-        <attn-heatmap label="h" .values=${h} rows="1" cols=${D} .colLabels=${DIMS} colormap="diverging" cell-size="34" digits="1"></attn-heatmap>
+        <attn-heatmap label="h" .values=${h} rows="1" cols=${D} .colLabels=${DIMS} colormap="diverging" .vmin=${-W_MAX} .vmax=${W_MAX} cell-size="34" digits="1"></attn-heatmap>
         <attn-heatmap class="logits" label="logits h·Wᵀ" .values=${Array.from(r.logits)} rows="1" cols=${V} .colLabels=${VOCAB}
           colormap="diverging" cell-size="40" digits="2"></attn-heatmap>
         <attn-heatmap class="probs" label="p = softmax(h·Wᵀ)" .values=${Array.from(r.probs)} rows="1" cols=${V}
-          .colLabels=${VOCAB} colormap="sequential" cell-size="40" digits="2"></attn-heatmap>
+          .colLabels=${VOCAB} colormap="sequential" .vmin=${0} .vmax=${1} cell-size="40" digits="2"></attn-heatmap>
       </div>
       <p class="note">With tied weights the logit of each word is the dot product of h with that word's embedding row —
         the same computation as an attention score: the most similar embedding gets the most probability.</p>`;

@@ -10,6 +10,9 @@
 // its head column groups; 4: Concat · W_O = output).
 // Properties: tokens, x, wq, wk, wv, wo (flat row-major; W [dModel·dModel], x·W).
 // Events: attn-state-change { state }.
+// Linked highlighting: hovering or focusing a cell of a head's output columns in the concat (or any of a
+// head's own maps) outlines that head's Q/K/V and weights panels, fades the other heads' panels, and
+// outlines the head's columns of the concat.
 // Numbers: lab.multiHeadAttention (the per-head panels are column slices of its results).
 import { html, css, nothing } from 'lit';
 import { AttnWidget, optionalInt } from '../shared/widget.js';
@@ -44,6 +47,9 @@ export const slideStyles = css`
   .panel { display: flex; flex-direction: column; }
   .groups { position: relative; height: 24px; font-size: 15px; line-height: 1; }
   .groups span { position: absolute; top: 0; border-top: 4px solid; padding-top: 3px; text-align: center; white-space: nowrap; overflow: hidden; }
+  .groups span.linked { border-top-width: 7px; font-weight: 700; }
+  attn-heatmap.faded { opacity: 0.5; transition: opacity 0.12s; }
+  attn-heatmap.linked { outline: 3px solid #1f2328; outline-offset: 3px; border-radius: 2px; }
 `;
 
 export class AttnMultihead extends AttnWidget {
@@ -56,6 +62,7 @@ export class AttnMultihead extends AttnWidget {
     seed: { type: Number },
     weightRange: { type: String, attribute: 'weight-range' },
     _headH: { state: true },
+    _head: { state: true },
     tokens: { attribute: false },
     x: { attribute: false }, wq: { attribute: false }, wk: { attribute: false }, wv: { attribute: false }, wo: { attribute: false },
   };
@@ -96,11 +103,37 @@ export class AttnMultihead extends AttnWidget {
     this.weightRange = 'fixed';
     this._headH = 110;
     this._loadedPreset = null;
+    this._head = null;
+    this._hovers = new Map();
   }
 
   applyState(state) {
     super.applyState(state);
     this._loadedPreset = this.preset;
+  }
+
+  /** A map's cursor moved (pointer or keyboard): the head it belongs to (concat: the column's head) is linked. */
+  #hover(cls, e) {
+    const d = e.detail, dk = this.dModel / this.heads;
+    let h = null;
+    if (d && cls === 'concat') h = d.col === null ? null : Math.floor(d.col / dk);
+    else if (d) h = Number(/head(\d+)/.exec(cls)?.[1]) - 1;
+    this._hovers.delete(cls);
+    if (Number.isInteger(h) && h >= 0 && h < this.heads) this._hovers.set(cls, h);
+    this._head = [...this._hovers.values()].pop() ?? null;
+  }
+
+  /** The linked-highlighting class of a map ('' / ' linked' / ' faded') and the concat's highlighted columns. */
+  #linkClass(cls) {
+    const m = /head(\d+)/.exec(cls);
+    if (this._head === null || !m) return '';
+    return Number(m[1]) - 1 === this._head ? ' linked' : ' faded';
+  }
+
+  #headCols() {
+    if (this._head === null || this._head >= this.heads) return null;
+    const dk = this.dModel / this.heads;
+    return Array.from({ length: dk }, (_, j) => this._head * dk + j);
   }
 
   /** The preset's matrices; `all` (a student picking it): its head count and mask too, as the lecture has them. */
@@ -178,9 +211,10 @@ export class AttnMultihead extends AttnWidget {
     const dims = (n, p = 'd') => Array.from({ length: n }, (_, j) => `${p}${j + 1}`);
     const concatLabels = Array.from({ length: D }, (_, j) => `h${Math.floor(j / dk) + 1}·${(j % dk) + 1}`);
     const fixed = this.#fixedWeights;
-    const hm = (cls, label, values, rows, cols, rowLabels, colLabels, prob = false) => html`<attn-heatmap class=${cls} .label=${label}
+    const hm = (cls, label, values, rows, cols, rowLabels, colLabels, prob = false) => html`<attn-heatmap class=${cls + this.#linkClass(cls)} .label=${label}
       .values=${values} .rows=${rows} .cols=${cols} .rowLabels=${rowLabels} .colLabels=${colLabels} .colormap=${prob ? 'sequential' : 'diverging'}
-      .vmin=${prob && fixed ? 0 : null} .vmax=${prob && fixed ? 1 : null} max-width="300"></attn-heatmap>`;
+      .vmin=${prob && fixed ? 0 : null} .vmax=${prob && fixed ? 1 : null} max-width="300"
+      .highlightCols=${cls === 'concat' ? this.#headCols() : null} @attn-cell-hover=${(e) => this.#hover(cls, e)}></attn-heatmap>`;
     const ed = (key, label, rows, cols, rowLabels, colLabels) => html`<attn-matrix-editor class=${key} .label=${label} .values=${this[key]}
       .rows=${rows} .cols=${cols} .rowLabels=${rowLabels} .colLabels=${colLabels} @attn-matrix-change=${(e) => this.#edit({ [key]: e.detail.values })}></attn-matrix-editor>`;
     const perHead = (fn) => Array.from({ length: H }, (_, h) => fn(h));
@@ -269,12 +303,13 @@ export class AttnMultihead extends AttnWidget {
     const { width, height } = this.box;
     // Numbers need cells of ≥ 45 px (16 px type): take the richest content whose main maps reach that.
     const pick = choose(levels, width, Math.max(60, height - this._headH - 8), { maxCell: 110, enough: 45 });
-    const heatmap = (p, s) => html`<attn-heatmap class=${p.cls} .label=${p.label} .values=${p.values} .rows=${p.rows} .cols=${p.cols}
+    const heatmap = (p, s) => html`<attn-heatmap class=${p.cls + this.#linkClass(p.cls)} .label=${p.label} .values=${p.values} .rows=${p.rows} .cols=${p.cols}
       .rowLabels=${p.rowLabels} .colLabels=${p.colLabels} .colormap=${p.colormap} .vmin=${p.vmin} .vmax=${p.vmax} .legend=${p.legend}
-      .digits=${p.digits} .cellSize=${110} compact .fitWidth=${s.fitWidth} .fitHeight=${s.fitHeight}></attn-heatmap>`;
+      .digits=${p.digits} .cellSize=${110} compact .fitWidth=${s.fitWidth} .fitHeight=${s.fitHeight}
+      .highlightCols=${p.cls === 'concat' ? this.#headCols() : null} @attn-cell-hover=${(e) => this.#hover(p.cls, e)}></attn-heatmap>`;
     const groups = (p, s) => {
       const g = geometryOf(p, s.cell);
-      return html`<div class="groups" style=${`width:${g.w}px`} aria-hidden="true">${perHead((h) => html`<span
+      return html`<div class="groups" style=${`width:${g.w}px`} aria-hidden="true">${perHead((h) => html`<span class=${h === this._head ? 'linked' : ''}
         style=${`left:${g.left + h * dk * g.cell + 2}px;width:${dk * g.cell - 4}px;border-color:${HEAD_COLORS[h % HEAD_COLORS.length]}`}>head ${h + 1}</span>`)}</div>`;
     };
     // The formula: inline KaTeX in display style, on one line (attn-tex shrinks it to the width).

@@ -82,8 +82,8 @@ describe('the app and its widgets', () => {
     x[0] = 1.5;
     await page.locator('attn-steps attn-matrix-editor.x input').first().fill('1.5');
     await expectCells(page, w, f4(football({ x }).weights));
-    // Arrow up adds the step (0.1).
-    await page.locator('attn-steps attn-matrix-editor.x input').first().press('ArrowUp');
+    // Alt+Arrow up adds the step (0.1) (plain arrows move between cells).
+    await page.locator('attn-steps attn-matrix-editor.x input').first().press('Alt+ArrowUp');
     x[0] = 1.6;
     await expectCells(page, o, f4(football({ x }).output));
 
@@ -284,7 +284,8 @@ describe('the app and its widgets', () => {
       const all = [];
       const walk = (root) => {
         for (const el of root.querySelectorAll('*')) {
-          if (el.matches('a[href], button:not([disabled]), select, input, summary, [tabindex="0"]')) all.push(el);
+          // A matrix editor is one Tab stop (roving tabindex): its other cells have tabindex -1.
+          if (el.matches('a[href], button:not([disabled]), select, input:not([tabindex="-1"]), summary, [tabindex="0"]')) all.push(el);
           if (el.shadowRoot) walk(el.shadowRoot);
         }
       };

@@ -59,3 +59,27 @@ if (readSection(window.location.hash) && !document.getElementById(window.locatio
   setTimeout(again, 800);
 }
 window.addEventListener('popstate', scrollToHashSection);
+
+// Keyboard: a "skip this widget" link at the top of each section moves the focus to the next
+// section's heading (the next Tab is that section's first control) without touching the hash; and
+// the page's scroll padding follows the sticky contents bar, so a focused control is never under it.
+const headings = [...document.querySelectorAll('main section > h2[id]')];
+const pageEnd = document.querySelector('footer');
+if (pageEnd) { pageEnd.id ||= 'page-end'; pageEnd.setAttribute('tabindex', '-1'); }
+headings.forEach((h2, i) => {
+  const next = headings[i + 1], a = document.createElement('a');
+  a.className = 'skip';
+  a.href = next ? `#${next.id}` : '#page-end';
+  a.textContent = next ? `Skip this widget: next is ${next.textContent.trim()}` : 'Skip this widget: to the end of the page';
+  a.addEventListener('click', (e) => {
+    if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+    e.preventDefault();
+    if (next) scrollToSection(next.id, { focus: true });
+    else pageEnd?.focus();
+  });
+  h2.after(a);
+});
+const toc = document.querySelector('nav.toc');
+if (toc && typeof ResizeObserver !== 'undefined') {
+  new ResizeObserver(() => { document.documentElement.style.scrollPaddingTop = `${Math.ceil(toc.getBoundingClientRect().height) + 8}px`; }).observe(toc);
+}

@@ -137,7 +137,7 @@ export class AttnConvex extends AttnWidget {
           <attn-heatmap class="output" label="A·V (outputs z)" .values=${out} .rows=${3} .cols=${2} .rowLabels=${tokens} .colLabels=${cols}
             colormap="diverging" .vmin=${-c.range} .vmax=${c.range}></attn-heatmap>
         </div>
-        ${this.#plot(c, 420, 360, 12)}
+        ${this.#plot(c, this.pageFit(420), 360, 12)}
       </div>
       <h3>Permute the tokens</h3>
       <div class="controls">${this.#permButtons(perm, ptok)}</div>

@@ -140,7 +140,9 @@ export class AttnCost extends AttnWidget {
 
   #measureControls(full) {
     const res = this._results;
-    return html`<button type="button" class="run" ?disabled=${this._running} @click=${() => this.run()}>${res.length ? 'Measure again' : 'Measure'}</button>
+    // aria-disabled, not disabled, while it runs: a disabled button drops the keyboard focus (to the
+    // page's start), and a run that finishes would leave a keyboard user nowhere.
+    return html`<button type="button" class="run" aria-disabled=${String(this._running)} @click=${() => this.run()}>${res.length ? 'Measure again' : 'Measure'}</button>
         ${this._running ? html`<button type="button" class="stop" @click=${() => { this._runId++; this._running = false; }}>Stop</button>` : nothing}
         <progress max="1" .value=${this._progress} aria-label="measurement progress"></progress>
         <span role="status">${this._running ? `timing T = ${lengths(this.maxT)[res.length] ?? ''}…` : !this._running && res.length ? html`<span class="done">done</span>` : full ? '' : 'times this computer'}</span>`;
@@ -175,8 +177,8 @@ export class AttnCost extends AttnWidget {
       <p class="note">${this.#outputOnly(lab) ? 'Output only (intermediates: false).' : 'With every intermediate (scores and weights per head).'}
         After ${WARMUP_MS} ms of warm-up, each T is timed for at least ${MIN_TIME_MS} ms in slices of ≤ ${SLICE_MS} ms, so the page stays usable while it runs. Small T is dominated by per-call overhead, not flops.</p>
       ${res.length ? html`<div class="row">
-        ${plot({ title: 'time per multi-head attention call', xLabel: 'sequence length T', yLabel: 'ms', logX: true, logY: true, width: 440, height: 280,
-          xDomain: this.#xDomain(440, 12), series: this.#series(res, c, true) })}
+        ${plot({ title: 'time per multi-head attention call', xLabel: 'sequence length T', yLabel: 'ms', logX: true, logY: true, width: this.pageFit(440), height: 280,
+          xDomain: this.#xDomain(this.pageFit(440), 12), series: this.#series(res, c, true) })}
         ${this.#table(res, c)}</div>` : nothing}`;
   }
 

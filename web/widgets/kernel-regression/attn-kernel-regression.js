@@ -117,7 +117,7 @@ export class AttnKernelRegression extends AttnWidget {
       <attn-tex class="formula" display .expr=${this.#formula(fmt(this.bandwidth, 3))}></attn-tex>
       <div class="controls">${this.#bandwidthControl()}${this.#otherControls()}</div>
       <div class="row">
-        ${plot({ title: `prediction ŷ(${fmt(this.query, 2)}) = ${fmt(c.yhat, 3)}`, xLabel: 'x', yLabel: 'y', width: 520, height: 300, series: this.#series(c, true) })}
+        ${plot({ title: `prediction ŷ(${fmt(this.query, 2)}) = ${fmt(c.yhat, 3)}`, xLabel: 'x', yLabel: 'y', width: this.pageFit(520), height: 300, series: this.#series(c, true) })}
         <p class="note prediction" role="status">At x = ${fmt(this.query, 2)} the weights below average the yᵢ into ŷ = <strong>${fmt(c.yhat, 4)}</strong>.
           ${c.note.lead} ${c.note.rest}</p>
       </div>

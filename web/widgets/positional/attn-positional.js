@@ -246,7 +246,7 @@ export class AttnPositional extends AttnWidget {
         <attn-heatmap class="sinusoidal" label="sinusoidal PE (rows: position, columns: dimension)" .values=${pe} .rows=${L} .cols=${D}
           .rowLabels=${posLabels(L)} .colLabels=${dims} colormap="diverging" max-width="520" cell-size="16"></attn-heatmap>
         <div>
-          ${plot({ title: 'PE(pos)·PE(pos+k): depends on k only', xLabel: 'offset k', yLabel: 'dot product', width: 400, height: 250,
+          ${plot({ title: 'PE(pos)·PE(pos+k): depends on k only', xLabel: 'offset k', yLabel: 'dot product', width: this.pageFit(400), height: 250,
             series: [{ points: Array.from(d0, (y, k) => [k, y]), label: 'pos = 0' }, { points: Array.from(d8, (y, k) => [k, y]), label: `pos = ${p2}`, dash: '6 4' }] })}
           <attn-tex .expr=${AttnPositional.DOT_FORMULA}></attn-tex>
         </div>

@@ -25,7 +25,7 @@ const labelText = (labels, i) => String(labels?.[i] ?? i);
  * `cell` forces a cell size (widgets use it to ask how big a map would be: heatmapSize()).
  */
 export function heatmapGeometry({ rows, cols, rowLabels, colLabels, label = '', compact = false, legend = true,
-  legendPos = 'right', noRowLabels = false, cellSize = 44, maxWidth = 420, minFont = 16, fit = null, cell: forced = 0 }) {
+  legendPos = 'right', noRowLabels = false, cellSize = 44, maxWidth = 420, minFont = 16, fit = null, cell: forced = 0, avail = 0 }) {
   const ls = fit || forced ? Math.max(14, Math.min(20, minFont)) : 12, cw = 0.68 * ls;  // label font, a wide glyph's width
   const rl = Math.max(1, ...Array.from({ length: rows }, (_, i) => Math.min(10, labelText(rowLabels, i).length)));
   const cl = Math.max(1, ...Array.from({ length: cols }, (_, j) => Math.min(10, labelText(colLabels, j).length)));
@@ -49,6 +49,8 @@ export function heatmapGeometry({ rows, cols, rowLabels, colLabels, label = '', 
     cell = Math.max(4, Math.min(cellSize, cell));
   } else {
     cell = Math.max(4, Math.min(cellSize, Math.floor((maxWidth - 8 * rl - legendW) / Math.max(1, cols))));
+    // Page layout: never wider than the column the widget has (a phone): the whole figure, labels and legend included.
+    if (avail > 0) cell = Math.max(4, Math.min(cell, Math.floor((avail - (noRowLabels ? 4 : rowLabelW) - legendW - 2) / Math.max(1, cols))));
   }
   const showLabels = cell >= 6;
   const left = showLabels ? rowLabelW : 4;
@@ -115,21 +117,26 @@ export class AttnHeatmap extends LitElement {
     readoutFor: { attribute: false },
     _cursor: { state: true },
     _screenScale: { state: true },
+    _avail: { state: true },
+    _numbersOpen: { state: true },
   };
 
   static styles = css`
-    :host { display: inline-block; vertical-align: top; }
+    :host { display: inline-block; vertical-align: top; max-width: 100%; }
     figure { margin: 0; }
     figcaption { font-weight: 600; margin-bottom: 2px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
     :host([compact]) figcaption { line-height: 1.25; }
     figcaption .value { font-weight: 400; font-variant-numeric: tabular-nums; }
-    svg { display: block; touch-action: none; }
+    /* A vertical swipe that starts on a map scrolls the page (a sideways drag reads the cells). The
+       svg never overflows its column: when even the smallest cells are too wide, it scales down. */
+    svg { display: block; max-width: 100%; height: auto; touch-action: pan-y pinch-zoom; }
     svg:focus-visible { outline: 3px solid #0969da; outline-offset: 2px; }
     .readout { min-height: 1.4em; font-variant-numeric: tabular-nums; font-size: 0.92em; color: #24292f; }
-    .tools { display: flex; gap: 6px; align-items: center; font-size: 0.85em; }
+    .tools { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; font-size: 0.85em; }
+    .tablebox { max-width: 100%; overflow-x: auto; }
     button { font: inherit; padding: 1px 8px; border: 1px solid #8c959f; border-radius: 6px; background: #f6f8fa; cursor: pointer; }
     button:focus-visible, summary:focus-visible { outline: 3px solid #0969da; outline-offset: 2px; }
-    details { font-size: 0.85em; }
+    details { font-size: 0.85em; min-width: 0; max-width: 100%; }
     table { border-collapse: collapse; font-variant-numeric: tabular-nums; margin-top: 4px; }
     th, td { border: 1px solid #d0d7de; padding: 1px 6px; text-align: right; }
     .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
@@ -165,6 +172,26 @@ export class AttnHeatmap extends LitElement {
 
   get #fit() { return this.fitWidth > 0 && this.fitHeight > 0; }
 
+  // Page layout: the width of the widget's column (its .wrap), watched, so a map on a phone takes at
+  // most that width (cells shrink) instead of widening the page.
+  connectedCallback() {
+    super.connectedCallback();
+    const column = this.closest('.wrap');
+    if (!column || typeof ResizeObserver === 'undefined') return;
+    this._columnObserver = new ResizeObserver(() => {
+      const cs = getComputedStyle(column);
+      const w = Math.floor(column.clientWidth - (parseFloat(cs.paddingLeft) || 0) - (parseFloat(cs.paddingRight) || 0));
+      if (w > 0 && Math.abs(w - (this._avail ?? 0)) >= 1) this._avail = w;
+    });
+    this._columnObserver.observe(column);
+  }
+
+  disconnectedCallback() {
+    super.disconnectedCallback();
+    this._columnObserver?.disconnect();
+    this._columnObserver = null;
+  }
+
   #rowLabel(i) { return labelText(this.rowLabels, i); }
   #colLabel(j) { return labelText(this.colLabels, j); }
 
@@ -172,7 +199,7 @@ export class AttnHeatmap extends LitElement {
     return heatmapGeometry({
       rows: this.rows, cols: this.cols, rowLabels: this.rowLabels, colLabels: this.colLabels, label: this.label,
       compact: this.compact, legend: this.legend, legendPos: this.legendPos, noRowLabels: this.noRowLabels, cellSize: this.cellSize, maxWidth: this.maxWidth, minFont: this.minFont,
-      fit: this.#fit ? { width: this.fitWidth, height: this.fitHeight } : null,
+      fit: this.#fit ? { width: this.fitWidth, height: this.fitHeight } : null, avail: this.#fit ? 0 : this._avail ?? 0,
     });
   }
 
@@ -257,7 +284,8 @@ export class AttnHeatmap extends LitElement {
       <div class="tools">
         <button type="button" @click=${() => this.exportSvg()} aria-label="Export ${this.label} as SVG">SVG</button>
         <button type="button" @click=${() => this.exportPng()} aria-label="Export ${this.label} as PNG">PNG</button>
-        <details><summary>numbers</summary>${this.#table()}</details>
+        <details @toggle=${(e) => { this._numbersOpen = e.target.open; }}><summary>numbers</summary><div class="tablebox"
+          tabindex=${this._numbersOpen ? '0' : nothing} role="region" aria-label="${this.label} numbers">${this.#table()}</div></details>
       </div>`}
       ${this.compact ? html`<div class="sr-only">${this.#table()}</div>` : nothing}
     </figure>`;
@@ -342,14 +370,15 @@ export class AttnHeatmap extends LitElement {
     const { rows, cols, values: v } = this;
     return html`<table>
       <caption class="sr-only">${this.label}</caption>
-      <thead><tr><th></th>${Array.from({ length: cols }, (_, j) => html`<th scope="col">${this.#colLabel(j)}</th>`)}</tr></thead>
+      <thead><tr><th scope="col"><span class="sr-only">row \\ column</span></th>${Array.from({ length: cols }, (_, j) => html`<th scope="col">${this.#colLabel(j)}</th>`)}</tr></thead>
       <tbody>${Array.from({ length: rows }, (_, i) => html`<tr><th scope="row">${this.#rowLabel(i)}</th>${Array.from({ length: cols }, (_, j) => html`<td>${fmt(v[i * cols + j], 4)}</td>`)}</tr>`)}</tbody>
     </table>`;
   }
 
   #cellAt(e) {
     const g = this.#geometry(), r = e.currentTarget.getBoundingClientRect();
-    const col = Math.floor((e.clientX - r.left - g.left) / g.cell), row = Math.floor((e.clientY - r.top - g.top) / g.cell);
+    const s = r.width > 0 ? g.w / r.width : 1;  // the svg may be drawn smaller than its size (max-width: 100%)
+    const col = Math.floor(((e.clientX - r.left) * s - g.left) / g.cell), row = Math.floor(((e.clientY - r.top) * s - g.top) / g.cell);
     if (row >= 0 && row < this.rows && col < 0 && g.showLabels && !g.noRowLabels) return { row, col: null };  // the row's label
     return row >= 0 && row < this.rows && col >= 0 && col < this.cols ? { row, col } : null;
   }

@@ -1,6 +1,10 @@
 // <attn-matrix-editor>: an editable matrix. Type a number in a cell, drag a cell up/down (or
-// left/right) to change it, or use the arrow keys (Up/Down ± step, Shift ×10). Cells are coloured
-// with the same scale as the heatmaps.
+// left/right; by mouse, pen or finger) to change it. Cells are coloured with the same scale as the
+// heatmaps.
+// Keyboard: the matrix is one Tab stop (a grid with a roving tabindex, like a heatmap's cursor):
+// arrow keys move between cells, Home/End to the row's ends (Ctrl: the matrix's), typing replaces the
+// cell's number, Enter or F2 edits it in place (←/→ then move the caret; Enter keeps, Escape undoes),
+// Alt+↑/↓ adds/subtracts the step (Shift ×10).
 // Event: `attn-matrix-change` { values } (a new array) on every valid edit.
 import { LitElement, html, css } from 'lit';
 import { scaleFor, css as rgbCss, textOn } from './colormap.js';
@@ -19,6 +23,7 @@ export class AttnMatrixEditor extends LitElement {
     step: { type: Number },
     /** The refused cell's reason, shown under the table: { index, text } or null. */
     _problem: { state: true },
+    _active: { state: true },
   };
 
   static styles = css`
@@ -27,8 +32,11 @@ export class AttnMatrixEditor extends LitElement {
     table { border-collapse: collapse; }
     th { font-weight: normal; font-size: 12px; color: #24292f; padding: 0 4px; }
     th[scope='row'] { text-align: right; }
+    /* touch-action none on the cells only: a finger dragging a cell changes its number (the page scrolls
+       from anywhere else, labels included). */
     input { width: 3.6em; font: inherit; font-size: 14px; text-align: right; font-variant-numeric: tabular-nums; border: 1px solid #fff;
-      padding: 4px 3px; border-radius: 3px; cursor: ns-resize; }
+      padding: 4px 3px; border-radius: 3px; cursor: ns-resize; touch-action: none; }
+    .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
     input:focus { cursor: text; }
     input:focus-visible { outline: 3px solid #0969da; outline-offset: 0; }
     input[aria-invalid='true'] { outline: 2px solid #cf222e; }
@@ -44,6 +52,8 @@ export class AttnMatrixEditor extends LitElement {
     this.step = 0.1;
     this._drag = null;
     this._problem = null;
+    this._active = 0;      // the cell that holds the matrix's one Tab stop
+    this._editing = false;  // Enter/F2 or typing: arrows ←/→ move the caret instead of the cell
   }
 
   #emit(values) {
@@ -76,22 +86,74 @@ export class AttnMatrixEditor extends LitElement {
     this.#set(index, Number(text));
   }
 
+  /** Moves the matrix's Tab stop (and focus) to cell `k`. */
+  #focusCell(k) {
+    const n = this.rows * this.cols;
+    if (!n) return;
+    this._active = Math.max(0, Math.min(n - 1, k));
+    this._editing = false;
+    const inputs = this.renderRoot.querySelectorAll('input');
+    inputs.forEach((el, i) => { el.tabIndex = i === this._active ? 0 : -1; });
+    inputs[this._active]?.focus();
+    inputs[this._active]?.select();
+  }
+
+  #onFocus(e, index) {
+    this._active = index;
+    if (!this._editing) e.target.select();
+  }
+
   #onKey(e, index) {
-    if (e.key !== 'ArrowUp' && e.key !== 'ArrowDown') return;
-    e.preventDefault();
-    const d = (e.key === 'ArrowUp' ? 1 : -1) * this.step * (e.shiftKey ? 10 : 1);
-    if (this._problem?.index === index) {  // stepping from the last good number replaces the refused text
-      this._problem = null;
-      e.target.setAttribute('aria-invalid', 'false');
-      e.target.removeAttribute('title');
-      e.target.removeAttribute('aria-describedby');
+    const { rows, cols } = this, i = Math.floor(index / cols), j = index % cols;
+    if (e.altKey && (e.key === 'ArrowUp' || e.key === 'ArrowDown')) {
+      e.preventDefault();
+      const d = (e.key === 'ArrowUp' ? 1 : -1) * this.step * (e.shiftKey ? 10 : 1);
+      this.#clearProblem(e.target, index);  // stepping from the last good number replaces the refused text
+      this.#set(index, Number(this.values[index]) + d);
+      return;
     }
-    this.#set(index, Number(this.values[index]) + d);
+    if (e.altKey || e.metaKey) return;
+    if (this._editing) {
+      if (e.key === 'Enter' || e.key === 'F2') { e.preventDefault(); this._editing = false; e.target.select(); }
+      else if (e.key === 'Escape') {
+        e.preventDefault();
+        this._editing = false;
+        if (this._before !== undefined) { e.target.value = String(this._before); this.#clearProblem(e.target, index); this.#set(index, this._before); }
+        e.target.select();
+      } else if (e.key === 'ArrowUp' || e.key === 'ArrowDown') { e.preventDefault(); this.#focusCell(index + (e.key === 'ArrowUp' ? -cols : cols) * ((e.key === 'ArrowUp' ? i > 0 : i < rows - 1) ? 1 : 0)); }
+      return;
+    }
+    const to = {
+      ArrowUp: i > 0 ? index - cols : index, ArrowDown: i < rows - 1 ? index + cols : index,
+      ArrowLeft: j > 0 ? index - 1 : index, ArrowRight: j < cols - 1 ? index + 1 : index,
+      Home: e.ctrlKey ? 0 : i * cols, End: e.ctrlKey ? rows * cols - 1 : i * cols + cols - 1,
+    }[e.key];
+    if (to !== undefined) { e.preventDefault(); this.#focusCell(to); return; }
+    if (e.key === 'Enter' || e.key === 'F2') {
+      e.preventDefault();
+      this.#startEdit(index);
+      const n = e.target.value.length;
+      e.target.setSelectionRange(n, n);
+    } else if (e.key.length === 1 && !e.ctrlKey) this.#startEdit(index);  // typing replaces the selected number
+  }
+
+  #clearProblem(input, index) {
+    if (this._problem?.index === index) this._problem = null;
+    input.setAttribute('aria-invalid', 'false');
+    input.removeAttribute('title');
+    input.removeAttribute('aria-describedby');
+  }
+
+  #startEdit(index) {
+    this._editing = true;
+    this._before = Number(this.values[index]);
   }
 
   #onDown(e, index) {
     if (e.button !== 0) return;
     this._drag = { index, x: e.clientX, y: e.clientY, start: Number(this.values[index]), active: false, id: e.pointerId };
+    // Every move of this pointer comes here, even off the cell (a finger, or a fast mouse).
+    if (e.pointerType !== 'mouse') e.target.setPointerCapture?.(e.pointerId);
   }
 
   #onMove(e) {
@@ -109,6 +171,7 @@ export class AttnMatrixEditor extends LitElement {
 
   #onUp(e) {
     if (this._drag?.active) e.target.blur?.();
+    else if (this._drag && e.type === 'pointerup') { this._editing = true; this._before = Number(this.values[this._drag.index]); }  // a click or tap: edit in place
     this._drag = null;
   }
 
@@ -121,14 +184,17 @@ export class AttnMatrixEditor extends LitElement {
     const { rows, cols } = this;
     const v = this.values ?? [];
     const scale = scaleFor(v, 'auto');
+    const active = Math.min(this._active, Math.max(0, rows * cols - 1));
     return html`<div class="cap">${this.label}</div>
-      <table role="grid" aria-label="${this.label} (editable)">
-        ${this.colLabels ? html`<tr><th></th>${Array.from({ length: cols }, (_, j) => html`<th scope="col">${this.colLabels[j]}</th>`)}</tr>` : ''}
+      <span class="sr-only" id="keys">Arrow keys move between cells; type a number, or Enter to edit in place; Alt+Up or Alt+Down changes the number by ${this.step}.</span>
+      <table role="grid" aria-label="${this.label} (editable)" aria-describedby="keys">
+        ${this.colLabels ? html`<tr><th scope="col"><span class="sr-only">row \\ column</span></th>${Array.from({ length: cols }, (_, j) => html`<th scope="col">${this.colLabels[j]}</th>`)}</tr>` : ''}
         ${Array.from({ length: rows }, (_, i) => html`<tr>
           ${this.rowLabels ? html`<th scope="row">${this.rowLabels[i]}</th>` : ''}
           ${Array.from({ length: cols }, (_, j) => {
             const k = i * cols + j, rgb = scale.color(Number(v[k]));
-            return html`<td><input type="text" inputmode="decimal" .value=${String(v[k] ?? '')}
+            return html`<td><input type="text" inputmode="decimal" .value=${String(v[k] ?? '')} tabindex=${k === active ? '0' : '-1'}
+              @focus=${(e) => this.#onFocus(e, k)} @blur=${() => { this._editing = false; }}
               style="background:${rgbCss(rgb)};color:${textOn(rgb)}"
               aria-label="${this.label} row ${this.rowLabels?.[i] ?? i + 1}, column ${this.colLabels?.[j] ?? j + 1}"
               @change=${(e) => this.#onInput(e, k)} @input=${(e) => this.#onInput(e, k)} @keydown=${(e) => this.#onKey(e, k)}

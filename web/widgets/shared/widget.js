@@ -28,6 +28,7 @@ export class AttnWidget extends LitElement {
     /** In slide layout: the height (px) to fit, instead of what the slide has left. */
     fitHeight: { type: Number, attribute: 'fit-height' },
     _box: { state: true },
+    _pageWidth: { state: true },
     _lab: { state: true },
     _failure: { state: true },
     _notice: { state: true },
@@ -71,10 +72,22 @@ export class AttnWidget extends LitElement {
     return this._box ?? { width: 900, height: 480 };
   }
 
+  /** Page layout: `width` (px) or the column's inner width if that is less (a phone), never below `min`. */
+  pageFit(width, min = 200) {
+    return Math.max(min, Math.min(width, this._pageWidth ?? width));
+  }
+
   #measure() {
     // The resolved layout as a host attribute, for the host's own CSS (styles.js).
     this.toggleAttribute('data-slide', this.slideLayout);
-    if (!this.slideLayout) { if (this._box) this._box = null; return; }
+    if (!this.slideLayout) {
+      if (this._box) this._box = null;
+      // Page layout: the column's inner width (the card's padding off), for plots that must fit a phone.
+      const wrap = this.renderRoot?.querySelector?.('.wrap'), cs = wrap && getComputedStyle(wrap);
+      const w = wrap ? wrap.clientWidth - (parseFloat(cs.paddingLeft) || 0) - (parseFloat(cs.paddingRight) || 0) : this.clientWidth - 34;
+      if (w > 0 && Math.abs(w - (this._pageWidth ?? 0)) >= 1) this._pageWidth = Math.floor(w);
+      return;
+    }
     const b = measureBox(this, this.fitHeight);
     if (!b) return;
     const old = this._box;
@@ -83,7 +96,12 @@ export class AttnWidget extends LitElement {
 
   #observe() {
     this._resizeObserver?.disconnect();
-    if (!this.slideLayout || typeof ResizeObserver === 'undefined') return;
+    if (typeof ResizeObserver === 'undefined') return;
+    if (!this.slideLayout) {  // page layout: the host's width (a block: it never depends on what is inside)
+      this._resizeObserver = new ResizeObserver(() => this.#measure());
+      this._resizeObserver.observe(this);
+      return;
+    }
     // The host (width), its slide (the deck rescales, a hidden slide is shown) and the slide's other
     // content (a heading that wraps).
     this._resizeObserver = new ResizeObserver(() => this.#measure());

@@ -140,7 +140,7 @@ export class AttnWhyScale extends AttnWidget {
   #renderPage(dks, rows, ex, m) {
     const keyLabels = Array.from({ length: m }, (_, j) => `k${j + 1}`);
     const { vmin, vmax } = this.#weightsRange();
-    const p = this.#plots(rows, dks, m, true), W = 400;
+    const p = this.#plots(rows, dks, m, true), W = this.pageFit(400);
     return html`
       <attn-tex class="formula" display .expr=${FULL_TEX}></attn-tex>
       <div class="controls">${this.#otherControls()}${this.#dkControl(dks)}</div>
@@ -154,10 +154,10 @@ export class AttnWhyScale extends AttnWidget {
         <attn-heatmap class="example-scaled" label="weights with 1/√dₖ" .values=${ex.exampleScaled} .rows=${1} .cols=${m} .rowLabels=${['q']} .colLabels=${keyLabels} colormap="sequential" .vmin=${vmin} .vmax=${vmax}></attn-heatmap>
       </div>
       <p class="note">Without the scale a single key takes almost all the weight once d<sub>k</sub> is large: the softmax saturates, its gradient vanishes, and learning stalls.</p>
-      <table class="plain measurements"><caption>measured from ${this.samples}×${this.samples} dot products per d<sub>k</sub> (seed ${this.seed})</caption>
+      <div class="scrollx" tabindex="0" role="region" aria-label="measurements table"><table class="plain measurements"><caption>measured from ${this.samples}×${this.samples} dot products per d<sub>k</sub> (seed ${this.seed})</caption>
         <tr><th>d<sub>k</sub></th><th>var[q·k]</th><th>var[q·k/√d<sub>k</sub>]</th><th>max weight, no scale</th><th>max weight, 1/√d<sub>k</sub></th><th>entropy, no scale</th><th>entropy, 1/√d<sub>k</sub></th></tr>
         ${rows.map((r) => html`<tr><td>${r.d}</td><td>${fmt(r.varDot, 2)}</td><td>${fmt(r.varScaled, 3)}</td><td>${fmt(r.maxRaw, 3)}</td><td>${fmt(r.maxScaled, 3)}</td><td>${fmt(r.entRaw, 3)}</td><td>${fmt(r.entScaled, 3)}</td></tr>`)}
-      </table>`;
+      </table></div>`;
   }
 
   /**

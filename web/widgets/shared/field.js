@@ -117,8 +117,11 @@ export class FieldMessages {
   tokens(name, text, opts) {
     const r = readTokens(text, opts);
     if (!r.tokens.length) { this.set(name, r.message); return null; }
-    if (r.note) this.set(name, r.note, 'note');
-    else this.clear(name);
+    const joined = r.tokens.join(' ');
+    if (r.note) {
+      this.set(name, r.note, 'note');
+      this.map.get(name).cutTo = joined;
+    } else if (this.map.get(name)?.cutTo !== joined) this.clear(name);  // the cut text read again (blur): the note stays
     return r.tokens;
   }
 }

@@ -204,8 +204,12 @@ describe('inline field messages (field.js): a bad value is refused with its rang
     expect(f.number('d-in', { value: '4', validity: {} }, { min: 1, max: 8, integer: true })).toBe(4);
     expect(f.invalid('d-in')).toBe('false');
     expect(f.tokens('tokens', 'a b c d e f g h i j', { maxTokens: 8 })).toHaveLength(8);
-    expect(f.get('tokens')).toEqual({ text: 'cut to 8 tokens (10 typed; at most 8)', kind: 'note' });
+    expect(f.get('tokens')).toMatchObject({ text: 'cut to 8 tokens (10 typed; at most 8)', kind: 'note' });
     expect(f.invalid('tokens')).toBe('false');
+    f.tokens('tokens', 'a b c d e f g h', { maxTokens: 8 });  // the field, now the cut text, read again on blur
+    expect(f.get('tokens').text).toMatch(/^cut to 8 tokens/);
+    f.tokens('tokens', 'a b', { maxTokens: 8 });
+    expect(f.get('tokens')).toBe(null);
     expect(f.tokens('tokens', '  ')).toBe(null);
     expect(f.invalid('tokens')).toBe('true');
     expect(updates).toBeGreaterThan(0);

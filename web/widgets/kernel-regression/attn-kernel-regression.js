@@ -4,6 +4,9 @@
 //
 // Attributes: bandwidth, kernel ("gaussian" | "dot"), query (x), points, seed, weight-range, hash-key.
 // Events: attn-state-change. Numbers: lab.kernelRegression.
+// Linked highlighting: each training point's size follows its weight αᵢ for the query — the selected
+// one (slider), or the x under the pointer on the plot (a grey ŷ dot shows that query's prediction);
+// hovering or focusing a cell of the weights strip rings its training point.
 import { html, css, nothing } from 'lit';
 import { AttnWidget } from '../shared/widget.js';
 import { plot, SERIES_COLORS } from '../shared/plot.js';
@@ -24,6 +27,8 @@ export class AttnKernelRegression extends AttnWidget {
     seed: { type: Number },
     /** 'fixed' (default): weights coloured on [0, 1]; 'map': on the row's own range. */
     weightRange: { type: String, attribute: 'weight-range' },
+    _hoverX: { state: true },
+    _hoverPoint: { state: true },
   };
 
   static styles = [widgetStyles, css`
@@ -52,6 +57,8 @@ export class AttnKernelRegression extends AttnWidget {
     this.seed = 1;
     this.weightRange = 'fixed';
     this.boxes = new FitBoxes(this);
+    this._hoverX = null;
+    this._hoverPoint = null;
   }
 
   /** Everything shown, from the core: the curve over the x range and the query's weights. */
@@ -63,11 +70,19 @@ export class AttnKernelRegression extends AttnWidget {
     const curve = lab.kernelRegression({ ...args, queries: g }).predictions;
     const at = lab.kernelRegression({ ...args, queries: Float32Array.of(this.query) });
     const note = describeState({ kernel: this.kernel, bandwidth: this.bandwidth, query: this.query, xs, ys, weights: at.weights, grid: g, curve });
-    return { data, xs, ys, g, curve, weights: at.weights, yhat: at.predictions[0], note };
+    const hov = this._hoverX === null ? null : lab.kernelRegression({ ...args, queries: Float32Array.of(this._hoverX) });
+    return { data, xs, ys, g, curve, weights: at.weights, yhat: at.predictions[0], note,
+      hover: hov && { x: this._hoverX, weights: hov.weights, yhat: hov.predictions[0] } };
   }
 
   #series(c, legend) {
-    return [{ points: c.data, kind: 'dots', label: legend ? 'training pairs (xᵢ, yᵢ): keys and values' : undefined, r: 3.5, color: SERIES_COLORS[0] },
+    // Point size follows the weight αᵢ of the hovered query (else the selected one): area ∝ αᵢ.
+    const rs = Array.from((c.hover ?? c).weights, (a) => 2 + 9 * Math.sqrt(Math.max(0, a)));
+    const p = this._hoverPoint;
+    const ring = p !== null && p < c.data.length ? [{ points: [c.data[p]], kind: 'dots', r: rs[p] + 4, color: '#1f2328' }] : [];
+    const hover = c.hover ? [{ points: [[c.hover.x, c.hover.yhat]], kind: 'dots', r: 6, color: '#6e7781', labels: [`ŷ(${fmt(c.hover.x, 2)}) = ${fmt(c.hover.yhat, 3)}`] }] : [];
+    return [...ring, { points: c.data, kind: 'dots', label: legend ? 'training pairs (xᵢ, yᵢ): keys and values (area ∝ weight αᵢ)' : undefined, r: 3.5, rs, color: SERIES_COLORS[0] },
+      ...hover,
       { points: Array.from(c.g, (x, i) => [x, c.curve[i]]), label: legend ? 'ŷ(x): attention output at every query' : undefined, color: SERIES_COLORS[1] },
       { points: [[this.query, c.yhat]], kind: 'dots', r: 7, color: '#d55e00', label: legend ? 'the query' : undefined, labels: ['ŷ'] }];
   }
@@ -100,6 +115,17 @@ export class AttnKernelRegression extends AttnWidget {
           @change=${(e) => { const v = f.number('seed', e.target, { min: 0, max: 1e9, integer: true, name: 'seed' }); if (v !== null) this.setState({ seed: v }); }}></label>${f.message('seed')}`;
   }
 
+  /** The x under the pointer on the plot (the plot's x axis is X_RANGE), or null outside it. */
+  #onPlotPointer(e, fontSize = 12) {
+    const el = e.currentTarget.querySelector('svg');
+    if (!el) return;
+    const r = el.getBoundingClientRect(), W = Number(el.getAttribute('width')) || r.width, k = r.width / W;
+    const ml = 32 + 2 * fontSize, inner = W - ml - 12;  // plot.js margins
+    const t = ((e.clientX - r.left) / k - ml) / inner;
+    const x = t >= 0 && t <= 1 ? Math.round((X_RANGE[0] + t * (X_RANGE[1] - X_RANGE[0])) * 20) / 20 : null;
+    if (x !== this._hoverX) this._hoverX = x;
+  }
+
   #weightsRange() {
     return this.weightRange === 'map' ? { vmin: null, vmax: null } : { vmin: 0, vmax: 1 };
   }
@@ -117,11 +143,11 @@ export class AttnKernelRegression extends AttnWidget {
       <attn-tex class="formula" display .expr=${this.#formula(fmt(this.bandwidth, 3))}></attn-tex>
       <div class="controls">${this.#bandwidthControl()}${this.#otherControls()}</div>
       <div class="row">
-        ${plot({ title: `prediction ŷ(${fmt(this.query, 2)}) = ${fmt(c.yhat, 3)}`, xLabel: 'x', yLabel: 'y', width: this.pageFit(520), height: 300, series: this.#series(c, true) })}
+        <div class="plot-hover" @pointermove=${(e) => this.#onPlotPointer(e)} @pointerleave=${() => { this._hoverX = null; }}>${plot({ title: `prediction ŷ(${fmt(this.query, 2)}) = ${fmt(c.yhat, 3)}`, xLabel: 'x', yLabel: 'y', width: this.pageFit(520), height: 300, xDomain: X_RANGE, series: this.#series(c, true) })}</div>
         <p class="note prediction" role="status">At x = ${fmt(this.query, 2)} the weights below average the yᵢ into ŷ = <strong>${fmt(c.yhat, 4)}</strong>.
           ${c.note.lead} ${c.note.rest}</p>
       </div>
-      <attn-heatmap class="weights" label="attention weights αᵢ(x) of the query over the training points" .values=${c.weights} .rows=${1} .cols=${c.xs.length}
+      <attn-heatmap class="weights" @attn-cell-hover=${(e) => { this._hoverPoint = e.detail?.col ?? null; }} label="attention weights αᵢ(x) of the query over the training points" .values=${c.weights} .rows=${1} .cols=${c.xs.length}
         .rowLabels=${[`x=${fmt(this.query, 2)}`]} .colLabels=${Array.from(c.xs, (x) => fmt(x, 2))} colormap="sequential" .vmin=${vmin} .vmax=${vmax} max-width="900" cell-size="40"></attn-heatmap>`;
   }
 
@@ -146,9 +172,9 @@ export class AttnKernelRegression extends AttnWidget {
           <div class="legend-line"><span><span class="dot" style=${`background:${SERIES_COLORS[0]}`}></span> (xᵢ, yᵢ): keys, values</span>
             <span><span class="line-swatch" style=${`border-color:${SERIES_COLORS[1]}`}></span> ŷ(x)</span>
             <span><span class="dot big" style="background:#d55e00"></span> ŷ(${fmt(this.query, 2)}) = <strong>${fmt(c.yhat, 3)}</strong></span></div>
-          <div class="plotbox" data-fit="plot">${plot({ xLabel: 'x', yLabel: 'y', width: plotBox.width, height: plotBox.height, fontSize: fs, series: this.#series(c, false) })}</div>
+          <div class="plotbox" data-fit="plot" @pointermove=${(e) => this.#onPlotPointer(e, fs)} @pointerleave=${() => { this._hoverX = null; }}>${plot({ xLabel: 'x', yLabel: 'y', width: plotBox.width, height: plotBox.height, fontSize: fs, xDomain: X_RANGE, series: this.#series(c, false) })}</div>
         </div>
-        <attn-heatmap class="weights" compact .label=${strip.label} .values=${c.weights} .rows=${1} .cols=${n} .rowLabels=${strip.rowLabels}
+        <attn-heatmap class="weights" @attn-cell-hover=${(e) => { this._hoverPoint = e.detail?.col ?? null; }} compact .label=${strip.label} .values=${c.weights} .rows=${1} .cols=${n} .rowLabels=${strip.rowLabels}
           .colLabels=${strip.colLabels} colormap="sequential" .vmin=${vmin} .vmax=${vmax} .fitWidth=${fit.fitWidth} .fitHeight=${fit.fitHeight} .cellSize=${80} .digits=${2}></attn-heatmap>
       </div>
       <p class="note prediction status" role="status">${c.note.lead} ${c.note.rest}</p>

@@ -1,5 +1,5 @@
 // A small SVG x–y plot (lines, dots, polygons) for the widgets' curves. Returns a Lit template.
-//   plot({ series: [{ points: [[x, y], …], kind: 'line' | 'dots' | 'polygon', color, label, labels? }],
+//   plot({ series: [{ points: [[x, y], …], kind: 'line' | 'dots' | 'polygon', color, label, labels?, r?, rs? (a radius per dot) }],
 //          xLabel, yLabel, width, height, logX, logY, xDomain?, yDomain?, title, equal?, fontSize? })
 // `fontSize` (px, default 12) sizes ticks, axis labels and point labels; the margins grow with it
 // (slides pass ~16–18 so the axes read from the back of the room).
@@ -39,7 +39,7 @@ export function plot({ series, xLabel = '', yLabel = '', width = 420, height = 2
     if (s.kind === 'polygon')
       return svg`<polygon points=${pts.map(([x, y]) => `${px(x)},${py(y)}`).join(' ')} fill=${color} fill-opacity="0.15" stroke=${color} stroke-width="1.5"></polygon>`;
     if (s.kind === 'dots')
-      return pts.map(([x, y], i) => svg`<circle cx=${px(x)} cy=${py(y)} r=${s.r ?? 4} fill=${color} stroke="#fff" stroke-width="1"></circle>
+      return pts.map(([x, y], i) => svg`<circle cx=${px(x)} cy=${py(y)} r=${s.rs?.[i] ?? s.r ?? 4} fill=${color} stroke="#fff" stroke-width="1"></circle>
         ${s.labels ? svg`<text x=${px(x) + 7} y=${py(y) - 6} font-size=${fs} fill=${color} font-family=${FONT} font-weight="600">${s.labels[i]}</text>` : nothing}`);
     return svg`<polyline points=${pts.map(([x, y]) => `${px(x)},${py(y)}`).join(' ')} fill="none" stroke=${color} stroke-width="2"
       stroke-dasharray=${s.dash ?? 'none'}></polyline>`;

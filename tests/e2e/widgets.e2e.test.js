@@ -112,9 +112,9 @@ describe('the app and its widgets', () => {
     const { page, problems } = await open();
     const hm = page.locator('attn-steps attn-heatmap.weights');
     await hm.locator('svg').focus();
-    await expect.poll(() => hm.locator('.readout').textContent()).toBe(`I, I: ${fmt(football().weights[0], 4)}`);
+    await expect.poll(() => hm.locator('.readout').textContent()).toMatch(new RegExp(`^I, I: e\\^.* = ${fmt(football().weights[0], 4)}$`));  // the readout shows the softmax's arithmetic (linked-highlight.e2e.test.js checks it)
     await page.keyboard.press('ArrowRight');
-    await expect.poll(() => hm.locator('.readout').textContent()).toBe(`I, play: ${fmt(football().weights[1], 4)}`);
+    await expect.poll(() => hm.locator('.readout').textContent()).toMatch(new RegExp(`^I, play: e\\^.* = ${fmt(football().weights[1], 4)}$`));
     const [svgDownload] = await Promise.all([page.waitForEvent('download'), hm.locator('button', { hasText: 'SVG' }).click()]);
     expect(svgDownload.suggestedFilename()).toBe('weights_A.svg');
     const svgText = (await import('node:fs')).readFileSync(await svgDownload.path(), 'utf8');

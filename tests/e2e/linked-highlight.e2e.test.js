@@ -121,9 +121,22 @@ describe('linked highlighting (issue 14 §2)', () => {
     await page.evaluate(() => { const s = document.querySelector('attn-steps'); s.layout = 'slide'; s.stage = 2; });
     await page.locator(`${steps('scores')}[compact] svg`).waitFor();
     await page.locator(`${steps('scores')} svg`).focus();
-    await expect.poll(() => page.locator(`${steps('scores')} figcaption .value`).textContent()).toBe('I, I: q_i·k_j = 0.8·0.5 + (−0.2)·0.5 = 0.3000');
+    // The cursor shows the cell, so the caption's one line holds only the arithmetic.
+    await expect.poll(() => page.locator(`${steps('scores')} figcaption .value`).textContent()).toBe('q_i·k_j = 0.8·0.5 + (−0.2)·0.5 = 0.3000');
     expect(await indices(page, steps('q'), 'row')).toEqual([0]);
     expect(await indices(page, steps('k'), 'row')).toEqual([0]);
+    await page.evaluate(() => { document.querySelector('attn-steps').stage = 5; });
+    await page.locator(`${steps('weights')}[compact] svg`).waitFor();
+    await page.locator(`${steps('weights')} svg`).focus();
+    await page.keyboard.press('ArrowRight');
+    const r = football(), s = Array.from(r.scaled.subarray(0, 3), (x) => fmt(x, 4));
+    const caption = page.locator(`${steps('weights')} figcaption`);
+    await expect.poll(() => caption.locator('.value').textContent()).toBe(`e^${s[1]} / (e^${s[0]} + e^${s[1]} + e^${s[2]}) = 0.3941`);
+    // It fits its line (no ellipsis) and is at least 12 px.
+    const fit = await caption.evaluate((e) => ({ fits: e.scrollWidth <= e.clientWidth + 1, px: parseFloat(getComputedStyle(e.querySelector('.value')).fontSize) }));
+    expect(fit.fits).toBe(true);
+    expect(fit.px).toBeGreaterThanOrEqual(12);
+    expect(await indices(page, steps('masked'), 'row')).toEqual([0]);
     expect(problems).toEqual([]);
     await page.close();
   });

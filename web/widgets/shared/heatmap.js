@@ -113,7 +113,7 @@ export class AttnHeatmap extends LitElement {
     highlightCols: { attribute: false },
     /** Per-row emphasis 0–1 (e.g. the weights A_ij mixing the rows of V): outline width and dimming follow it. */
     rowWeights: { attribute: false },
-    /** (row, col) → text: replaces the "row, col: value" readout (col is null on a row label); absent or empty: the default. */
+    /** (row, col, { compact }) → text: replaces the "row, col: value" readout (col is null on a row label); absent or empty: the default. */
     readoutFor: { attribute: false },
     _cursor: { state: true },
     _screenScale: { state: true },
@@ -261,12 +261,12 @@ export class AttnHeatmap extends LitElement {
     const mark = m > 0 && (m < rows || m < cols) ? svg`<g stroke="#d1242f" stroke-width="2" stroke-dasharray="5 3">
         ${m < rows ? svg`<line x1=${g.left} x2=${g.left + cols * g.cell} y1=${g.top + m * g.cell} y2=${g.top + m * g.cell}></line>` : nothing}
         ${m < cols ? svg`<line y1=${g.top} y2=${g.top + rows * g.cell} x1=${g.left + m * g.cell} x2=${g.left + m * g.cell}></line>` : nothing}</g>` : nothing;
-    const custom = c ? this.readoutFor?.(c.row, c.col) : '';
+    const custom = c ? this.readoutFor?.(c.row, c.col, { compact: this.compact }) : '';
     const readout = !c ? '' : custom || (c.col === null
       ? `${this.#rowLabel(c.row)}: ${Array.from({ length: cols }, (_, j) => fmt(v[c.row * cols + j], 4)).join(' ')}`
       : `${this.#rowLabel(c.row)}, ${this.#colLabel(c.col)}: ${fmt(v[c.row * cols + c.col], 4)}`);
     // Compact (slides): an arithmetic readout takes the caption's line alone, its type shrunk to fit.
-    const capFont = custom ? Math.max(11, Math.min(g.ls, Math.floor(g.w / (0.56 * readout.length)))) : g.ls;
+    const capFont = custom ? Math.max(12, Math.min(g.ls, Math.floor(g.w / (0.56 * readout.length)))) : g.ls;
     const caption = this.compact
       ? html`<figcaption style=${`font-size:${g.ls}px;line-height:${Math.ceil(g.ls * 1.25)}px;margin-bottom:2px;max-width:${g.w}px`} title=${custom || nothing}>${custom ? nothing : this.label}${readout
         ? html`${custom ? nothing : ' '}<span class="value" aria-live="polite" style=${custom ? `font-size:${capFont}px` : nothing}>${custom ? '' : '· '}${readout}</span>` : nothing}</figcaption>`

@@ -48,21 +48,26 @@ const col = (m, j, rows, n) => Array.from({ length: rows }, (_, i) => m[i * n + 
 /**
  * The readout of map `cls`: (i, j) → "row, col: arithmetic = result" ('' on a row label: the map's
  * default). `c` is the widget's computation (q, k, v, unmasked, r, m); `s` the inputs and settings.
+ * { compact } (a slide's caption, one line): no "row, col:" (the cursor shows the cell), the softmax
+ * without its symbolic form, and sums of more than 4 terms by name only.
  */
 export function readoutFor(cls, c, s) {
   const { tokens, dIn, dk } = s, t = tokens.length;
-  const at = (i, j, square) => `${tokens[i]}, ${square ? tokens[j] : `d${j + 1}`}: `;
+  let compact = false;
+  const at = (i, j, square) => (compact ? '' : `${tokens[i]}, ${square ? tokens[j] : `d${j + 1}`}: `);
+  const terms = (a, b, name) => (compact && a.length > 4 ? name : dotTerms(a, b));
   const proj = { q: ['W_Q', s.wq, c.q], k: ['W_K', s.wk, c.k], v: ['W_V', s.wv, c.v] }[cls];
-  return (i, j) => {
+  return (i, j, o = {}) => {
     if (j === null || j === undefined) return '';
+    compact = !!o.compact;
     const ij = i * t + j;
     switch (cls) {
       case 'q': case 'k': case 'v': {
         const [name, w, m] = proj;
-        return `${at(i, j)}x_i·${name}[:, ${j + 1}] = ${dotTerms(row(s.x, i, dIn), col(w, j, dIn, dk))} = ${fmt(m[i * dk + j], 4)}`;
+        return `${at(i, j)}x_i·${name}[:, ${j + 1}] = ${terms(row(s.x, i, dIn), col(w, j, dIn, dk), `Σ_m x_im·${name}_m${j + 1}`)} = ${fmt(m[i * dk + j], 4)}`;
       }
       case 'scores':
-        return `${at(i, j, true)}q_i·k_j = ${dotTerms(row(c.q, i, dk), row(c.k, j, dk))} = ${fmt(c.unmasked.scores[ij], 4)}`;
+        return `${at(i, j, true)}q_i·k_j = ${terms(row(c.q, i, dk), row(c.k, j, dk), 'Σ_d q_id·k_jd')} = ${fmt(c.unmasked.scores[ij], 4)}`;
       case 'scaled': {
         const S = fmt(c.unmasked.scores[ij], 4), out = fmt(c.unmasked.scaled[ij], 4), tau = s.temperature !== 1;
         if (s.scale === 'none') return tau ? `${at(i, j, true)}s_ij ÷ τ = ${S} ÷ ${operand(s.temperature)} = ${out}` : `${at(i, j, true)}s_ij, unscaled = ${out}`;
@@ -80,11 +85,12 @@ export function readoutFor(cls, c, s) {
           const none = Array.from(sr).every((x) => x === -Infinity);
           return `${at(i, j, true)}${none ? 'no key is visible to this query' : 'key masked'}: e^−∞ = 0, A_ij = ${A}`;
         }
-        const terms = Array.from(sr).filter((x) => x !== -Infinity).map((x) => `e^${operand(x)}`);
-        return `${at(i, j, true)}e^s_ij / Σ_j' e^s_ij' = e^${operand(sr[j])} / (${terms.join(' + ')}) = ${A}`;
+        const es = Array.from(sr).filter((x) => x !== -Infinity).map((x) => `e^${operand(x)}`);
+        if (compact) return `e^${operand(sr[j])} / ${es.length > 4 ? `Σ_j' e^s_ij' (${es.length} keys)` : `(${es.join(' + ')})`} = ${A}`;
+        return `${at(i, j, true)}e^s_ij / Σ_j' e^s_ij' = e^${operand(sr[j])} / (${es.join(' + ')}) = ${A}`;
       }
       case 'output':
-        return `${at(i, j)}Σ_j A_ij·v_jd = ${dotTerms(row(c.r.weights, i, t), col(c.v, j, t, dk))} = ${fmt(c.r.output[i * dk + j], 4)}`;
+        return `${at(i, j)}Σ_j A_ij·v_jd = ${compact && t > 4 ? '' : `${dotTerms(row(c.r.weights, i, t), col(c.v, j, t, dk))} = `}${fmt(c.r.output[i * dk + j], 4)}`;
       default: return '';
     }
   };

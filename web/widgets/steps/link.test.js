@@ -45,5 +45,8 @@ describe('steps/link', () => {
     expect(readoutFor('scaled', c, s)(0, 0)).toBe(`I, I: s_ij ÷ (√d_k·τ) = 0.3000 ÷ (√2·0.5) = ${fmt(c.unmasked.scaled[0], 4)}`);
     expect(readoutFor('q', c, s)(0, 0)).toBe('I, d1: x_i·W_Q[:, 1] = 0.2·1 + 0.4·0 + 0.6·1 = 0.8000');
     expect(readoutFor('scores', c, s)(0, null)).toBe('');  // a row label: the map's default readout
+    // A slide's caption (compact): no cell prefix, the softmax without its symbolic form.
+    expect(readoutFor('weights', c, s)(0, 0, { compact: true })).toBe(`e^${sc(0)} / (e^${sc(0)} + e^${sc(2)}) = ${fmt(c.r.weights[0], 4)}`);
+    expect(readoutFor('scores', c, s)(0, 0, { compact: true })).toBe('q_i·k_j = 0.8·0.5 + (−0.2)·0.5 = 0.3000');
   });
 });

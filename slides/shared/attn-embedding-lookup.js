@@ -25,7 +25,9 @@ const DIMS = Array.from({ length: D }, (_, j) => `d${j + 1}`);
 
 // W and h (a row of W) share one diverging colour scale, symmetric around 0.
 const W_MAX = Math.max(...Array.from(W, Math.abs));
-const FIT = { compact: true };  // heatmap options shared by every map in slide layout
+// Heatmap options shared by every map in slide layout; minFont (labels, captions) is set per render
+// so that labels reach ~16 px on screen whatever the deck's scale (reveal.js shrinks its 1280×800 canvas).
+const FIT = { compact: true, minFont: 16 };
 const GAP = 16;  // px between maps
 
 /** The largest cell in [lo, hi] for which `fits(cell)` holds (fits is monotone), or lo. */
@@ -72,7 +74,7 @@ function fitMap(p, cell) {
   return html`<attn-heatmap class=${p.cls ?? ''} compact label=${p.label} .values=${p.values} rows=${p.rows} cols=${p.cols}
     .rowLabels=${p.rowLabels} .colLabels=${p.colLabels} colormap=${p.colormap} digits=${p.digits}
     .vmin=${p.vmin ?? null} .vmax=${p.vmax ?? null} .legend=${p.legend ?? true} legend-pos=${p.legendPos ?? 'right'}
-    ?no-row-labels=${!!p.noRowLabels} cell-size=${cell} .fitWidth=${p.fitWidth} .fitHeight=${p.fitHeight}
+    ?no-row-labels=${!!p.noRowLabels} cell-size=${cell} min-font=${FIT.minFont} .fitWidth=${p.fitWidth} .fitHeight=${p.fitHeight}
     style=${p.style ?? ''}></attn-heatmap>`;
 }
 
@@ -127,6 +129,8 @@ class EmbeddingBase extends AttnWidget {
 
   /** The box left for the maps in slide layout: the widget's box less the token buttons. */
   get mapBox() {
+    const scale = this.getBoundingClientRect().width / (this.offsetWidth || 1);
+    FIT.minFont = scale > 0.05 ? Math.min(20, Math.max(16, Math.ceil(16 / scale))) : 16;
     const { width, height } = this.box;
     const buttons = this.controlsMode === 'none' ? 0 : this._controlsHeight;
     return { width: width - 2, height: height - buttons - 4 };

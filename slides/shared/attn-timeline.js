@@ -5,20 +5,24 @@
 // event `class="fragment" data-fragment-index="1"`, in Slidev wrap it in v-click. The element only
 // positions each event along the axis (left = (year − start) / (end − start)) and draws the axis and
 // its end years; labels go in lanes above and below the line so neighbouring years do not collide.
+// Lanes are as tall as their labels (measured), the element as tall as the lanes it uses, labels as
+// wide as their text (up to LABEL %), and the type at least ~16 px on screen whatever the deck's scale
+// (laid out again when the width or the deck's scale changes, e.g. when a hidden slide is shown).
 // Slides-only component (no attnlab computation), shared by both decks.
 
 const STYLE_ID = 'attn-timeline-style';
-const LABEL = 22;  // label width, % of the timeline
-const LANE = 4.0;   // em between stacked label lanes
+const LABEL = 25;  // largest label width, % of the timeline (a short label is as wide as its text)
+const FONT = 0.52;  // em of the surrounding text …
+const MIN_SCREEN_PX = 16;  // … but at least this many px on screen
 const CSS = `
-attn-timeline { display: block; position: relative; margin: 0.2em 0; font-size: 0.52em; }
+attn-timeline { display: block; position: relative; margin: 0.2em 0; font-size: ${FONT}em; }
 attn-timeline .attn-tl-axis { position: absolute; left: 0; right: 0; top: var(--axis, 50%); border-top: 3px solid #57606a; }
 attn-timeline .attn-tl-end { position: absolute; top: calc(var(--axis, 50%) + 0.2em); font-size: 0.85em; color: #57606a; }
 attn-timeline .attn-tl-end.start { left: 0; }
 attn-timeline .attn-tl-end.stop { right: 0; }
-attn-event { position: absolute; width: ${LABEL}%; transform: translateX(calc(var(--t) * -100%)); text-align: center;
-  line-height: 1.15; color: #1b1f24; }
-attn-event::before { content: attr(year); display: block; font-weight: 700; color: #0b5cad; }
+attn-event { position: absolute; width: max-content; max-width: ${LABEL}%; transform: translateX(calc(var(--t) * -100%));
+  text-align: center; line-height: 1.15; color: #1b1f24; }
+attn-event::before { content: attr(year) ' '; font-weight: 700; color: #0b5cad; }
 attn-event.attn-tl-above { bottom: calc(100% - var(--axis, 50%) + var(--off)); }
 attn-event.attn-tl-below { top: calc(var(--axis, 50%) + var(--off)); }
 attn-event::after { content: ''; position: absolute; left: calc(var(--t) * 100%); width: 2px; margin-left: -1px;
@@ -45,10 +49,27 @@ export class AttnTimeline extends HTMLElement {
     ensureStyle(this.ownerDocument);
     if (!this.getAttribute('role')) this.setAttribute('role', 'list');
     this.layout();
+    // Labels wrap differently at another width (and can be measured only once shown): lay out again.
+    if (typeof ResizeObserver !== 'undefined' && !this._observer) {
+      this._observer = new ResizeObserver(() => {
+        if (this.offsetWidth !== this._width || Math.abs(this.#scale() - (this._scale ?? 0)) > 0.01) this.layout();
+      });
+    }
+    this._observer?.observe(this);
+  }
+
+  disconnectedCallback() {
+    this._observer?.disconnect();
   }
 
   attributeChangedCallback() {
     if (this.isConnected) this.layout();
+  }
+
+  /** Screen px per CSS px (reveal.js and Slidev scale the slide canvas). */
+  #scale() {
+    const s = this.getBoundingClientRect().width / (this.offsetWidth || 1);
+    return s > 0.05 ? s : 1;
   }
 
   /** The axis and its two end labels (made once; attributes may arrive before connectedCallback). */
@@ -73,32 +94,57 @@ export class AttnTimeline extends HTMLElement {
     const [a, b] = this.#ends();
     a.textContent = String(start);
     b.textContent = String(end);
+    // Type: FONT em of the text around, at least MIN_SCREEN_PX on screen.
+    const scale = this.#scale();
+    this._scale = scale;
+    this._width = this.offsetWidth;
+    const around = parseFloat(getComputedStyle(this.parentElement ?? this).fontSize) || 16;
+    const font = Math.max(FONT * around, MIN_SCREEN_PX / scale);
+    this.style.fontSize = `${font.toFixed(1)}px`;
+    const width = this.offsetWidth;
     const events = [...this.querySelectorAll(':scope > attn-event')]
       .sort((x, y) => Number(x.getAttribute('year')) - Number(y.getAttribute('year')));
-    // Greedy lanes: above 0, below 0, above 1, below 1, …: the first lane whose last label ends
-    // before this one starts (labels are LABEL% wide, shifted by --t so they stay inside).
-    const lastEnd = [];
-    let above = 1, below = 0;  // label lanes used on each side of the axis
-    for (const ev of events) {
-      const year = Number(ev.getAttribute('year'));
-      const t = Math.min(1, Math.max(0, (year - start) / (end - start)));
-      const from = t * (100 - LABEL);
-      let lane = 0;
-      while (lastEnd[lane] !== undefined && lastEnd[lane] + 1 > from) lane++;
-      lastEnd[lane] = from + LABEL;
-      const level = Math.floor(lane / 2);
-      if (lane % 2 === 0) above = Math.max(above, level + 1);
-      else below = Math.max(below, level + 1);
+    const ts = events.map((ev) => {
+      const t = Math.min(1, Math.max(0, (Number(ev.getAttribute('year')) - start) / (end - start)));
       ev.style.left = `${(t * 100).toFixed(2)}%`;
       ev.style.setProperty('--t', t.toFixed(3));
-      ev.style.setProperty('--off', `${0.4 + level * LANE}em`);
-      ev.classList.toggle('attn-tl-above', lane % 2 === 0);
-      ev.classList.toggle('attn-tl-below', lane % 2 === 1);
       ev.setAttribute('role', 'listitem');
-    }
-    // As tall as the lanes in use: no empty lanes below an axis that has no labels under it.
-    this.style.setProperty('--axis', `${above * LANE + 0.3}em`);
-    this.style.height = `${(above + below) * LANE + 1.3}em`;
+      return t;
+    });
+    // Greedy lanes: above 0, below 0, above 1, below 1, …: the first lane where the label overlaps no
+    // other (with a gap), its stem (from the axis at t·W) crosses no label nearer the axis on its side
+    // and no stem of a label farther out crosses it. A label w wide spans t·(W − w) … t·(W − w) + w.
+    // Not laid out yet (a hidden slide): a label counts as LABEL % wide and 3 lines high.
+    const gap = 0.6 * font, spans = [], laneHeight = [];
+    const lanes = events.map((ev, k) => {
+      const w = ev.offsetWidth || (LABEL / 100) * width;
+      const from = ts[k] * (width - w), to = from + w, x = ts[k] * width;
+      const apart = (sp) => sp.to + gap <= from || to + gap <= sp.from;
+      const free = (lane, stems) => spans.every((sp) => (sp.lane % 2 !== lane % 2) || (sp.lane === lane ? apart(sp)
+        : !stems || (sp.lane < lane ? x < sp.from - 2 || x > sp.to + 2 : sp.x < from - 2 || sp.x > to + 2)));
+      // (Years so close that every lane's stem would cross a label: only no overlap.)
+      let lane = 0;
+      while (lane < 12 && !free(lane, true)) lane++;
+      if (lane === 12) for (lane = 0; !free(lane, false);) lane++;
+      spans.push({ lane, from, to, x });
+      laneHeight[lane] = Math.max(laneHeight[lane] ?? 0, ev.offsetHeight || 3 * 1.15 * font);
+      return lane;
+    });
+    // Offsets from the axis: a lane starts where the previous lane on its side (lane − 2) ends.
+    for (let lane = 0; lane < laneHeight.length; lane++) laneHeight[lane] ??= 0;  // a lane left empty on one side
+    const off = [], stem = 0.35 * font, between = 0.2 * font;
+    for (let lane = 0; lane < laneHeight.length; lane++)
+      off[lane] = lane < 2 ? stem : off[lane - 2] + (laneHeight[lane - 2] ?? 0) + between;
+    const extent = (side) => Math.max(0, ...laneHeight.map((h, lane) => (lane % 2 === side ? off[lane] + h : 0)));
+    const above = Math.max(extent(0), 0.5 * font), below = Math.max(extent(1), 1.3 * 0.85 * font);  // end years under the axis
+    events.forEach((ev, k) => {
+      ev.style.setProperty('--off', `${off[lanes[k]].toFixed(1)}px`);
+      ev.classList.toggle('attn-tl-above', lanes[k] % 2 === 0);
+      ev.classList.toggle('attn-tl-below', lanes[k] % 2 === 1);
+    });
+    // As tall as the lanes in use on each side of the axis.
+    this.style.setProperty('--axis', `${Math.ceil(above + 2)}px`);
+    this.style.height = `${Math.ceil(above + below + 3)}px`;
   }
 }
 

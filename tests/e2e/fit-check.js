@@ -39,7 +39,6 @@ export function fitReport({ widget, slide, minGlyph = 18, tolerance = 1.5 }) {
           const c = a.getBoundingClientRect();
           if (out(r, c)) { outside.push({ el: path(el), rect: [r.left, r.top, r.right, r.bottom].map(Math.round), clip: name(a) }); break; }
         }
-        if (a === host) break;
       }
       if (el.tagName.toLowerCase() === 'text' && el.classList.contains('num')) {
         numbers.push(el.textContent.trim());

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -255,7 +256,7 @@ TEST(Kernels, FirstNonFiniteSimdMatchesScalar) {
   EXPECT_EQ(k::first_non_finite_f32_wasmsimd(edge.data(), edge.size(), false), edge.size());
 }
 
-// issue 6: B packed once (the streaming attention's K and V) and the GEMM over packed strips, against
+// B packed once (the streaming attention's K and V) and the GEMM over packed strips, against
 // the scalar twins and against the unpacked GEMMs, at sizes that leave partial strips and k blocks.
 TEST(Kernels, PackedBAndPrepackedGemmMatch) {
   for (const auto [m, n, k] : {std::array<size_t, 3>{1, 1, 1}, {5, 13, 7}, {48, 128, 64}, {7, 9, 300}, {4, 8, 257}}) {
@@ -287,5 +288,102 @@ TEST(Kernels, PackedBAndPrepackedGemmMatch) {
       k::gemm_prepacked_f32_wasmsimd(m, n, kb, a.data(), k, p4.data() + 8 * r0, 8 * k, false, got3.data(), n);
       expect_close(got3.data(), want3.data(), m * n, 1e-5f);
     }
+  }
+}
+
+// Bit-for-bit: the scale/mask pass and the squared-distance score do the same float operations in the
+// same order in both twins, so results (−0 and −∞ included) are identical, not just close.
+namespace {
+
+bool same_bits(const float* a, const float* b, size_t n) { return std::memcmp(a, b, n * sizeof(float)) == 0; }
+
+}  // namespace
+
+// The pass between scores and softmax (both attention paths), every mask kind, with and without ALiBi,
+// on tiles placed anywhere in the [t_q, t_k] scores (the streaming op's key blocks), strided.
+TEST(Kernels, ScaleMaskSimdMatchesScalar) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const size_t tq = 37, tk = 41;
+  auto additive = random_vec(tq * tk, 11, -3.0f, 3.0f);
+  for (size_t i = 0; i < additive.size(); i += 3) additive[i] = -inf;  // removed keys
+  const attnlab::Mask masks[] = {attnlab::Mask::None(), attnlab::Mask::Causal(), attnlab::Mask::Window(0),
+                                 attnlab::Mask::Window(3), attnlab::Mask::Window(5, true),
+                                 attnlab::Mask::Additive(additive.data())};
+  const std::array<size_t, 4> tiles[] = {{0, 0, tq, tk}, {0, 0, 1, 1}, {5, 8, 13, 17}, {30, 32, 7, 9}, {2, 24, 31, 17}};
+  for (const auto& mask : masks)
+    for (float slope : {0.0f, 0.25f})
+      for (float scale : {1.0f, 0.35355339f})
+        for (const auto& [i0, j0, rows, cols] : tiles) {
+          const size_t ldx = cols + 3, ldy = cols + 1;
+          auto x = random_vec(rows * ldx, 12 + rows, -4.0f, 4.0f);
+          x[0] = -0.0f;  // −0·scale + 0 is +0, −0·scale alone is −0: the twins must agree on which
+          if (rows * ldx > 5) x[5] = inf;  // an overflowed score: −∞ where masked, never NaN
+          Guarded y1(rows * ldy), y2(rows * ldy);
+          const bool n1 = k::scale_mask_f32_scalar(rows, cols, x.data(), ldx, scale, mask, slope, i0, j0, tk, y1.data(), ldy);
+          const bool n2 = k::scale_mask_f32_wasmsimd(rows, cols, x.data(), ldx, scale, mask, slope, i0, j0, tk, y2.data(), ldy);
+          EXPECT_EQ(n1, n2);
+          for (size_t r = 0; r < rows; ++r)
+            ASSERT_TRUE(same_bits(y2.data() + r * ldy, y1.data() + r * ldy, cols))
+                << "mask " << static_cast<int>(mask.kind) << " w " << mask.window << " slope " << slope << " tile ("
+                << i0 << ", " << j0 << ") [" << rows << ", " << cols << "] row " << r;
+          ASSERT_TRUE(y2.intact(rows * ldy));
+          // In place (the streaming op scales its score tile where it lies).
+          auto z1 = x, z2 = x;
+          k::scale_mask_f32_scalar(rows, cols, z1.data(), ldx, scale, mask, slope, i0, j0, tk, z1.data(), ldx);
+          k::scale_mask_f32_wasmsimd(rows, cols, z2.data(), ldx, scale, mask, slope, i0, j0, tk, z2.data(), ldx);
+          ASSERT_TRUE(same_bits(z1.data(), z2.data(), z1.size()));
+        }
+}
+
+TEST(Kernels, ScaleMaskReportsNaNAndMasksAsTheLectureDoes) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  // 3 queries × 6 keys, causal: row i keeps keys j ≤ i; a masked +∞ score becomes −∞, not NaN.
+  std::vector<float> x = {1, inf, 2, 3, 4, 5, 1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6};
+  for (auto fn : {k::scale_mask_f32_scalar, k::scale_mask_f32_wasmsimd}) {
+    std::vector<float> y(x.size());
+    EXPECT_FALSE(fn(3, 6, x.data(), 6, 0.5f, attnlab::Mask::Causal(), 0.0f, 0, 0, 6, y.data(), 6));
+    EXPECT_EQ(y[0], 0.5f);
+    EXPECT_EQ(y[1], -inf);
+    EXPECT_EQ(y[7], 1.0f);
+    EXPECT_EQ(y[8], -inf);
+    EXPECT_EQ(y[14], 1.5f);
+    // ALiBi: −m·|i − j| added to the kept scores.
+    EXPECT_FALSE(fn(3, 6, x.data(), 6, 0.5f, attnlab::Mask::Causal(), 0.5f, 0, 0, 6, y.data(), 6));
+    EXPECT_EQ(y[12], 0.5f - 1.0f);
+    // A NaN score is reported whether or not the mask removes it, a NaN from +∞ + (−∞) too.
+    auto xn = x;
+    xn[17] = nan;
+    EXPECT_TRUE(fn(3, 6, xn.data(), 6, 0.5f, attnlab::Mask::Causal(), 0.0f, 0, 0, 6, y.data(), 6));
+    EXPECT_TRUE(fn(3, 6, xn.data(), 6, 0.5f, attnlab::Mask::None(), 0.0f, 0, 0, 6, y.data(), 6));
+    std::vector<float> add(18, 0.0f);
+    add[1] = -3.4e38f;
+    EXPECT_FALSE(fn(3, 6, x.data(), 6, 0.5f, attnlab::Mask::Additive(add.data()), 0.0f, 0, 0, 6, y.data(), 6));
+    EXPECT_EQ(y[1], inf);  // +∞ + finite stays +∞ (the softmax shares the weight among the +∞)
+  }
+}
+
+TEST(Kernels, NegSqDistSimdMatchesScalar) {
+  for (size_t m : kSizes)
+    for (size_t n : kSizes)
+      for (size_t kk : {size_t{1}, size_t{2}, size_t{3}, size_t{8}, size_t{19}}) {
+        const size_t lda = kk + 1, ldb = kk + 2, lds = n + 3;
+        auto a = random_vec(m * lda, 21, -5.0f, 5.0f), b = random_vec(n * ldb, 22, -5.0f, 5.0f);
+        Guarded s1(m * lds), s2(m * lds);
+        k::neg_sq_dist_nt_f32_scalar(m, n, kk, a.data(), lda, b.data(), ldb, s1.data(), lds);
+        k::neg_sq_dist_nt_f32_wasmsimd(m, n, kk, a.data(), lda, b.data(), ldb, s2.data(), lds);
+        for (size_t i = 0; i < m; ++i)
+          ASSERT_TRUE(same_bits(s2.data() + i * lds, s1.data() + i * lds, n)) << m << "x" << n << "x" << kk;
+        ASSERT_TRUE(s2.intact(m * lds));
+      }
+  // −‖a − b‖² by hand: a = (1, 2), b = (4, 6): −(9 + 16) = −25; the point itself: −0.
+  const float a[] = {1, 2}, b[] = {4, 6, 1, 2, 0, 0, 1, 1, 3, 2};
+  for (auto fn : {k::neg_sq_dist_nt_f32_scalar, k::neg_sq_dist_nt_f32_wasmsimd}) {
+    float s[5];
+    fn(1, 5, 2, a, 2, b, 2, s, 5);
+    EXPECT_EQ(s[0], -25.0f);
+    EXPECT_EQ(s[1], 0.0f);
+    EXPECT_EQ(s[2], -5.0f);
+    EXPECT_EQ(s[3], -1.0f);
+    EXPECT_EQ(s[4], -4.0f);
   }
 }

@@ -47,6 +47,16 @@ inline void online_softmax_block_f32(size_t rows, size_t cols, float scale, floa
   ATTNLAB_KERNEL(online_softmax_block_f32)(rows, cols, scale, s, lds, m, l, o, ldo, d);
 }
 
+inline bool scale_mask_f32(size_t rows, size_t cols, const float* x, size_t ldx, float scale,
+                           const Mask& mask, float alibi_slope, size_t i0, size_t j0, size_t t_k,
+                           float* y, size_t ldy) {
+  return ATTNLAB_KERNEL(scale_mask_f32)(rows, cols, x, ldx, scale, mask, alibi_slope, i0, j0, t_k, y, ldy);
+}
+inline void neg_sq_dist_nt_f32(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b,
+                               size_t ldb, float* s, size_t lds) {
+  ATTNLAB_KERNEL(neg_sq_dist_nt_f32)(m, n, k, a, lda, b, ldb, s, lds);
+}
+
 inline size_t first_non_finite_f32(const float* x, size_t n, bool allow_neg_inf) {
   return ATTNLAB_KERNEL(first_non_finite_f32)(x, n, allow_neg_inf);
 }

@@ -10,6 +10,8 @@
 
 #include <cstddef>
 
+#include "attnlab/mask.h"
+
 namespace attnlab::kernels {
 
 // C[m, n] = A[m, k] · B[k, n] (+ bias[n] on every row when bias != nullptr).
@@ -31,7 +33,7 @@ void gemm_nt_f32_scalar(size_t m, size_t n, size_t k, const float* a, size_t lda
 void gemm_nt_f32_wasmsimd(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b,
                           size_t ldb, float* c, size_t ldc);
 
-// issue 6: B packed once, used by many GEMMs (the streaming attention packs each head's K and V once
+// B packed once, used by many GEMMs (the streaming attention packs each head's K and V once
 // instead of once per query block). Layout: strips of 8 columns of op(B), strip s = [k, 8] row-major
 // at bp + s·8·k, the last strip zero-padded; packed_b_floats(k, n) floats.
 //   pack_b_nt: op(B) = Bᵀ with B stored [n, k] (K: [t_k, d_k]);  pack_b_nn: op(B) = B [k, n] (V).
@@ -69,6 +71,30 @@ void online_softmax_block_f32_scalar(size_t rows, size_t cols, float scale, floa
                                      float* m, float* l, float* o, size_t ldo, size_t d);
 void online_softmax_block_f32_wasmsimd(size_t rows, size_t cols, float scale, float* s, size_t lds,
                                        float* m, float* l, float* o, size_t ldo, size_t d);
+
+// The pass between the scores and the softmax, on a tile [rows, cols] of the [t_q, t_k] scores whose
+// top-left is (i0, j0): for i = i0 + r, j = j0 + c,
+//   y[r, c] = scale·x[r, c] + M(i, j) − alibi_slope·|i − j|       M = mask.bias(i, j, t_k)
+// where M = −∞ assigns −∞ rather than adding it (an overflowed +∞ score cannot become NaN). With no
+// mask and no ALiBi, y = scale·x exactly. scale is finite and > 0. In place when x == y.
+// Returns true when a score x or a result y is NaN (float32 overflow in q·k: +∞ and −∞ terms), which
+// the softmax must never see. Both attention paths (all intermediates, and streaming per key block)
+// run it.
+bool scale_mask_f32_scalar(size_t rows, size_t cols, const float* x, size_t ldx, float scale,
+                           const Mask& mask, float alibi_slope, size_t i0, size_t j0, size_t t_k,
+                           float* y, size_t ldy);
+bool scale_mask_f32_wasmsimd(size_t rows, size_t cols, const float* x, size_t ldx, float scale,
+                             const Mask& mask, float alibi_slope, size_t i0, size_t j0, size_t t_k,
+                             float* y, size_t ldy);
+
+// S[m, n] = −‖A[i, :] − B[j, :]‖² for A [m, k] and B [n, k] ("nt": B is laid out like K): the
+// Gaussian kernel's score, so that softmax(S / bandwidth) is Nadaraya-Watson regression. Direct
+// differences rather than 2a·b − ‖a‖² − ‖b‖², which cancels when points are close to each other and
+// far from 0.
+void neg_sq_dist_nt_f32_scalar(size_t m, size_t n, size_t k, const float* a, size_t lda,
+                               const float* b, size_t ldb, float* s, size_t lds);
+void neg_sq_dist_nt_f32_wasmsimd(size_t m, size_t n, size_t k, const float* a, size_t lda,
+                                 const float* b, size_t ldb, float* s, size_t lds);
 
 // Index of the first NaN or ±∞ in x[0:n] (−∞ counts as finite when allow_neg_inf: additive masks),
 // n when there is none. Every argument check and every overflow check of a result runs it.

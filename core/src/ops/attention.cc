@@ -1,7 +1,6 @@
 // Scaled dot-product attention, step by step as the lecture draws it:
 //   scores = Q·Kᵀ → scaled = scores·scale + M → weights = softmax(scaled) → out = weights·V
 #include <cmath>
-#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -12,29 +11,11 @@
 namespace attnlab {
 
 size_t first_non_finite(const float* x, size_t n, bool allow_neg_inf) {
-  // Every check of an input or a result goes through here, so it is a SIMD kernel (issue 6).
+  // Every check of an input or a result goes through here, so it is a SIMD kernel.
   return kernels::first_non_finite_f32(x, n, allow_neg_inf);
 }
 
 namespace {
-
-constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-
-// S[m, n] = −‖A[i, :] − B[j, :]‖² ("nt": B is [n, k] like K): the Gaussian kernel's score, so that
-// softmax(S / bandwidth) is Nadaraya-Watson regression (issue 3). Direct differences rather than
-// 2a·b − ‖a‖² − ‖b‖², which cancels when points are close to each other and far from 0.
-void neg_sq_dist_nt_f32(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b,
-                        size_t ldb, float* s, size_t lds) {
-  for (size_t i = 0; i < m; ++i)
-    for (size_t j = 0; j < n; ++j) {
-      float acc = 0.0f;
-      for (size_t p = 0; p < k; ++p) {
-        const float d = a[i * lda + p] - b[j * ldb + p];
-        acc += d * d;
-      }
-      s[i * lds + j] = -acc;
-    }
-}
 
 Status check_attention(const AttentionArgs& a, const AttentionOut& o) {
   constexpr const char* op = "attention";
@@ -42,7 +23,7 @@ Status check_attention(const AttentionArgs& a, const AttentionOut& o) {
   ATTNLAB_CHECK(detail::check_positive(op, "tk", a.t_k));
   ATTNLAB_CHECK(detail::check_positive(op, "dk", a.d_k));
   ATTNLAB_CHECK(detail::check_positive(op, "dv", a.d_v));
-  // issue 7: row strides cover a row, and no buffer's byte count wraps size_t (32-bit on wasm32).
+  // Row strides cover a row, and no buffer's byte count wraps size_t (32-bit on wasm32).
   const struct { const char* name; size_t ld, width; const char* width_name; } strides[] = {
       {"ldq", a.ldq, a.d_k, "dk"}, {"ldk", a.ldk, a.d_k, "dk"}, {"ldv", a.ldv, a.d_v, "dv"},
       {"ldo", o.ldo, a.d_v, "dv"}};
@@ -78,41 +59,17 @@ void attention_forward_unchecked(const AttentionArgs& a, const AttentionOut& o) 
   // scores = Q·Kᵀ  [t_q, t_k]; written straight into weights when the caller does not keep them.
   float* s = o.scores ? o.scores : o.weights;
   if (a.score == AttentionArgs::Score::neg_sq_dist)
-    neg_sq_dist_nt_f32(tq, tk, a.d_k, a.q, a.ldq, a.k, a.ldk, s, tk);
+    kernels::neg_sq_dist_nt_f32(tq, tk, a.d_k, a.q, a.ldq, a.k, a.ldk, s, tk);
   else
     kernels::gemm_nt_f32(tq, tk, a.d_k, a.q, a.ldq, a.k, a.ldk, s, tk);
-  // scaled = scale·scores + M (+ ALiBi). A −∞ mask entry is assigned, not added, so an overflowed
-  // +∞ score cannot turn a masked entry into NaN.
+  // scaled = scale·scores + M (+ ALiBi) (kernels.h: a −∞ mask entry is assigned, not added).
   // A NaN score can only come from float32 overflow (+∞ and −∞ terms in q·k), even where a mask
   // removes the entry afterwards; the SIMD softmax assumes NaN-free input and would hide it. The
   // dot-product callers refuse such inputs before computing (check_score_bound); as a second line the
-  // scaling pass notes any NaN branch-free (one vectorised pass) and poisons the results, which the
-  // checked callers then refuse with a message.
-  const bool plain = a.mask.kind == Mask::Kind::none && a.alibi_slope == 0.0f;
-  uint32_t nan = 0;
-  for (size_t i = 0; i < tq; ++i) {
-    const float* si = s + i * tk;
-    float* wi = o.weights + i * tk;
-    if (plain) {  // scale > 0 and finite: si·scale is NaN exactly when si is
-      for (size_t j = 0; j < tk; ++j) {
-        const float w = si[j] * a.scale;
-        wi[j] = w;
-        nan |= static_cast<uint32_t>(w != w);
-      }
-      continue;
-    }
-    for (size_t j = 0; j < tk; ++j) {
-      nan |= static_cast<uint32_t>(si[j] != si[j]);
-      const float m = a.mask.bias(i, j, tk);
-      if (m == kNegInf) {
-        wi[j] = kNegInf;
-        continue;
-      }
-      const float dist = std::fabs(static_cast<float>(i) - static_cast<float>(j));
-      wi[j] = si[j] * a.scale + m - a.alibi_slope * dist;
-      nan |= static_cast<uint32_t>(wi[j] != wi[j]);
-    }
-  }
+  // scaling pass reports any NaN and the results are poisoned, which the checked callers then refuse
+  // with a message.
+  const bool nan = kernels::scale_mask_f32(tq, tk, s, tk, a.scale, a.mask, a.alibi_slope, 0, 0, tk,
+                                           o.weights, tk);
   if (o.scaled) std::memcpy(o.scaled, o.weights, tq * tk * sizeof(float));
   if (nan) {
     for (size_t i = 0; i < tq * tk; ++i) o.weights[i] = std::numeric_limits<float>::quiet_NaN();
@@ -150,7 +107,7 @@ Status weighted_sum_forward(const float* weights, const float* v, size_t t_q, si
   ATTNLAB_CHECK(detail::check_positive(op, "tq", t_q));
   ATTNLAB_CHECK(detail::check_positive(op, "tk", t_k));
   ATTNLAB_CHECK(detail::check_positive(op, "dv", d_v));
-  ATTNLAB_CHECK(detail::check_count(op, "tq·tk", {t_q, t_k}));  // issue 7: no size_t wrap
+  ATTNLAB_CHECK(detail::check_count(op, "tq·tk", {t_q, t_k}));  // no size_t wrap
   ATTNLAB_CHECK(detail::check_count(op, "tk·dv", {t_k, d_v}));
   ATTNLAB_CHECK(detail::check_count(op, "tq·dv", {t_q, d_v}));
   ATTNLAB_CHECK(detail::check_finite(op, "weights", weights, t_q * t_k));

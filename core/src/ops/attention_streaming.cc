@@ -61,7 +61,6 @@ bool attention_head_streaming(const float* q, size_t ldq, const float* k, size_t
     kernels::pack_b_nt_f32(tk, dk, k, ldk, kp);
     kernels::pack_b_nn_f32(tk, dk, v, ldv, vp);
   }
-  const bool plain = mask.kind == Mask::Kind::none && alibi_slope == 0.0f;
   // O sums p·v over the keys before dividing by l (p ≤ 1, l ≤ t_k), so it can reach t_k·max|v| where
   // the result (≤ max|v|, a convex combination) is finite: with huge values the probabilities are
   // multiplied by 2^-e before the V product and the final 1/l by 2^e (exact powers of two), so O
@@ -87,28 +86,9 @@ bool attention_head_streaming(const float* q, size_t ldq, const float* k, size_t
         kernels::gemm_prepacked_f32(br, bc, dk, q + i0 * ldq, ldq, kp + j0 * dk, 8 * dk, false, s, kBc);
       else
         kernels::gemm_nt_f32(br, bc, dk, q + i0 * ldq, ldq, k + j0 * ldk, ldk, s, kBc);
-      float block_scale = scale;
-      if (!plain) {
-        // scaled = scale·S + M (+ ALiBi), as attention.cc: a −∞ mask entry is assigned, not added.
-        for (size_t r = 0; r < br; ++r)
-          for (size_t c = 0; c < bc; ++c) {
-            const size_t i = i0 + r, j = j0 + c;
-            const float b = mask.bias(i, j, tk);
-            float& x = s[r * kBc + c];
-            if (b == kNegInf) {
-              x = kNegInf;
-              continue;
-            }
-            const float dist = std::fabs(static_cast<float>(i) - static_cast<float>(j));
-            x = x * scale + b - alibi_slope * dist;
-          }
-        block_scale = 1.0f;
-      }
-      bool nan = false;  // see above (a branch-free reduction, so it vectorises)
-      for (size_t r = 0; r < br; ++r)
-        for (size_t c = 0; c < bc; ++c) nan |= s[r * kBc + c] != s[r * kBc + c];
-      if (nan) return false;
-      kernels::online_softmax_block_f32(br, bc, block_scale, s, kBc, m, l, o, dk, dk);
+      // scaled = scale·S + M (+ ALiBi), the same kernel as attention.cc; a NaN (see above) stops here.
+      if (kernels::scale_mask_f32(br, bc, s, kBc, scale, mask, alibi_slope, i0, j0, tk, s, kBc)) return false;
+      kernels::online_softmax_block_f32(br, bc, 1.0f, s, kBc, m, l, o, dk, dk);
       if (e)
         for (size_t r = 0; r < br; ++r)
           for (size_t c = 0; c < bc; ++c) s[r * kBc + c] *= p_scale;

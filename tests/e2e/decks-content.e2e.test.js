@@ -112,4 +112,34 @@ describe('Slidev PDF export', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 300000);
+
+  // A deck that asks for one page per click (`slidev export --with-clicks`, or `export.withClicks` in
+  // its headmatter) gets the stepped widget at each click's stage: the worked example's pages show
+  // S = QKᵀ, then the scaled scores, the masked scores, the weights (the notes' 0.3233), the output
+  // (1.0137), one stage per page, in order.
+  test.skipIf(!pdftoppm)('with clicks, each page shows its click\'s stage', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'attnlab-pdf-clicks-'));
+    try {
+      const pdf = join(dir, 'deck.pdf');
+      await run('npx', ['slidev', 'export', 'slides/slidev/slides.md', '--executable-path',
+        process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', '--output', pdf, '--with-clicks', '--timeout', '120000'],
+      { cwd: repo, timeout: 240000, maxBuffer: 1 << 24 });
+      const { stdout: info } = await run('pdfinfo', [pdf]);
+      const pages = Number(info.match(/Pages:\s+(\d+)/)[1]);
+      expect(pages).toBeGreaterThan(60);  // the clicks add pages (44 slides)
+      const texts = [];
+      for (let p = 1; p <= pages; p++) texts.push((await run('pdftotext', ['-f', String(p), '-l', String(p), pdf, '-'])).stdout);
+      const stages = [
+        (t) => t.includes('S = QK') && !t.includes('scaled scores'),
+        (t) => t.includes('scaled scores'),
+        (t) => t.includes('scaled + M'),
+        (t) => t.includes('weights A') && t.includes('0.3233'),
+        (t) => t.includes('Z = AV') && t.includes('1.0137'),
+      ];
+      const start = texts.findIndex((t, i) => stages.every((ok, k) => texts[i + k] && ok(texts[i + k])));
+      expect(start, 'five consecutive pages stepping S → scaled → masked → weights → output').toBeGreaterThanOrEqual(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 300000);
 });

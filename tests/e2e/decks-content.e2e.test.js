@@ -143,3 +143,28 @@ describe('Slidev PDF export', () => {
     }
   }, 300000);
 });
+
+describe('reveal.js print view (?print-pdf)', () => {
+  // Each fragment step is its own page (pdfSeparateFragments): a stepped widget on each page shows the
+  // stage of that page's visible fragments, drawn in its slide layout.
+  test('every printed step shows its stage', async () => {
+    const { page, problems } = await watchedPage(browser.context);
+    await page.goto(new URL('slides/reveal/index.html?print-pdf', BASE_URL()).href);
+    await page.waitForFunction(() => document.querySelectorAll('.reveal .pdf-page').length > 20, null, { timeout: 30000 });
+    await page.waitForFunction(() => ![...document.querySelectorAll('.pdf-page [data-attn-stages]')]
+      .some((w) => !w.shadowRoot?.querySelector('.stagestrip')), null, { timeout: 30000 });
+    const steps = await page.evaluate(() => [...document.querySelectorAll('.reveal .pdf-page')].flatMap((p) =>
+      [...p.querySelectorAll('[data-attn-stages]')].map((w) => {
+        let asked = Number(w.getAttribute('data-attn-stages'));
+        for (const f of p.querySelectorAll('[data-attn-stage]'))
+          if (!f.classList.contains('fragment') || f.classList.contains('visible')) asked = Math.max(asked, Number(f.getAttribute('data-attn-stage')));
+        const strip = [...w.shadowRoot.querySelector('.stagestrip').children];
+        return { asked, set: Number(w.getAttribute('stage')), drawn: strip.findIndex((li) => li.classList.contains('current')) };
+      })));
+    expect(steps.length).toBeGreaterThan(15);
+    for (const s of steps) expect(s).toEqual({ asked: s.asked, set: s.asked, drawn: s.asked });
+    expect(new Set(steps.map((s) => s.asked)).size).toBeGreaterThan(4);  // the pages really step
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});

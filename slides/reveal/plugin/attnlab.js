@@ -51,32 +51,21 @@ export function stagesFor(slide) {
   return result;
 }
 
-// The nearest scrolling box around a widget (a tall widget in a fixed-height slide column).
-function scroller(el) {
-  for (let n = el.parentElement; n && !n.classList.contains('slides'); n = n.parentElement) {
-    const o = getComputedStyle(n).overflowY;
-    if ((o === 'auto' || o === 'scroll') && n.scrollHeight > n.clientHeight) return n;
-  }
-  return null;
-}
-
-function applyStages(slide, follow = false) {
+// On a slide a widget draws the current stage in place (its slide layout), so setting `stage` is all
+// a step needs: nothing to scroll.
+function applyStages(slide) {
   if (!slide) return;
   for (const [widget, stage] of stagesFor(slide)) {
-    if (widget.getAttribute('stage') === String(stage)) continue;
-    const rising = stage > Number(widget.getAttribute('stage') ?? -1);
-    widget.setAttribute('stage', String(stage));
-    // A widget shows every stage up to `stage`, newest last: keep the newest one in view.
-    if (follow && rising) Promise.resolve(widget.updateComplete).then(() => {
-      const box = scroller(widget);
-      if (box) box.scrollTo({ top: box.scrollHeight, behavior: 'smooth' });
-    });
+    if (widget.getAttribute('stage') !== String(stage)) widget.setAttribute('stage', String(stage));
   }
 }
 
 export default function AttnLab() {
   let deck = null;
-  const onChange = () => applyStages(deck.getCurrentSlide(), true);
+  const onChange = () => applyStages(deck.getCurrentSlide());
+  // ?print-pdf lays every slide out once per fragment step (pdfSeparateFragments), each copy in its own
+  // .pdf-page with that step's fragments marked visible: each copy gets its own stage.
+  const onPdf = () => document.querySelectorAll('.reveal .pdf-page').forEach((page) => applyStages(page));
   const events = ['ready', 'slidechanged', 'fragmentshown', 'fragmenthidden'];
   return {
     id: 'attnlab',
@@ -86,11 +75,13 @@ export default function AttnLab() {
       if (options.keyboardGuard && typeof deck.getConfig().keyboardCondition !== 'function')
         deck.configure({ keyboardCondition: notTypingInWidget });
       for (const e of events) deck.on(e, onChange);
+      deck.on('pdf-ready', onPdf);
       // Every slide starts at its widgets' base stage, so the overview and print view are consistent.
       for (const slide of deck.getSlides()) applyStages(slide);
     },
     destroy() {
       for (const e of events) deck?.off(e, onChange);
+      deck?.off('pdf-ready', onPdf);
       deck = null;
     },
   };

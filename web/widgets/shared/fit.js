@@ -9,7 +9,7 @@ import { heatmapSize } from './heatmap.js';
 // the laid-out page so that two-column layouts and centred reveal.js sections work the same way.
 
 /** Ancestors that are a slide: Slidev's layout box, a reveal.js slide, or a box marked by the page. */
-export const SLIDE_SELECTOR = '[data-attn-slide], .slidev-layout, .reveal .slides > section, .reveal .slides > section > section';
+export const SLIDE_SELECTOR = '[data-attn-slide], .slidev-layout, .reveal .slides > section, .reveal .slides > section > section, .reveal .pdf-page > section';
 
 /** The slide element `el` sits in (crossing no shadow roots), or null. */
 export function slideOf(el) {
@@ -38,7 +38,8 @@ export function measureBox(host, fitHeight) {
   const reveal = !slide.classList.contains('slidev-layout') && slide.closest('.reveal');
   // The slide's inner height: reveal.js sections are as tall as their content (the slide canvas is
   // their parent), Slidev's layout box is the slide.
-  const canvas = reveal ? slide.parentElement.closest('.slides') : slide;
+  // (In reveal.js's ?print-pdf view each slide sits in a .pdf-page of the slide's size.)
+  const canvas = reveal ? slide.parentElement.closest('.pdf-page, .slides') : slide;
   const inner = canvas.clientHeight - (reveal ? 0 : px(cs.paddingTop) + px(cs.paddingBottom));
   return { width, height: Math.max(80, Math.floor(inner - stackedAround(host, slide, scale) - 2)) };
 }

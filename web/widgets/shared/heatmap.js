@@ -52,7 +52,8 @@ export function heatmapGeometry({ rows, cols, rowLabels, colLabels, label = '', 
     // Page layout: never wider than the column the widget has (a phone): the whole figure, labels and legend included.
     if (avail > 0) cell = Math.max(4, Math.min(cell, Math.floor((avail - (noRowLabels ? 4 : rowLabelW) - legendW - 2) / Math.max(1, cols))));
   }
-  const showLabels = cell >= 6;
+  // Labels at any cell size: small cells label every n-th row/column (a 128 × 128 encoding keeps its axes).
+  const showLabels = cell >= 2;
   const left = showLabels ? rowLabelW : 4;
   const rotate = rotates(cell);
   const top = topFor(cell, showLabels);
@@ -210,12 +211,12 @@ export class AttnHeatmap extends LitElement {
     // On a slide the deck scales the canvas: numbers must reach an 18 px glyph box (≈ 1.16 em) on screen.
     const minFont = this.#fit ? Math.min(26, Math.max(this.minFont, Math.ceil(18.5 / (1.16 * this._screenScale)))) : 10;
     const maxFont = this.#fit ? Math.min(30, Math.round(cell * 0.36)) : cell >= 44 ? 12 : 10;
-    if (!this.#fit && cell < 34) return null;
+    // Page layout: 2 decimals from 34 px cells, 1 decimal down to 28 px (a block's 30 px cells show numbers).
+    if (!this.#fit && cell < 28) return null;
     for (let d = this.digits; d >= 0; d--) {
       const chars = longest + (d ? d + 1 : 0);
       const font = Math.min(maxFont, Math.floor((cell - 6) / (0.58 * chars)));
       if (font >= minFont) return { digits: d, font };
-      if (!this.#fit) break;
       if (d <= Math.min(1, this.digits)) break;  // fewer than one decimal says too little
     }
     return null;
@@ -231,7 +232,12 @@ export class AttnHeatmap extends LitElement {
     const numbers = this.#numberStyle(g.cell, v);
     const veil = this.#veil();  // linked highlighting: cells outside it fade towards white (their numbers stay readable)
     const cells = [];
-    for (let i = 0; i < rows; i++) {
+    // Many small cells without numbers (a 128 × 128 encoding): one raster image instead of thousands
+    // of SVG rects, so a repaint stays short. Same colours; labels, legend and cursor stay vectors.
+    const raster = !numbers && g.cell <= 10 && rows * cols > 1024 && typeof document !== 'undefined';
+    if (raster) cells.push(svg`<image class="cells" x=${g.left} y=${g.top} width=${cols * g.cell} height=${rows * g.cell} preserveAspectRatio="none"
+      image-rendering="optimizeSpeed" style="image-rendering: pixelated" href=${this.#raster(v, scale, veil)}></image>`);
+    for (let i = 0; i < (raster ? 0 : rows); i++) {
       for (let j = 0; j < cols; j++) {
         const x = v[i * cols + j], a = veil?.(i, j) ?? 0, rgb = a ? scale.color(x).map((k) => Math.round(k + (255 - k) * a)) : scale.color(x);
         const px = g.left + j * g.cell, py = g.top + i * g.cell;
@@ -285,7 +291,7 @@ export class AttnHeatmap extends LitElement {
         <button type="button" @click=${() => this.exportSvg()} aria-label="Export ${this.label} as SVG">SVG</button>
         <button type="button" @click=${() => this.exportPng()} aria-label="Export ${this.label} as PNG">PNG</button>
         <details @toggle=${(e) => { this._numbersOpen = e.target.open; }}><summary>numbers</summary><div class="tablebox"
-          tabindex=${this._numbersOpen ? '0' : nothing} role="region" aria-label="${this.label} numbers">${this.#table()}</div></details>
+          tabindex=${this._numbersOpen ? '0' : nothing} role="region" aria-label="${this.label} numbers">${rows * cols <= 2048 || this._numbersOpen ? this.#table() : nothing}</div></details>
       </div>`}
       ${this.compact ? html`<div class="sr-only">${this.#table()}</div>` : nothing}
     </figure>`;
@@ -324,6 +330,27 @@ export class AttnHeatmap extends LitElement {
     for (const i of hr) lines.push(box('hl-row', g.left + 1, g.top + i * g.cell + 1, cols * g.cell - 2, g.cell - 2, i));
     for (const j of hc) lines.push(box('hl-col', g.left + j * g.cell + 1, g.top + 1, g.cell - 2, rows * g.cell - 2, j));
     return svg`<g class="highlights" aria-hidden="true">${lines}</g>`;
+  }
+
+  /** The cells as a PNG data URL, one pixel per cell (drawn scaled up, pixelated). */
+  #raster(v, scale, veil) {
+    const { rows, cols } = this, canvas = document.createElement('canvas');
+    canvas.width = cols;
+    canvas.height = rows;
+    const ctx = canvas.getContext('2d');
+    if (!ctx) return '';
+    const img = ctx.createImageData(cols, rows), d = img.data;
+    for (let i = 0; i < rows; i++) {
+      for (let j = 0; j < cols; j++) {
+        const o = 4 * (i * cols + j), c = scale.color(v[i * cols + j]), a = veil?.(i, j) ?? 0;
+        d[o] = Math.round(c[0] + (255 - c[0]) * a);
+        d[o + 1] = Math.round(c[1] + (255 - c[1]) * a);
+        d[o + 2] = Math.round(c[2] + (255 - c[2]) * a);
+        d[o + 3] = 255;
+      }
+    }
+    ctx.putImageData(img, 0, 0);
+    return canvas.toDataURL('image/png');
   }
 
   /** The colour bar: what the colours stand for, from the scale's min to its max. */

@@ -63,9 +63,9 @@ export class AttnWhyScale extends AttnWidget {
   }
 
   /** The measurements at one d_k, every number from lab.attention. */
-  measure(lab, d) {
+  measure(lab, d, sampled = null) {
     const n = this.samples, m = Math.min(this.keys, n);
-    const { q, k } = sampleQK(this.seed, d, n);
+    const { q, k } = sampled ?? sampleQK(this.seed, d, n);
     const all = lab.attention({ q, k, v: new Float32Array(n), tq: n, tk: n, dk: d, dv: 1 });
     const few = k.subarray(0, m * d), v = new Float32Array(m);
     const scaled = lab.attention({ q, k: few, v, tq: n, tk: m, dk: d, dv: 1 });
@@ -82,8 +82,27 @@ export class AttnWhyScale extends AttnWidget {
   /** The measurements at every d_k (cached: a re-layout does not re-sample). */
   #rows(lab, dks) {
     const key = `${this.seed}|${this.samples}|${this.keys}|${dks.length}`;
-    if (this._cache?.key !== key) this._cache = { key, rows: dks.map((d) => this.measure(lab, d)) };
+    if (this._cache?.key !== key) {
+      // 128 × 128 samples and more at eleven d_k take 100+ ms: then one d_k per task (each well under
+      // 50 ms), the plots and the table filling in as they come, so the page never freezes.
+      const incremental = this.samples >= 128 && typeof window !== 'undefined';
+      this._cache = { key, rows: incremental ? [] : dks.map((d) => this.measure(lab, d)) };
+      if (incremental) this.#fill(lab, dks, this._cache);
+    }
     return this._cache.rows;
+  }
+
+  async #fill(lab, dks, cache) {
+    const tick = () => new Promise((ok) => setTimeout(ok, 0));
+    for (const d of dks) {
+      await tick();  // sampling and computing in separate tasks (at d_k = 1024 each takes ~10–25 ms)
+      if (this._cache !== cache || !this.isConnected) return;
+      const sampled = sampleQK(this.seed, d, this.samples);
+      await tick();
+      if (this._cache !== cache || !this.isConnected) return;
+      cache.rows = [...cache.rows, this.measure(lab, d, sampled)];
+      this.requestUpdate();
+    }
   }
 
   #weightsRange() {
@@ -133,7 +152,9 @@ export class AttnWhyScale extends AttnWidget {
   renderWidget(lab) {
     const dks = dkList(this.maxPow);
     const rows = this.#rows(lab, dks);
-    const ex = this.measure(lab, this.dk), m = ex.exampleRaw.length;
+    // While the rows fill in, the example row stays the last one drawn (no extra sampling in this task).
+    const ex = rows.find((r) => r.d === this.dk) ?? (rows.length < dks.length ? this._lastEx : null) ?? this.measure(lab, this.dk), m = ex.exampleRaw.length;
+    this._lastEx = ex;
     return this.slideLayout ? this.#renderSlide(dks, rows, ex, m) : this.#renderPage(dks, rows, ex, m);
   }
 
@@ -143,7 +164,8 @@ export class AttnWhyScale extends AttnWidget {
     const p = this.#plots(rows, dks, m, true), W = this.pageFit(400);
     return html`
       <attn-tex class="formula" display .expr=${FULL_TEX}></attn-tex>
-      <div class="controls">${this.#otherControls()}${this.#dkControl(dks)}</div>
+      <div class="controls">${this.#otherControls()}${this.#dkControl(dks)}
+        <span class="sampling" role="status">${rows.length < dks.length ? html`sampling d<sub>k</sub> = ${dks[rows.length]}…` : ''}</span></div>
       <div class="row">
         ${plot({ title: 'variance of the scores', width: W, height: 260, xDomain: this.#xDomain(dks, W, 12), ...p.variance })}
         ${plot({ title: `softmax over ${m} keys: mean largest weight`, width: W, height: 260, xDomain: this.#xDomain(dks, W, 12), ...p.peak })}

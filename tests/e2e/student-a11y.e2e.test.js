@@ -7,14 +7,18 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { chromium } from 'playwright-core';
 import { readFileSync } from 'node:fs';
+import { createAttnLab } from 'attnlab';
 import { BASE_URL, launch, watchedPage } from './browser.js';
+import { sampleQK } from '../../web/widgets/why-scale/logic.js';
+import { variance } from '../../web/widgets/shared/stats.js';
+import { fmt } from '../../web/widgets/shared/format.js';
 
 const AXE = readFileSync(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
 const TAGS = ['attn-steps', 'attn-convex', 'attn-kernel-regression', 'attn-why-scale', 'attn-cross', 'attn-multihead',
   'attn-positional', 'attn-block', 'attn-cost'];
 
-let browser;
-beforeAll(async () => { browser = await launch(); });
+let browser, lab;
+beforeAll(async () => { [browser, lab] = await Promise.all([launch(), createAttnLab()]); });
 afterAll(async () => { await browser?.close(); });
 
 /** Every widget drawn (no "Loading…"), and the layout settled (formulas fitted, maps measured). */
@@ -228,6 +232,54 @@ describe('keyboard', () => {
       return el?.className;
     })).toBe('run');
     expect(await run.textContent()).toBe('Measure again');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});
+
+// Repaints stay short (measured by hand with a longtask observer; no timing is asserted here): what
+// made them short must still show the same numbers.
+describe('large states', () => {
+  test('positional at d_model 128 × 128 positions: cells as one image, axes labelled, the numbers table built when opened', async () => {
+    const { page, problems } = await openAt(1440, 900, `#positional=${encodeURIComponent(JSON.stringify({ dModel: 128, length: 128 }))}`);
+    const map = page.locator('attn-positional attn-heatmap.sinusoidal');
+    expect(await map.locator('svg image.cells').count()).toBe(1);
+    expect(await map.locator('svg rect[stroke="#fff"]').count()).toBe(0);
+    const labels = await map.locator('svg > text').allTextContents();
+    expect(labels).toContain('124');  // every 4th position and dimension
+    expect(await map.locator('table td').count()).toBe(0);
+    await map.locator('summary').click();
+    await expect.poll(() => map.locator('table td').count()).toBe(128 * 128);
+    const pe = lab.positionalEncoding({ kind: 'sinusoidal', length: 128, dModel: 128, base: 10000 });
+    const last = await map.locator('table tr').last().locator('td').allTextContents();
+    expect(last).toEqual(Array.from(pe.subarray(127 * 128), (x) => fmt(x, 4)));
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  test('why-scale at 256 × 256 samples fills its table one d_k at a time, with the core\'s variances', async () => {
+    const { page, problems } = await openAt(1440, 900, `#why=${encodeURIComponent(JSON.stringify({ samples: 256 }))}`);
+    const rows = page.locator('attn-why-scale table.measurements tr');
+    await expect.poll(() => rows.count(), { timeout: 30000 }).toBe(12);  // header + d_k = 1 … 1024
+    await expect.poll(() => page.locator('attn-why-scale .sampling').textContent()).toBe('');
+    const n = 256;
+    for (const d of [1, 1024]) {
+      const { q, k } = sampleQK(1, d, n);
+      const r = lab.attention({ q, k, v: new Float32Array(n), tq: n, tk: n, dk: d, dv: 1 });
+      expect((await rows.nth(Math.log2(d) + 1).locator('td').allTextContents()).slice(0, 3))
+        .toEqual([String(d), fmt(variance(r.scores), 2), fmt(variance(r.scaled), 3)]);
+    }
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  test('block: its 30 px cells show their numbers (1 decimal)', async () => {
+    const { page, problems } = await openAt(1440, 900);
+    const map = page.locator('attn-block attn-heatmap.x');
+    const shown = await map.locator('svg text.num').allTextContents();
+    const table = await map.locator('table td').allTextContents();
+    expect(shown.length).toBe(table.length);
+    expect(shown).toEqual(table.map((t) => fmt(Number(t), 1)));
     expect(problems).toEqual([]);
     await page.close();
   });

@@ -1,8 +1,8 @@
-// The WASM build against PyTorch (tests/golden/generate.py, Debian python3-torch): every case, every
-// intermediate, float32 within 1e-4 relative.
+// The WASM build against PyTorch and the formulas (tests/golden/generate.py, Debian python3-torch): every
+// op with a golden file, every case, every intermediate, within TOL.ref (helpers.js).
 import { beforeAll, describe, expect, test } from 'vitest';
 import { createAttnLab } from 'attnlab';
-import { expectClose, golden, maskArg } from './helpers.js';
+import { absMatmul, absSum, decoderArgs, encoderArgs, expectClose, expectCloseScaled, golden, maskArg, transpose } from './helpers.js';
 
 let lab;
 beforeAll(async () => { lab = await createAttnLab(); });
@@ -48,9 +48,99 @@ describe('positional encodings vs the formulas (float64)', () => {
     expectClose(r.slopes, c.slopes, 'slopes');
     expectClose(r.bias, c.bias, 'bias');
   });
-  test('sinusoidal default base is 10000', () => {
-    const c = g.cases.find((x) => x.base === 10000 && x.length > 1);
-    expect(Array.from(lab.positionalEncoding({ kind: 'sinusoidal', length: c.length, dModel: c.dModel })))
-      .toEqual(Array.from(lab.positionalEncoding({ kind: 'sinusoidal', length: c.length, dModel: c.dModel, base: 10000 })));
+});
+
+describe('streaming multi-head attention vs torch.nn.MultiheadAttention', () => {
+  const { cases } = golden('multihead');
+  test.each(cases.map((c) => [c.name, c]))('%s', (_name, c) => {
+    const args = {
+      x: c.x, tq: c.tq, dModel: c.dModel, heads: c.heads, wq: c.wq, wk: c.wk, wv: c.wv, wo: c.wo,
+      mask: maskArg(c.mask), intermediates: false,
+    };
+    for (const b of ['bq', 'bk', 'bv', 'bo']) if (c[b]) args[b] = c[b];
+    if (c.context) Object.assign(args, { context: c.context, tk: c.tk });
+    const r = lab.multiHeadAttention(args);
+    expect(Object.keys(r)).toEqual(['output']);
+    expectClose(r.output, c.expected.output, 'output');
+  });
+});
+
+const g = golden('blocks');
+const opt = (v) => (v === null ? undefined : v);
+
+describe('LayerNorm and RMSNorm vs PyTorch', () => {
+  test.each(g.layerNorm.map((c) => [c.name, c]))('layerNorm %s', (_n, c) => {
+    const y = lab.layerNorm({ x: c.x, rows: c.rows, dim: c.dim, gamma: opt(c.gamma), beta: opt(c.beta), eps: c.eps });
+    expectClose(y, c.expected, 'layerNorm');
+  });
+  test.each(g.rmsNorm.map((c) => [c.name, c]))('rmsNorm %s', (_n, c) => {
+    expectClose(lab.rmsNorm({ x: c.x, rows: c.rows, dim: c.dim, gamma: opt(c.gamma), eps: c.eps }), c.expected, 'rmsNorm');
+  });
+});
+
+describe('activations vs PyTorch', () => {
+  test('GELU exact (erf) and tanh approximation, ReLU', () => {
+    expectClose(lab.activation({ x: g.gelu.x, kind: 'gelu' }), g.gelu.erf, 'gelu');
+    expectClose(lab.activation({ x: g.gelu.x, kind: 'gelu_tanh' }), g.gelu.tanh, 'gelu_tanh');
+    expectClose(lab.activation({ x: g.relu.x, kind: 'relu' }), g.relu.expected, 'relu');
+  });
+});
+
+describe('feed-forward vs PyTorch', () => {
+  test("reproduces the FFN inside torch's post-LN encoder layers", () => {
+    for (const c of g.encoder.filter((e) => e.norm === 'post')) {
+      const w = c.weights;
+      const r = lab.feedForward({ x: c.expected.residual1, rows: c.t, dModel: c.dModel, dFF: c.dFF, w1: w.w1, b1: w.b1, w2: w.w2, b2: w.b2, activation: c.activation });
+      expectClose(r.activated, c.expected.ffnHidden, `${c.name} ffnHidden`);
+      expectCloseScaled(r.output, c.expected.ffnOut, absMatmul(c.expected.ffnHidden, w.w2, w.b2, c.t, c.dFF, c.dModel), `${c.name} ffnOut`);
+    }
+  });
+});
+
+describe('encoder layer vs torch.nn.TransformerEncoderLayer', () => {
+  test.each(g.encoder.map((c) => [c.name, c]))('%s', (_n, c) => {
+    const r = lab.encoderBlock(encoderArgs(c));
+    const e = c.expected, w = c.weights, { t, dModel: D, dFF: F } = c;
+    expectClose(r.attnWeights, e.attnWeights, 'attnWeights');
+    expectCloseScaled(r.attnOut, e.attnOut, absMatmul(Array.from(r.attnHeads), w.wo, w.bo, t, D, D), 'attnOut');
+    expectClose(r.ffnHidden, e.ffnHidden, 'ffnHidden');
+    expectCloseScaled(r.ffnOut, e.ffnOut, absMatmul(e.ffnHidden, w.w2, w.b2, t, F, D), 'ffnOut');
+    // The golden's residual1 is the stream after the first sub-layer: LN1(x + MHA(x)) post-LN, x + MHA(LN1(x)) pre-LN.
+    if (c.norm === 'post') {
+      expectClose(r.norm1, e.residual1, 'norm1');
+      expectClose(r.output, e.output, 'output');
+    } else {
+      expectCloseScaled(r.residual1, e.residual1, absSum(c.x, e.attnOut), 'residual1');
+      expectCloseScaled(r.output, e.output, absSum(e.residual1, e.ffnOut), 'output');
+    }
+  });
+});
+
+describe('decoder layer vs torch.nn.TransformerDecoderLayer', () => {
+  test.each(g.decoder.map((c) => [c.name, c]))('%s', (_n, c) => {
+    const r = lab.decoderBlock(decoderArgs(c));
+    const e = c.expected, w = c.weights, { t, dModel: D, dFF: F } = c;
+    expectClose(r.selfWeights, e.selfWeights, 'selfWeights');
+    expectClose(r.crossWeights, e.crossWeights, 'crossWeights');
+    expectCloseScaled(r.selfAttnOut, e.selfAttnOut, absMatmul(Array.from(r.selfHeads), w.wo, w.bo, t, D, D), 'selfAttnOut');
+    expectCloseScaled(r.crossAttnOut, e.crossAttnOut, absMatmul(Array.from(r.crossHeads), w.cwo, w.cbo, t, D, D), 'crossAttnOut');
+    expectClose(r.ffnHidden, e.ffnHidden, 'ffnHidden');
+    expectCloseScaled(r.ffnOut, e.ffnOut, absMatmul(e.ffnHidden, w.w2, w.b2, t, F, D), 'ffnOut');
+    if (c.norm === 'post') expectClose(r.output, e.output, 'output');
+    else expectCloseScaled(r.output, e.output, absSum(r.residual2, e.ffnOut), 'output');
+    // Cross-attention keys and values come from memory, queries from the decoder stream.
+    const cross = lab.multiHeadAttention({ x: c.norm === 'post' ? r.norm1 : r.norm2, tq: t, context: c.memory, tk: c.tm, dModel: D, heads: c.heads,
+      wq: w.cwq, wk: w.cwk, wv: w.cwv, wo: w.cwo, bq: w.cbq, bk: w.cbk, bv: w.cbv, bo: w.cbo });
+    expect(Array.from(r.crossK)).toEqual(Array.from(cross.k));
+    expect(Array.from(r.crossWeights)).toEqual(Array.from(cross.weights));
+  });
+});
+
+describe('embedding and tied output head vs PyTorch', () => {
+  test.each(g.embedding.map((c) => [c.name, c]))('%s', (_n, c) => {
+    expect(Array.from(lab.embedding({ table: c.table, vocab: c.vocab, dModel: c.dModel, ids: c.ids }))).toEqual(c.embeddings);
+    const r = lab.outputHead({ h: c.h, rows: c.ids.length, table: c.table, vocab: c.vocab, dModel: c.dModel, bias: opt(c.bias), temperature: c.temperature });
+    expectCloseScaled(r.logits, c.logits, absMatmul(c.h, transpose(c.table, c.vocab, c.dModel), c.bias, c.ids.length, c.dModel, c.vocab), 'logits');
+    expectClose(r.probs, c.probs, 'probs');
   });
 });

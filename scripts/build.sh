@@ -7,5 +7,5 @@ bash scripts/build-wasm.sh
 rm -rf dist  # no stale hashed assets from earlier builds
 npx vite build -c web/app/vite.config.js --logLevel warn
 
-# --- lecture decks (issue 5): dist/slides/reveal/ and dist/slides/slidev/, relative URLs ---
+# --- lecture decks: dist/slides/reveal/ and dist/slides/slidev/, relative URLs ---
 bash scripts/build-decks.sh

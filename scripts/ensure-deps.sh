@@ -6,9 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(cmake g++ make emscripten libeigen3-dev libsimde-dev libgtest-dev libbenchmark-dev chromium)
-# issue 7: clang + its runtime libraries (libFuzzer, ASan, UBSan) for scripts/fuzz.sh
+# clang + its runtime libraries (libFuzzer, ASan, UBSan) for scripts/fuzz.sh
 APT_PACKAGES+=(clang libclang-rt-14-dev)
-# issue 11: pdftoppm (poppler-utils) rasterises the Slidev PDF export in tests/e2e/decks-content.e2e.test.js
+# pdftoppm (poppler-utils) rasterises the Slidev PDF export in tests/e2e/decks-content.e2e.test.js
 APT_PACKAGES+=(poppler-utils)
 
 missing=()

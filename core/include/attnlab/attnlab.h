@@ -21,13 +21,13 @@
 #pragma once
 
 #include "attnlab/attention.h"
-#include "attnlab/block.h"      // issue 3: encoder/decoder layers
-#include "attnlab/embedding.h"  // issue 3: embedding, tied head, kernel regression
-#include "attnlab/ffn.h"        // issue 3
+#include "attnlab/block.h"      // encoder and decoder blocks
+#include "attnlab/embedding.h"  // embedding, tied output head, kernel regression
+#include "attnlab/ffn.h"        // position-wise feed-forward
 #include "attnlab/mask.h"
 #include "attnlab/matrix.h"
 #include "attnlab/multihead.h"
-#include "attnlab/norm.h"       // issue 3: LayerNorm, RMSNorm, activations
+#include "attnlab/norm.h"       // LayerNorm, RMSNorm, activations
 #include "attnlab/ops.h"
 #include "attnlab/positional.h"
 #include "attnlab/status.h"

@@ -1,4 +1,4 @@
-// attnlab/block.h — Transformer encoder and decoder layers, Matrix level, every intermediate kept.
+// attnlab/block.h — Transformer encoder and decoder blocks, Matrix level, every intermediate kept.
 //
 //   encoder, post-LN (the paper):  y = LN1(x + MHA(x));       out = LN2(y + FFN(y))
 //   encoder, pre-LN (GPT):         y = x + MHA(LN1(x));       out = y + FFN(LN2(y))
@@ -11,24 +11,28 @@
 
 #include "attnlab/mask.h"
 #include "attnlab/matrix.h"
+#include "attnlab/multihead.h"
 #include "attnlab/ops.h"
 
 namespace attnlab {
 
-struct AttentionLayerWeights {
+// The weights of a block, owning their storage: the Matrix-level twins of the pointer-level
+// MultiHeadWeights, LayerNormWeights, FeedForwardWeights, EncoderBlockWeights and DecoderBlockWeights
+// (ops.h), same names with the prefix Owned.
+struct OwnedMultiHeadWeights {
   Matrix wq, wk, wv, wo;                 // [D, D]
   std::vector<float> bq, bk, bv, bo;     // [D] or empty
 };
-struct LayerNormParams { std::vector<float> gamma, beta; };  // [D] or empty
-struct FeedForwardParams {
+struct OwnedLayerNormWeights { std::vector<float> gamma, beta; };  // [D] or empty
+struct OwnedFeedForwardWeights {
   Matrix w1, w2;                         // [D, d_ff], [d_ff, D]
   std::vector<float> b1, b2;             // [d_ff], [D] or empty
 };
 
-struct EncoderLayerWeights {
-  AttentionLayerWeights attn;
-  LayerNormParams ln1, ln2;
-  FeedForwardParams ffn;
+struct OwnedEncoderBlockWeights {
+  OwnedMultiHeadWeights attn;
+  OwnedLayerNormWeights ln1, ln2;
+  OwnedFeedForwardWeights ffn;
 };
 struct BlockOptions {
   size_t heads = 1;
@@ -37,36 +41,53 @@ struct BlockOptions {
   float eps = 1e-5f;
 };
 
-struct AttentionStep {
-  Matrix q, k, v;               // [t, D], [t_k, D], [t_k, D]
-  std::vector<Matrix> weights;  // H × [t, t_k]
-  Matrix heads, out;            // [t, D]
-};
-struct EncoderLayerResult {
-  AttentionStep attn;
-  Matrix residual1, norm1;              // [t, D]
-  Matrix ffn_pre, ffn_hidden, ffn_out;  // [t, d_ff], [t, d_ff], [t, D]
-  Matrix residual2, norm2, output;      // [t, D]
+// Each attention sub-layer's intermediates are a MultiHeadResult (multihead.h): q, k, v, the
+// per-head weights, the concatenated heads and the output.
+struct EncoderBlockResult {
+  MultiHeadResult attn;
+  Matrix residual1, norm1;                 // [t, D]
+  Matrix ffn_pre, ffn_activated, ffn_out;  // [t, d_ff] x·W1 + b1, [t, d_ff] act(ffn_pre), [t, D]
+  Matrix residual2, norm2, output;         // [t, D]
 };
 // x: [t, D]. Throws attnlab::Error.
-EncoderLayerResult encoder_layer(const Matrix& x, const EncoderLayerWeights& w, const BlockOptions& opt,
+EncoderBlockResult encoder_block(const Matrix& x, const OwnedEncoderBlockWeights& w, const BlockOptions& opt,
                                  const Mask& mask = Mask::None());
 
-struct DecoderLayerWeights {
-  AttentionLayerWeights self_attn, cross_attn;
-  LayerNormParams ln1, ln2, ln3;
-  FeedForwardParams ffn;
+struct OwnedDecoderBlockWeights {
+  OwnedMultiHeadWeights self_attn, cross_attn;
+  OwnedLayerNormWeights ln1, ln2, ln3;
+  OwnedFeedForwardWeights ffn;
 };
-struct DecoderLayerResult {
-  AttentionStep self_attn;
+struct DecoderBlockResult {
+  MultiHeadResult self_attn;
   Matrix residual1, norm1;
-  AttentionStep cross_attn;             // weights H × [t, t_m]
+  MultiHeadResult cross_attn;              // weights H × [t, t_m]
   Matrix residual2, norm2;
-  Matrix ffn_pre, ffn_hidden, ffn_out;
+  Matrix ffn_pre, ffn_activated, ffn_out;
   Matrix residual3, norm3, output;
 };
 // x: [t, D], memory: [t_m, D] (the encoder output). Self-attention is causal unless told otherwise.
-DecoderLayerResult decoder_layer(const Matrix& x, const Matrix& memory, const DecoderLayerWeights& w,
+DecoderBlockResult decoder_block(const Matrix& x, const Matrix& memory, const OwnedDecoderBlockWeights& w,
                                  const BlockOptions& opt, const Mask& self_mask = Mask::Causal());
+
+// ---- Deprecated names (removed in 0.3): the names on the right replace them ---------------------
+using AttentionLayerWeights = OwnedMultiHeadWeights;   // deprecated
+using LayerNormParams = OwnedLayerNormWeights;         // deprecated
+using FeedForwardParams = OwnedFeedForwardWeights;     // deprecated
+using EncoderLayerWeights = OwnedEncoderBlockWeights;  // deprecated
+using DecoderLayerWeights = OwnedDecoderBlockWeights;  // deprecated
+using AttentionStep = MultiHeadResult;                 // deprecated (its out is now output)
+using EncoderLayerResult = EncoderBlockResult;         // deprecated (ffn_hidden is now ffn_activated)
+using DecoderLayerResult = DecoderBlockResult;         // deprecated (ffn_hidden is now ffn_activated)
+// deprecated: encoder_block
+inline EncoderBlockResult encoder_layer(const Matrix& x, const OwnedEncoderBlockWeights& w, const BlockOptions& opt,
+                                        const Mask& mask = Mask::None()) {
+  return encoder_block(x, w, opt, mask);
+}
+// deprecated: decoder_block
+inline DecoderBlockResult decoder_layer(const Matrix& x, const Matrix& memory, const OwnedDecoderBlockWeights& w,
+                                        const BlockOptions& opt, const Mask& self_mask = Mask::Causal()) {
+  return decoder_block(x, memory, w, opt, self_mask);
+}
 
 }  // namespace attnlab

@@ -10,9 +10,9 @@
 namespace attnlab {
 
 struct FeedForwardResult {
-  Matrix pre;     // [rows, d_ff] x·W1 + b1
-  Matrix hidden;  // [rows, d_ff] act(pre)
-  Matrix output;  // [rows, D]
+  Matrix pre;        // [rows, d_ff] x·W1 + b1
+  Matrix activated;  // [rows, d_ff] act(pre)
+  Matrix output;     // [rows, D]
 };
 
 class FeedForward {

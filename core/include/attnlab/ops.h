@@ -43,13 +43,13 @@ struct AttentionArgs {
   // kernel of Nadaraya-Watson regression; see kernel_regression_forward).
   enum class Score { dot, neg_sq_dist } score = Score::dot;
 };
-struct AttentionOut {
+struct AttentionOutputs {
   float* scores = nullptr;
   float* scaled = nullptr;
   float* weights = nullptr;
   float* out = nullptr; size_t ldo = 0;
 };
-Status attention_forward(const AttentionArgs& a, const AttentionOut& o);
+Status attention_forward(const AttentionArgs& a, const AttentionOutputs& o);
 
 // out[t_q, d_v] = A[t_q, t_k] · V[t_k, d_v]: attention as a weighted sum (the deck's convex
 // combination), for weights the caller already has.
@@ -76,16 +76,16 @@ struct MultiHeadArgs {
   bool rope = false; float rope_base = 10000.0f;
   bool alibi = false;
 };
-struct MultiHeadOut {
+struct MultiHeadOutputs {
   float *q, *k, *v;          // [t_q, D], [t_k, D], [t_k, D] (q, k after RoPE when rope is on)
   float* scores = nullptr;   // [H, t_q, t_k] raw per-head Q_h·K_hᵀ (nullptr: not kept)
   float* weights;            // [H, t_q, t_k]
   float* heads;              // [t_q, D] concatenated head outputs, before W_O
   float* out;                // [t_q, D]
 };
-Status multihead_attention_forward(const MultiHeadArgs& a, const MultiHeadOut& o);
+Status multihead_attention_forward(const MultiHeadArgs& a, const MultiHeadOutputs& o);
 
-// ==== Streaming multi-head attention: the throughput mode, output only ==============================
+// ---- Streaming multi-head attention: the throughput mode, output only ----------------------------
 // The same result as multihead_attention_forward (every option: masks, cross-attention, RoPE, ALiBi),
 // and the same refusals with the same messages: scores, values or outputs that could overflow float32
 // are refused by both before computing, by bounds that do not depend on summation order. It works
@@ -95,18 +95,18 @@ Status multihead_attention_forward(const MultiHeadArgs& a, const MultiHeadOut& o
 //   q: [t_q, D] scratch (Q, then overwritten by the concatenated heads), k, v: [t_k, D] scratch,
 //   workspace: multihead_streaming_workspace_floats(t_k, D, H) floats (each head's K and V packed once,
 //   plus query/key block tiles; SIZE_MAX when that count overflows size_t), out: [t_q, D].
-struct MultiHeadStreamingOut {
+struct MultiHeadStreamingOutputs {
   float *q, *k, *v;
   float* workspace;
   float* out;
 };
 size_t multihead_streaming_workspace_floats(size_t t_k, size_t d_model, size_t heads);
-Status multihead_attention_forward_streaming(const MultiHeadArgs& a, const MultiHeadStreamingOut& o);
+Status multihead_attention_forward_streaming(const MultiHeadArgs& a, const MultiHeadStreamingOutputs& o);
 
 // ---- Positional encodings -----------------------------------------------------------------------
 // Sinusoidal (Vaswani et al.), interleaved: PE[pos, 2i] = sin(pos / base^(2i/D)),
 // PE[pos, 2i+1] = cos(pos / base^(2i/D)). out: [length, D].
-Status sinusoidal_encoding(size_t length, size_t d_model, float base, float* out);
+Status sinusoidal_positional_encoding_forward(size_t length, size_t d_model, float base, float* out);
 
 // RoPE: rotate pairs (2i, 2i+1) of each row of x [t, d] (d even) by angle (offset + row)·base^(−2i/d).
 // In place when x == out.
@@ -118,7 +118,7 @@ Status alibi_slopes(size_t heads, float* slopes);
 float alibi_slope(size_t head, size_t heads);  // one head's slope, for 0 ≤ head < heads
 Status alibi_bias(size_t heads, size_t t_q, size_t t_k, float* bias);
 
-// ==== The rest of the Transformer (issue 3): Add & Norm, FFN, blocks, embedding, head, kernel regression
+// ---- Add & Norm, feed-forward, blocks, embedding, output head, kernel regression ------------------
 // Messages use the JS facade's argument names (weights.wq, ln1Gamma, …): the widgets show them as is.
 
 // LayerNorm over the last dimension, as torch.nn.LayerNorm: y = (x − μ)/√(σ² + eps)·γ + β with the
@@ -137,19 +137,19 @@ Status rms_norm_forward(const float* x, size_t rows, size_t dim, const float* ga
 enum class Activation { relu, gelu, gelu_tanh };
 Status activation_forward(Activation kind, const float* x, size_t n, float* out);  // in place ok
 
-// Position-wise feed-forward: pre = x·W1 + b1, hidden = act(pre), out = hidden·W2 + b2.
+// Position-wise feed-forward: pre = x·W1 + b1, activated = act(pre), out = activated·W2 + b2.
 // x: [rows, D]; W1: [D, d_ff]; W2: [d_ff, D]; b1: [d_ff], b2: [D] or nullptr.
 struct FeedForwardWeights {
   const float* w1; const float* b1 = nullptr;
   const float* w2; const float* b2 = nullptr;
 };
-struct FeedForwardOut {
-  float* pre = nullptr;  // [rows, d_ff] before the activation (nullptr: not kept)
-  float* hidden;         // [rows, d_ff] after it
+struct FeedForwardOutputs {
+  float* pre = nullptr;  // [rows, d_ff] x·W1 + b1, before the activation (nullptr: not kept)
+  float* activated;      // [rows, d_ff] act(pre)
   float* out;            // [rows, D]
 };
 Status feed_forward_forward(const float* x, size_t rows, size_t d_model, size_t d_ff,
-                            const FeedForwardWeights& w, Activation act, const FeedForwardOut& o);
+                            const FeedForwardWeights& w, Activation act, const FeedForwardOutputs& o);
 
 // One Transformer encoder layer (torch.nn.TransformerEncoderLayer, dropout 0):
 //   post-LN (the paper):  y = LN1(x + MHA(x));        out = LN2(y + FFN(y))
@@ -171,16 +171,16 @@ struct EncoderBlockArgs {
   float eps = 1e-5f;
   EncoderBlockWeights w;
 };
-struct EncoderBlockOut {
-  MultiHeadOut attn;        // q, k, v [t, D], weights [H, t, t], heads [t, D], out (= attnOut) [t, D]
+struct EncoderBlockOutputs {
+  MultiHeadOutputs attn;    // q, k, v [t, D], weights [H, t, t], heads [t, D], out (= attnOut) [t, D]
   float* residual1;         // [t, D] x + attnOut
   float* norm1;             // [t, D] LN1(residual1) (post) | LN1(x) (pre)
-  FeedForwardOut ffn;       // pre, hidden [t, d_ff], out [t, D]
+  FeedForwardOutputs ffn;   // pre, activated [t, d_ff], out [t, D]
   float* residual2;         // [t, D] norm1 + ffnOut (post) | residual1 + ffnOut (pre)
   float* norm2;             // [t, D] LN2(residual2) (post) | LN2(residual1) (pre)
   float* out;               // [t, D] norm2 (post) | residual2 (pre)
 };
-Status encoder_block_forward(const EncoderBlockArgs& a, const EncoderBlockOut& o);
+Status encoder_block_forward(const EncoderBlockArgs& a, const EncoderBlockOutputs& o);
 
 // One decoder layer (torch.nn.TransformerDecoderLayer, dropout 0): masked self-attention, then
 // cross-attention (Q from the decoder stream, K and V from the encoder output `memory`), then FFN,
@@ -200,16 +200,16 @@ struct DecoderBlockArgs {
   float eps = 1e-5f;
   DecoderBlockWeights w;
 };
-struct DecoderBlockOut {
-  MultiHeadOut self_attn;   // weights [H, t, t]
+struct DecoderBlockOutputs {
+  MultiHeadOutputs self_attn;  // weights [H, t, t]
   float *residual1, *norm1; // [t, D]
-  MultiHeadOut cross_attn;  // q [t, D], k, v [t_m, D], weights [H, t, t_m]
+  MultiHeadOutputs cross_attn;  // q [t, D], k, v [t_m, D], weights [H, t, t_m]
   float *residual2, *norm2; // [t, D]
-  FeedForwardOut ffn;
+  FeedForwardOutputs ffn;
   float *residual3, *norm3; // [t, D]
   float* out;               // [t, D]
 };
-Status decoder_block_forward(const DecoderBlockArgs& a, const DecoderBlockOut& o);
+Status decoder_block_forward(const DecoderBlockArgs& a, const DecoderBlockOutputs& o);
 
 // Token embedding as a lookup: out[i, :] = W_E[ids[i], :] (= one-hot(ids[i])·W_E).
 // table: [vocab, D]; ids: [n] in [0, vocab); out: [n, D].
@@ -230,11 +230,24 @@ enum class RegressionKernel { gaussian, dot };
 Status kernel_regression_forward(const float* xs, const float* ys, size_t n, const float* queries,
                                  size_t n_q, size_t dim, RegressionKernel kernel, float bandwidth,
                                  float* scores, float* weights, float* predictions);
-// ==== end of issue 3 section
 
 // ---- Shared checks --------------------------------------------------------------------------------
 // The first non-finite value of x[0:n] (NaN or ±∞); allow_neg_inf accepts −∞ (masks).
 // Returns n when all are acceptable.
 size_t first_non_finite(const float* x, size_t n, bool allow_neg_inf = false);
+
+// ---- Deprecated names (removed in 0.3) -------------------------------------------------------------
+// One suffix per meaning: …Weights learned parameters, …Args a call's inputs, …Outputs result buffers.
+// The old names below still compile for one release; new code uses the names on the right.
+using AttentionOut = AttentionOutputs;                    // deprecated
+using MultiHeadOut = MultiHeadOutputs;                    // deprecated
+using MultiHeadStreamingOut = MultiHeadStreamingOutputs;  // deprecated
+using FeedForwardOut = FeedForwardOutputs;                // deprecated (its hidden is now activated)
+using EncoderBlockOut = EncoderBlockOutputs;              // deprecated
+using DecoderBlockOut = DecoderBlockOutputs;              // deprecated
+// deprecated: sinusoidal_positional_encoding_forward
+inline Status sinusoidal_encoding(size_t length, size_t d_model, float base, float* out) {
+  return sinusoidal_positional_encoding_forward(length, d_model, base, out);
+}
 
 }  // namespace attnlab

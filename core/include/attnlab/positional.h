@@ -1,6 +1,8 @@
 // attnlab/positional.h — where a token is: sinusoidal encodings, RoPE, ALiBi.
 #pragma once
 
+#include <vector>
+
 #include "attnlab/matrix.h"
 
 namespace attnlab {
@@ -13,5 +15,6 @@ Matrix rope(const Matrix& x, float base = 10000.0f, size_t offset = 0);
 
 // Per-head ALiBi slopes m_h, and the bias −m_h·|i − j| as H matrices [t_q, t_k].
 std::vector<float> alibi_slopes(size_t heads);
+std::vector<Matrix> alibi_bias(size_t heads, size_t t_q, size_t t_k);
 
 }  // namespace attnlab

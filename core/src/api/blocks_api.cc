@@ -1,4 +1,4 @@
-// The Matrix-level API of issue 3 (norm.h, ffn.h, block.h, embedding.h): checks shapes, allocates the
+// The Matrix-level API of norm.h, ffn.h, block.h and embedding.h: checks shapes, allocates the
 // outputs, calls the pointer-level op, throws attnlab::Error on bad input.
 #include <string>
 
@@ -28,7 +28,7 @@ const float* opt(const char* fn, const char* name, const std::vector<float>& v, 
   return v.data();
 }
 
-MultiHeadWeights attention_weights(const char* fn, const AttentionLayerWeights& w, size_t D) {
+MultiHeadWeights attention_weights(const char* fn, const OwnedMultiHeadWeights& w, size_t D) {
   need_shape(fn, "wq", w.wq, D, D), need_shape(fn, "wk", w.wk, D, D);
   need_shape(fn, "wv", w.wv, D, D), need_shape(fn, "wo", w.wo, D, D);
   MultiHeadWeights m{w.wq.data(), w.wk.data(), w.wv.data(), w.wo.data()};
@@ -36,10 +36,10 @@ MultiHeadWeights attention_weights(const char* fn, const AttentionLayerWeights& 
   m.bv = opt(fn, "bv", w.bv, D), m.bo = opt(fn, "bo", w.bo, D);
   return m;
 }
-LayerNormWeights norm_weights(const char* fn, const LayerNormParams& p, size_t D) {
+LayerNormWeights norm_weights(const char* fn, const OwnedLayerNormWeights& p, size_t D) {
   return {opt(fn, "gamma", p.gamma, D), opt(fn, "beta", p.beta, D)};
 }
-FeedForwardWeights ffn_weights(const char* fn, const FeedForwardParams& p, size_t D) {
+FeedForwardWeights ffn_weights(const char* fn, const OwnedFeedForwardWeights& p, size_t D) {
   const size_t F = p.w1.cols();
   need_shape(fn, "w1", p.w1, D, F), need_shape(fn, "w2", p.w2, F, D);
   return {p.w1.data(), opt(fn, "b1", p.b1, F), p.w2.data(), opt(fn, "b2", p.b2, D)};
@@ -47,17 +47,17 @@ FeedForwardWeights ffn_weights(const char* fn, const FeedForwardParams& p, size_
 
 // Buffers of one attention sub-layer, and their Matrix form afterwards.
 struct AttentionBuffers {
-  AttentionStep step;
+  MultiHeadResult step;
   std::vector<float> weights;
   AttentionBuffers(size_t t, size_t tk, size_t D, size_t H)
       : step{Matrix(t, D), Matrix(tk, D), Matrix(tk, D), {}, Matrix(t, D), Matrix(t, D)}, weights(H * t * tk) {}
-  MultiHeadOut out() {
-    MultiHeadOut o{};
+  MultiHeadOutputs out() {
+    MultiHeadOutputs o{};
     o.q = step.q.data(), o.k = step.k.data(), o.v = step.v.data();
-    o.weights = weights.data(), o.heads = step.heads.data(), o.out = step.out.data();
+    o.weights = weights.data(), o.heads = step.heads.data(), o.out = step.output.data();
     return o;
   }
-  AttentionStep done(size_t H) {
+  MultiHeadResult done(size_t H) {
     const size_t t = step.q.rows(), tk = step.k.rows();
     for (size_t h = 0; h < H; ++h)
       step.weights.emplace_back(t, tk, std::vector<float>(weights.begin() + h * t * tk,
@@ -102,13 +102,13 @@ FeedForwardResult FeedForward::operator()(const Matrix& x) const {
   FeedForwardWeights w{w1_.data(), b1_.empty() ? nullptr : b1_.data(), w2_.data(),
                        b2_.empty() ? nullptr : b2_.data()};
   throw_if_error(feed_forward_forward(x.data(), x.rows(), D, F, w, act_,
-                                      {r.pre.data(), r.hidden.data(), r.output.data()}));
+                                      {r.pre.data(), r.activated.data(), r.output.data()}));
   return r;
 }
 
-EncoderLayerResult encoder_layer(const Matrix& x, const EncoderLayerWeights& w, const BlockOptions& opt_,
+EncoderBlockResult encoder_block(const Matrix& x, const OwnedEncoderBlockWeights& w, const BlockOptions& opt_,
                                  const Mask& mask) {
-  constexpr const char* fn = "encoder_layer";
+  constexpr const char* fn = "encoder_block";
   const size_t t = x.rows(), D = x.cols(), F = w.ffn.w1.cols(), H = opt_.heads;
   EncoderBlockArgs a{};
   a.x = x.data(), a.t = t, a.d_model = D, a.heads = H, a.d_ff = F;
@@ -116,19 +116,19 @@ EncoderLayerResult encoder_layer(const Matrix& x, const EncoderLayerWeights& w, 
   a.w = {attention_weights(fn, w.attn, D), norm_weights(fn, w.ln1, D), norm_weights(fn, w.ln2, D),
          ffn_weights(fn, w.ffn, D)};
   AttentionBuffers attn(t, t, D, H ? H : 1);
-  EncoderLayerResult r{{}, Matrix(t, D), Matrix(t, D), Matrix(t, F), Matrix(t, F), Matrix(t, D),
+  EncoderBlockResult r{{}, Matrix(t, D), Matrix(t, D), Matrix(t, F), Matrix(t, F), Matrix(t, D),
                        Matrix(t, D), Matrix(t, D), Matrix(t, D)};
-  EncoderBlockOut o{attn.out(), r.residual1.data(), r.norm1.data(),
-                    {r.ffn_pre.data(), r.ffn_hidden.data(), r.ffn_out.data()},
+  EncoderBlockOutputs o{attn.out(), r.residual1.data(), r.norm1.data(),
+                    {r.ffn_pre.data(), r.ffn_activated.data(), r.ffn_out.data()},
                     r.residual2.data(), r.norm2.data(), r.output.data()};
   throw_if_error(encoder_block_forward(a, o));
   r.attn = attn.done(H);
   return r;
 }
 
-DecoderLayerResult decoder_layer(const Matrix& x, const Matrix& memory, const DecoderLayerWeights& w,
+DecoderBlockResult decoder_block(const Matrix& x, const Matrix& memory, const OwnedDecoderBlockWeights& w,
                                  const BlockOptions& opt_, const Mask& self_mask) {
-  constexpr const char* fn = "decoder_layer";
+  constexpr const char* fn = "decoder_block";
   const size_t t = x.rows(), tm = memory.rows(), D = x.cols(), F = w.ffn.w1.cols(), H = opt_.heads;
   need_shape(fn, "memory", memory, tm, D);
   DecoderBlockArgs a{};
@@ -139,10 +139,10 @@ DecoderLayerResult decoder_layer(const Matrix& x, const Matrix& memory, const De
          norm_weights(fn, w.ln1, D), norm_weights(fn, w.ln2, D), norm_weights(fn, w.ln3, D),
          ffn_weights(fn, w.ffn, D)};
   AttentionBuffers self(t, t, D, H ? H : 1), cross(t, tm, D, H ? H : 1);
-  DecoderLayerResult r{{}, Matrix(t, D), Matrix(t, D), {}, Matrix(t, D), Matrix(t, D), Matrix(t, F),
+  DecoderBlockResult r{{}, Matrix(t, D), Matrix(t, D), {}, Matrix(t, D), Matrix(t, D), Matrix(t, F),
                        Matrix(t, F), Matrix(t, D), Matrix(t, D), Matrix(t, D), Matrix(t, D)};
-  DecoderBlockOut o{self.out(), r.residual1.data(), r.norm1.data(), cross.out(), r.residual2.data(),
-                    r.norm2.data(), {r.ffn_pre.data(), r.ffn_hidden.data(), r.ffn_out.data()},
+  DecoderBlockOutputs o{self.out(), r.residual1.data(), r.norm1.data(), cross.out(), r.residual2.data(),
+                    r.norm2.data(), {r.ffn_pre.data(), r.ffn_activated.data(), r.ffn_out.data()},
                     r.residual3.data(), r.norm3.data(), r.output.data()};
   throw_if_error(decoder_block_forward(a, o));
   r.self_attn = self.done(H);

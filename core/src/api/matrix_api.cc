@@ -34,7 +34,7 @@ AttentionResult attention(const Matrix& Q, const Matrix& K, const Matrix& V, con
   AttentionResult r{Matrix(tq, tk), Matrix(tq, tk), Matrix(tq, tk), Matrix(tq, dv)};
   const float s = scale ? *scale : 1.0f / std::sqrt(static_cast<float>(dk));
   AttentionArgs a{Q.data(), dk, K.data(), dk, V.data(), dv, tq, tk, dk, dv, s, mask};
-  AttentionOut o{r.scores.data(), r.scaled.data(), r.weights.data(), r.output.data(), dv};
+  AttentionOutputs o{r.scores.data(), r.scaled.data(), r.weights.data(), r.output.data(), dv};
   throw_if_error(attention_forward(a, o));
   return r;
 }
@@ -77,7 +77,7 @@ MultiHeadResult MultiHeadAttention::run(const Matrix& x, const Matrix* context, 
   MultiHeadResult r{Matrix(tq, D), Matrix(tk, D), Matrix(tk, D), {}, Matrix(tq, D), Matrix(tq, D)};
   const size_t H = heads_ ? heads_ : 1;
   std::vector<float> weights(H * tq * tk);
-  MultiHeadOut o{r.q.data(), r.k.data(), r.v.data(), nullptr, weights.data(), r.heads.data(), r.output.data()};
+  MultiHeadOutputs o{r.q.data(), r.k.data(), r.v.data(), nullptr, weights.data(), r.heads.data(), r.output.data()};
   throw_if_error(multihead_attention_forward(a, o));
   for (size_t h = 0; h < heads_; ++h)
     r.weights.emplace_back(tq, tk, std::vector<float>(weights.begin() + h * tq * tk, weights.begin() + (h + 1) * tq * tk));
@@ -86,7 +86,7 @@ MultiHeadResult MultiHeadAttention::run(const Matrix& x, const Matrix* context, 
 
 Matrix sinusoidal_positional_encoding(size_t length, size_t d_model, float base) {
   Matrix pe(length, d_model);
-  throw_if_error(sinusoidal_encoding(length, d_model, base, pe.data()));
+  throw_if_error(sinusoidal_positional_encoding_forward(length, d_model, base, pe.data()));
   return pe;
 }
 
@@ -100,6 +100,17 @@ std::vector<float> alibi_slopes(size_t heads) {
   std::vector<float> s(heads);
   throw_if_error(attnlab::alibi_slopes(heads, s.data()));
   return s;
+}
+
+std::vector<Matrix> alibi_bias(size_t heads, size_t t_q, size_t t_k) {
+  size_t n = 0;  // a product that wraps is left to the op to refuse, before it writes anything
+  const bool wraps = __builtin_mul_overflow(heads, t_q, &n) || __builtin_mul_overflow(n, t_k, &n);
+  std::vector<float> b(wraps ? 0 : n);
+  throw_if_error(attnlab::alibi_bias(heads, t_q, t_k, b.data()));
+  std::vector<Matrix> r;
+  for (size_t h = 0; h < heads; ++h)
+    r.emplace_back(t_q, t_k, std::vector<float>(b.begin() + h * t_q * t_k, b.begin() + (h + 1) * t_q * t_k));
+  return r;
 }
 
 }  // namespace attnlab

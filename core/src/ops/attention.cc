@@ -17,7 +17,7 @@ size_t first_non_finite(const float* x, size_t n, bool allow_neg_inf) {
 
 namespace {
 
-Status check_attention(const AttentionArgs& a, const AttentionOut& o) {
+Status check_attention(const AttentionArgs& a, const AttentionOutputs& o) {
   constexpr const char* op = "attention";
   ATTNLAB_CHECK(detail::check_positive(op, "tq", a.t_q));
   ATTNLAB_CHECK(detail::check_positive(op, "tk", a.t_k));
@@ -54,7 +54,7 @@ Status check_attention(const AttentionArgs& a, const AttentionOut& o) {
 }  // namespace
 
 // The unchecked core, shared by attention_forward and the multi-head loop (which checks once).
-void attention_forward_unchecked(const AttentionArgs& a, const AttentionOut& o) {
+void attention_forward_unchecked(const AttentionArgs& a, const AttentionOutputs& o) {
   const size_t tq = a.t_q, tk = a.t_k;
   // scores = Q·Kᵀ  [t_q, t_k]; written straight into weights when the caller does not keep them.
   float* s = o.scores ? o.scores : o.weights;
@@ -83,7 +83,7 @@ void attention_forward_unchecked(const AttentionArgs& a, const AttentionOut& o) 
   kernels::gemm_nn_f32(tq, a.d_v, tk, o.weights, tk, a.v, a.ldv, nullptr, o.out, o.ldo);
 }
 
-Status attention_forward(const AttentionArgs& a, const AttentionOut& o) {
+Status attention_forward(const AttentionArgs& a, const AttentionOutputs& o) {
   ATTNLAB_CHECK(check_attention(a, o));
   // Scores or outputs that could overflow float32 are refused before computing (check.h), by the same
   // bounds as multi-head attention.

@@ -117,7 +117,7 @@ size_t multihead_streaming_workspace_floats(size_t t_k, size_t d_model, size_t h
   return n > SIZE_MAX / sizeof(float) ? SIZE_MAX : static_cast<size_t>(n);  // (wasm32: size_t is 32 bits)
 }
 
-Status multihead_attention_forward_streaming(const MultiHeadArgs& a, const MultiHeadStreamingOut& o) {
+Status multihead_attention_forward_streaming(const MultiHeadArgs& a, const MultiHeadStreamingOutputs& o) {
   constexpr const char* op = "multiHeadAttention";
   ATTNLAB_CHECK(detail::check_multihead_args(a));
   if (!o.q || !o.k || !o.v || !o.workspace || !o.out)

@@ -52,13 +52,13 @@ Status check_ffn_weights(const char* op, const FeedForwardWeights& w, size_t D, 
                            {"weights.w2", w.w2, d_ff * D, true}, {"weights.b2", w.b2, D, false}});
 }
 
-bool has_outputs(const MultiHeadOut& m) {
+bool has_outputs(const MultiHeadOutputs& m) {
   return m.q && m.k && m.v && m.weights && m.heads && m.out;
 }
 
 // One multi-head attention sub-layer on checked inputs: the op itself (no copy of its code).
 Status attend(const float* x, size_t t, const float* context, size_t t_k, size_t D, size_t H,
-              const MultiHeadWeights& w, const Mask& mask, const MultiHeadOut& o) {
+              const MultiHeadWeights& w, const Mask& mask, const MultiHeadOutputs& o) {
   MultiHeadArgs a{};
   a.x = x;
   a.t_q = t;
@@ -77,7 +77,7 @@ void layer_norm(const float* x, size_t t, size_t D, const LayerNormWeights& ln, 
 
 }  // namespace
 
-Status encoder_block_forward(const EncoderBlockArgs& a, const EncoderBlockOut& o) {
+Status encoder_block_forward(const EncoderBlockArgs& a, const EncoderBlockOutputs& o) {
   constexpr const char* op = "encoderBlock";
   const size_t t = a.t, D = a.d_model, H = a.heads, F = a.d_ff;
   ATTNLAB_CHECK(check_sizes(op, t, D, H, F, a.eps));
@@ -89,7 +89,7 @@ Status encoder_block_forward(const EncoderBlockArgs& a, const EncoderBlockOut& o
                                   {"weights.ln2Gamma", a.w.ln2.gamma, D, false},
                                   {"weights.ln2Beta", a.w.ln2.beta, D, false}}));
   ATTNLAB_CHECK(check_ffn_weights(op, a.w.ffn, D, F));
-  if (!has_outputs(o.attn) || !o.residual1 || !o.norm1 || !o.ffn.pre || !o.ffn.hidden || !o.ffn.out ||
+  if (!has_outputs(o.attn) || !o.residual1 || !o.norm1 || !o.ffn.pre || !o.ffn.activated || !o.ffn.out ||
       !o.residual2 || !o.norm2 || !o.out)
     return Status::Fail(std::string(op) + ": an output buffer is missing");
 
@@ -111,15 +111,15 @@ Status encoder_block_forward(const EncoderBlockArgs& a, const EncoderBlockOut& o
     detail::add_f32(n, o.residual1, o.ffn.out, o.residual2);                          // out = y + ·
     std::memcpy(o.out, o.residual2, n * sizeof(float));
   }
-  // issue 7: finite inputs can overflow float32 in the FFN or a residual sum; refuse the result.
+  // Finite inputs can overflow float32 in the FFN or a residual sum; refuse the result.
   ATTNLAB_CHECK(detail::check_no_overflow(op, "ffn pre", o.ffn.pre, t * F, "weights within float32 range"));
-  ATTNLAB_CHECK(detail::check_no_overflow(op, "ffn hidden", o.ffn.hidden, t * F, "weights within float32 range"));
+  ATTNLAB_CHECK(detail::check_no_overflow(op, "ffn hidden", o.ffn.activated, t * F, "weights within float32 range"));
   for (const float* r : {o.residual1, o.norm1, o.ffn.out, o.residual2, o.norm2, o.out})
     ATTNLAB_CHECK(detail::check_no_overflow(op, "output", r, n, "x and weights within float32 range"));
   return Status::Ok();
 }
 
-Status decoder_block_forward(const DecoderBlockArgs& a, const DecoderBlockOut& o) {
+Status decoder_block_forward(const DecoderBlockArgs& a, const DecoderBlockOutputs& o) {
   constexpr const char* op = "decoderBlock";
   const size_t t = a.t, tm = a.t_m, D = a.d_model, H = a.heads, F = a.d_ff;
   ATTNLAB_CHECK(check_sizes(op, t, D, H, F, a.eps));
@@ -137,7 +137,7 @@ Status decoder_block_forward(const DecoderBlockArgs& a, const DecoderBlockOut& o
                                   {"weights.ln3Beta", a.w.ln3.beta, D, false}}));
   ATTNLAB_CHECK(check_ffn_weights(op, a.w.ffn, D, F));
   if (!has_outputs(o.self_attn) || !has_outputs(o.cross_attn) || !o.residual1 || !o.norm1 ||
-      !o.residual2 || !o.norm2 || !o.ffn.pre || !o.ffn.hidden || !o.ffn.out || !o.residual3 ||
+      !o.residual2 || !o.norm2 || !o.ffn.pre || !o.ffn.activated || !o.ffn.out || !o.residual3 ||
       !o.norm3 || !o.out)
     return Status::Fail(std::string(op) + ": an output buffer is missing");
 
@@ -166,9 +166,9 @@ Status decoder_block_forward(const DecoderBlockArgs& a, const DecoderBlockOut& o
     detail::add_f32(n, o.residual2, o.ffn.out, o.residual3);
     std::memcpy(o.out, o.residual3, n * sizeof(float));
   }
-  // issue 7: as in encoder_block_forward.
+  // As in encoder_block_forward: float32 overflow from finite inputs is refused.
   ATTNLAB_CHECK(detail::check_no_overflow(op, "ffn pre", o.ffn.pre, t * F, "weights within float32 range"));
-  ATTNLAB_CHECK(detail::check_no_overflow(op, "ffn hidden", o.ffn.hidden, t * F, "weights within float32 range"));
+  ATTNLAB_CHECK(detail::check_no_overflow(op, "ffn hidden", o.ffn.activated, t * F, "weights within float32 range"));
   for (const float* r : {o.residual1, o.norm1, o.residual2, o.norm2, o.ffn.out, o.residual3, o.norm3, o.out})
     ATTNLAB_CHECK(detail::check_no_overflow(op, "output", r, n, "x, memory and weights within float32 range"));
   return Status::Ok();

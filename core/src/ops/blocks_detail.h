@@ -1,4 +1,4 @@
-// blocks_detail.h — unchecked internals shared by the issue-3 ops (norm.cc, ffn.cc, block.cc): the
+// blocks_detail.h — unchecked internals shared by norm.cc, ffn.cc, block.cc and embedding.cc: the
 // blocks check their arguments once, up front, then call these on buffers they know are valid.
 #pragma once
 
@@ -12,9 +12,9 @@ namespace attnlab::detail {
 void layer_norm_rows(const float* x, size_t rows, size_t dim, const float* gamma, const float* beta,
                      float eps, float* out, float* mean, float* rstd);
 void activation_inplace(Activation kind, float* x, size_t n);
-// pre may be nullptr (then hidden holds x·W1 + b1 before the activation is applied in place).
+// pre may be nullptr (then activated holds x·W1 + b1 before the activation is applied in place).
 void feed_forward_rows(const float* x, size_t rows, size_t d_model, size_t d_ff,
-                       const FeedForwardWeights& w, Activation act, const FeedForwardOut& o);
+                       const FeedForwardWeights& w, Activation act, const FeedForwardOutputs& o);
 // out[n] = a[n] + b[n]: the residual connection.
 inline void add_f32(size_t n, const float* a, const float* b, float* out) {
   for (size_t i = 0; i < n; ++i) out[i] = a[i] + b[i];

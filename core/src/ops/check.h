@@ -1,5 +1,8 @@
 // check.h — the argument checks every op shares, so that messages read the same everywhere:
-// "<op>: <argument> <what is wrong>, expected <what is expected>".
+// "<op>: <argument> <what is wrong>, expected <what is expected>". The C++ core owns argument
+// validation (it must stay safe when called natively); the JS facade keeps only what it needs to
+// build a call. A rule two ops share (heads divide dModel, RoPE widths, ALiBi on self-attention,
+// causal and window masks on one sequence) is written once, here.
 #pragma once
 
 #include <cfloat>
@@ -59,6 +62,25 @@ inline Status check_heads_divide(const char* op, size_t d_model, size_t heads) {
   if (d_model % heads == 0) return Status::Ok();
   return Status::Fail(std::string(op) + ": heads = " + std::to_string(heads) + " does not divide dModel = " +
                       std::to_string(d_model) + ", expected dModel to be a multiple of heads");
+}
+
+// Positional encodings: a base (10000 in the paper) is finite and > 1. name: "base", "rope base".
+inline Status check_base(const char* op, const char* name, float base) {
+  if (std::isfinite(base) && base > 1.0f) return Status::Ok();
+  return Status::Fail(std::string(op) + ": " + name + " is " + value_str(base) + ", expected a finite number > 1");
+}
+
+// Multi-head RoPE rotates (2i, 2i+1) pairs of each head: the head width dModel/heads is even.
+inline Status check_rope_head_width(const char* op, size_t head_width) {
+  if (head_width % 2 == 0) return Status::Ok();
+  return Status::Fail(std::string(op) + ": rope needs an even head width dModel/heads, got " +
+                      std::to_string(head_width));
+}
+
+// ALiBi's bias −m·|i − j| compares positions of one sequence: self-attention only.
+inline Status check_alibi_self_attention(const char* op, bool alibi, bool cross) {
+  if (!(alibi && cross)) return Status::Ok();
+  return Status::Fail(std::string(op) + ": alibi is defined for self-attention, expected no context with alibi");
 }
 
 inline Status check_not_null(const char* op, const char* name, const void* p) {

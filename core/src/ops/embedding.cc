@@ -48,7 +48,7 @@ Status output_head_forward(const float* h, size_t rows, const float* table, size
   if (bias)
     for (size_t r = 0; r < rows; ++r)
       for (size_t j = 0; j < vocab; ++j) logits[r * vocab + j] += bias[j];
-  // issue 7: logits from finite inputs can still overflow float32 (NaN from +∞ and −∞ terms).
+  // Logits from finite inputs can still overflow float32 (NaN from +∞ and −∞ terms).
   ATTNLAB_CHECK(detail::check_no_overflow(op, "logits", logits, rows * vocab,
                                           "h·tableᵀ within float32 range (|h|·|table row| < 3.4e38)"));
   // softmax((l − max)/T): subtracting the row max before dividing keeps the largest entry at 0 for

@@ -10,7 +10,7 @@
 
 namespace attnlab {
 
-void attention_forward_unchecked(const AttentionArgs& a, const AttentionOut& o);  // attention.cc
+void attention_forward_unchecked(const AttentionArgs& a, const AttentionOutputs& o);  // attention.cc
 
 Status kernel_regression_forward(const float* xs, const float* ys, size_t n, const float* queries,
                                  size_t n_q, size_t dim, RegressionKernel kernel, float bandwidth,
@@ -33,13 +33,13 @@ Status kernel_regression_forward(const float* xs, const float* ys, size_t n, con
   AttentionArgs a{queries, dim, xs, dim, ys, 1, n_q, n, dim, 1, 1.0f / bandwidth, Mask::None()};
   a.score = kernel == RegressionKernel::gaussian ? AttentionArgs::Score::neg_sq_dist
                                                  : AttentionArgs::Score::dot;
-  AttentionOut o;
+  AttentionOutputs o;
   o.scores = scores;
   o.weights = weights;
   o.out = predictions;
   o.ldo = 1;
   attention_forward_unchecked(a, o);
-  // issue 7: x·x_i can overflow float32 (NaN from +∞ and −∞ terms): refuse rather than return NaN.
+  // x·x_i can overflow float32 (NaN from +∞ and −∞ terms): refuse rather than return NaN.
   ATTNLAB_CHECK(detail::check_no_overflow(op, "weights", weights, n_q * n, "queries·xsᵀ within float32 range"));
   return detail::check_no_overflow(op, "predictions", predictions, n_q, "ys within float32 range");
 }

@@ -14,7 +14,7 @@
 
 namespace attnlab {
 
-void attention_forward_unchecked(const AttentionArgs& a, const AttentionOut& o);  // attention.cc
+void attention_forward_unchecked(const AttentionArgs& a, const AttentionOutputs& o);  // attention.cc
 
 // The argument checks shared with the streaming op (multihead_detail.h).
 Status detail::check_multihead_args(const MultiHeadArgs& a) {
@@ -38,16 +38,10 @@ Status detail::check_multihead_args(const MultiHeadArgs& a) {
     return Status::Fail(std::string(op) + ": scale is " + detail::value_str(a.scale) +
                         ", expected a finite number > 0");
   if (a.rope) {
-    if ((D / a.heads) % 2 != 0)
-      return Status::Fail(std::string(op) + ": rope needs an even head width dModel/heads, got " +
-                          std::to_string(D / a.heads));
-    if (!(std::isfinite(a.rope_base) && a.rope_base > 1.0f))
-      return Status::Fail(std::string(op) + ": rope base is " + detail::value_str(a.rope_base) +
-                          ", expected a finite number > 1");
+    ATTNLAB_CHECK(detail::check_rope_head_width(op, D / a.heads));
+    ATTNLAB_CHECK(detail::check_base(op, "rope base", a.rope_base));
   }
-  if (a.alibi && a.context)
-    return Status::Fail(std::string(op) +
-                        ": alibi is defined for self-attention, expected no context with alibi");
+  ATTNLAB_CHECK(detail::check_alibi_self_attention(op, a.alibi, a.context != nullptr));
   ATTNLAB_CHECK(detail::check_not_null(op, "wq", a.w.wq));
   ATTNLAB_CHECK(detail::check_not_null(op, "wk", a.w.wk));
   ATTNLAB_CHECK(detail::check_not_null(op, "wv", a.w.wv));
@@ -134,7 +128,7 @@ Status detail::check_multihead_bounds(const MultiHeadArgs& a, const float* q, co
 
 namespace {
 
-Status check_multihead(const MultiHeadArgs& a, const MultiHeadOut& o) {
+Status check_multihead(const MultiHeadArgs& a, const MultiHeadOutputs& o) {
   constexpr const char* op = "multiHeadAttention";
   const size_t tk = a.context ? a.t_k : a.t_q;
   ATTNLAB_CHECK(detail::check_count(op, "heads·tq·tk", {a.heads, a.t_q, tk}));  // the weights buffer
@@ -163,7 +157,7 @@ void detail::multihead_project(const MultiHeadArgs& a, float* q, float* k, float
   }
 }
 
-Status multihead_attention_forward(const MultiHeadArgs& a, const MultiHeadOut& o) {
+Status multihead_attention_forward(const MultiHeadArgs& a, const MultiHeadOutputs& o) {
   ATTNLAB_CHECK(check_multihead(a, o));
   const size_t D = a.d_model, H = a.heads, dk = D / H;
   const size_t tq = a.t_q, tk = a.context ? a.t_k : a.t_q;
@@ -176,7 +170,7 @@ Status multihead_attention_forward(const MultiHeadArgs& a, const MultiHeadOut& o
   for (size_t h = 0; h < H; ++h) {
     AttentionArgs ha{o.q + h * dk, D, o.k + h * dk, D, o.v + h * dk, D, tq, tk, dk, dk, scale, a.mask,
                      a.alibi ? alibi_slope(h, H) : 0.0f};
-    AttentionOut ho;
+    AttentionOutputs ho;
     ho.scores = o.scores ? o.scores + h * tq * tk : nullptr;
     ho.weights = o.weights + h * tq * tk;
     ho.out = o.heads + h * dk;  // head h writes its column slice of the concatenation

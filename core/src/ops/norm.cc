@@ -86,7 +86,7 @@ Status layer_norm_forward(const float* x, size_t rows, size_t dim, const float* 
   ATTNLAB_CHECK(detail::check_param(op, "beta", beta, dim, false));
   ATTNLAB_CHECK(detail::check_not_null(op, "output buffer", out));
   detail::layer_norm_rows(x, rows, dim, gamma, beta, eps, out, mean, rstd);
-  // issue 7: γ·y + β can overflow float32 for finite γ, β near 3.4e38.
+  // γ·y + β can overflow float32 for finite γ, β near 3.4e38.
   return detail::check_no_overflow(op, "output", out, rows * dim, "gamma and beta within float32 range");
 }
 
@@ -110,7 +110,7 @@ Status rms_norm_forward(const float* x, size_t rows, size_t dim, const float* ga
       yr[i] = gamma ? y * gamma[i] : y;
     }
   }
-  return detail::check_no_overflow(op, "output", out, rows * dim, "gamma within float32 range");  // issue 7
+  return detail::check_no_overflow(op, "output", out, rows * dim, "gamma within float32 range");
 }
 
 Status activation_forward(Activation kind, const float* x, size_t n, float* out) {

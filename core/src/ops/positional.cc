@@ -8,22 +8,12 @@
 
 namespace attnlab {
 
-namespace {
-
-Status check_base(const char* op, float base) {
-  if (std::isfinite(base) && base > 1.0f) return Status::Ok();
-  return Status::Fail(std::string(op) + ": base is " + detail::value_str(base) +
-                      ", expected a finite number > 1");
-}
-
-}  // namespace
-
-Status sinusoidal_encoding(size_t length, size_t d_model, float base, float* out) {
+Status sinusoidal_positional_encoding_forward(size_t length, size_t d_model, float base, float* out) {
   constexpr const char* op = "positionalEncoding";
   ATTNLAB_CHECK(detail::check_positive(op, "length", length));
   ATTNLAB_CHECK(detail::check_positive(op, "dModel", d_model));
-  ATTNLAB_CHECK(check_base(op, base));
-  ATTNLAB_CHECK(detail::check_count(op, "length·dModel", {length, d_model}));  // issue 7
+  ATTNLAB_CHECK(detail::check_base(op, "base", base));
+  ATTNLAB_CHECK(detail::check_count(op, "length·dModel", {length, d_model}));  // no size_t wrap
   // Angles in double: pos·base^(−2i/D) loses float32 precision quickly for long sequences.
   for (size_t pos = 0; pos < length; ++pos) {
     float* row = out + pos * d_model;
@@ -55,8 +45,8 @@ Status rope_rotate(const float* x, size_t t, size_t d, float base, size_t offset
   if (d % 2 != 0)
     return Status::Fail(std::string(op) + ": dim is " + std::to_string(d) +
                         ", expected an even number (RoPE rotates pairs)");
-  ATTNLAB_CHECK(check_base(op, base));
-  ATTNLAB_CHECK(detail::check_count(op, "t·dim", {t, d}));  // issue 7
+  ATTNLAB_CHECK(detail::check_base(op, "base", base));
+  ATTNLAB_CHECK(detail::check_count(op, "t·dim", {t, d}));  // no size_t wrap
   ATTNLAB_CHECK(detail::check_finite(op, "x", x, t * d));
   for (size_t r = 0; r < t; ++r) {
     float* row = out + r * d;
@@ -64,7 +54,7 @@ Status rope_rotate(const float* x, size_t t, size_t d, float base, size_t offset
       for (size_t c = 0; c < d; ++c) row[c] = x[r * d + c];
     detail::rope_rotate_row(row, d, base, offset + r);
   }
-  // issue 7: a rotation can grow a component by up to √2: x near 3.4e38 overflows.
+  // A rotation can grow a component by up to √2: x near 3.4e38 overflows.
   return detail::check_no_overflow(op, "output", out, t * d, "|x| < 2.4e38 (a rotation can grow a value by √2)");
 }
 
@@ -89,7 +79,7 @@ Status alibi_bias(size_t heads, size_t t_q, size_t t_k, float* bias) {
   ATTNLAB_CHECK(detail::check_positive(op, "heads", heads));
   ATTNLAB_CHECK(detail::check_positive(op, "tq", t_q));
   ATTNLAB_CHECK(detail::check_positive(op, "tk", t_k));
-  ATTNLAB_CHECK(detail::check_count(op, "heads·tq·tk", {heads, t_q, t_k}));  // issue 7
+  ATTNLAB_CHECK(detail::check_count(op, "heads·tq·tk", {heads, t_q, t_k}));  // no size_t wrap
   for (size_t h = 0; h < heads; ++h) {
     const float m = alibi_slope(h, heads);
     for (size_t i = 0; i < t_q; ++i)

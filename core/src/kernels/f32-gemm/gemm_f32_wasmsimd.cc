@@ -190,7 +190,7 @@ void gemm_packed(size_t m, size_t n, size_t k, const float* a, size_t lda, const
 
 }  // namespace
 
-// issue 6: whole-matrix packing and the GEMM over packed strips (kernels.h).
+// Whole-matrix packing and the GEMM over packed strips (kernels.h).
 void pack_b_nt_f32_wasmsimd(size_t n, size_t k, const float* b, size_t ldb, float* bp) {
   for (size_t j = 0; j < n; j += kNR) pack_b_nt(k, std::min(kNR, n - j), b + j * ldb, ldb, bp + j * k);
 }

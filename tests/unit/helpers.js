@@ -12,7 +12,9 @@ export const TOL = {
   ref: { rel: 1e-4, abs: 1e-6 },
   // Two float32 computations of the same O(1) value that differ only in rounding order (permuted keys,
   // Σ weights = 1, a rotation keeping lengths, one head vs the same head inside multi-head).
-  reorder: { rel: 0, abs: 5e-6 },
+  reorder: { rel: 0, abs: 5e-7 },
+  // The same, at any magnitude: a few float32 ulps (2^-23 ≈ 1.2e-7 each) relative to the value.
+  ulps: { rel: 1e-6, abs: 0 },
   // Sums over ~10^5 float32 terms (a 100,000-key row): the rounding error grows with the count.
   long: { rel: 1e-3, abs: 1e-7 },
   // Denormal operands carry fewer significant bits; relative only (the values are ~1e-40).

@@ -243,7 +243,7 @@ describe('multi-head attention properties', () => {
     const a = lab.multiHeadAttention({ x, tq: t, dModel: D, heads: 2, ...W });
     const b = lab.multiHeadAttention({ x: xp, tq: t, dModel: D, heads: 2, ...W });
     perm.forEach((src, dst) => {
-      for (let c = 0; c < D; c++) expect(b.output[dst * D + c]).toBeCloseTo(a.output[src * D + c], 5);
+      expectClose(b.output.subarray(dst * D, dst * D + D), a.output.subarray(src * D, src * D + D), `row ${dst}`, TOL.reorder);
     });
   });
   test('multi-head with ALiBi equals attention with the ALiBi bias as an additive mask', () => {
@@ -255,7 +255,7 @@ describe('multi-head attention properties', () => {
     for (let h = 0; h < H; h++) {
       const sl = (m) => { const o = new Float32Array(t * 2); for (let i = 0; i < t; i++) o.set(m.subarray(i * D + h * 2, i * D + h * 2 + 2), i * 2); return o; };
       const a = lab.attention({ q: sl(r.q), k: sl(r.k), v: sl(r.v), tq: t, tk: t, dk: 2, dv: 2, mask: bias.subarray(h * t * t, (h + 1) * t * t) });
-      for (let i = 0; i < t * t; i++) expect(r.weights[h * t * t + i]).toBeCloseTo(a.weights[i], 5);
+      expectClose(r.weights.subarray(h * t * t, (h + 1) * t * t), a.weights, `head ${h} weights`, TOL.reorder);
     }
   });
 });
@@ -283,12 +283,12 @@ describe('multi-head attention: numerical edges', () => {
     // −1e17 instead: the scores fit, both paths accept and agree.
     const small = { ...call, x: x.map((v) => (v === -1e19 ? -1e17 : v)), scale: undefined };
     const a = lab.multiHeadAttention(small).output, b = lab.multiHeadAttention({ ...small, intermediates: false }).output;
-    for (let i = 0; i < a.length; i++) expect(Math.abs(a[i] - b[i])).toBeLessThanOrEqual(1e-5 * Math.abs(a[i]) + 1e-3);
+    expectClose(b, a, 'output', TOL.ulps);
   });
   test('huge values: the streaming path gives the all-intermediates output (no overflow summing p·v)', () => {
     const call = { x: fill(9, () => 3e38), tq: 9, dModel: 1, heads: 1, wq: [0], wk: [0], wv: [1], wo: [1] };
     const a = lab.multiHeadAttention(call).output, b = lab.multiHeadAttention({ ...call, intermediates: false }).output;
-    for (const r of [a, b]) for (const o of r) expect(Math.abs(o / 3e38 - 1)).toBeLessThan(1e-6);  // the mean of equal values
+    for (const r of [a, b]) expectClose(r, new Float64Array(9).fill(3e38), 'output', TOL.ulps);  // the mean of equal values
     expect(() => lab.multiHeadAttention({ ...call, wo: [2] })).toThrow(/^multiHeadAttention: output heads·wo \+ bo can exceed float32 range \(bound 6e38\)/);
     expect(() => lab.multiHeadAttention({ ...call, wo: [2], intermediates: false })).toThrow(/^multiHeadAttention: output heads·wo \+ bo can exceed float32 range \(bound 6e38\)/);
   });

@@ -2,7 +2,7 @@
 // ALiBi (alibi). Vs the formulas: golden.test.js; bad input: bad-input.test.js.
 import { beforeAll, describe, expect, test } from 'vitest';
 import { createAttnLab } from 'attnlab';
-import { golden, randomArray, seededRandom } from './helpers.js';
+import { TOL, expectClose, golden, randomArray, seededRandom } from './helpers.js';
 import { ramp } from './entry-points.js';
 
 let lab;
@@ -22,7 +22,7 @@ describe('positional encodings', () => {
     const dot = (a, b) => a.reduce((s, x, i) => s + x * b[i], 0);
     const d1 = dot(lab.rope({ x: q, t: 1, dim: 8, offset: 7 }), lab.rope({ x: k, t: 1, dim: 8, offset: 3 }));
     const d2 = dot(lab.rope({ x: q, t: 1, dim: 8, offset: 20 }), lab.rope({ x: k, t: 1, dim: 8, offset: 16 }));
-    expect(d1).toBeCloseTo(d2, 4);
+    expectClose(d1, d2, 'q·k', TOL.reorder);
   });
   test('learned positional encodings are rows of the table, and refuse to go past it', () => {
     const table = randomArray(6 * 4, rand);
@@ -32,6 +32,6 @@ describe('positional encodings', () => {
   test('rope at position 2^24 stays a rotation (finite, lengths kept)', () => {
     const x = ramp(8, 1);
     const r = lab.rope({ x, t: 2, dim: 4, offset: 2 ** 24 });
-    for (let i = 0; i < 8; i += 2) expect(Math.hypot(r[i], r[i + 1])).toBeCloseTo(Math.hypot(x[i], x[i + 1]), 5);
+    for (let i = 0; i < 8; i += 2) expectClose(Math.hypot(r[i], r[i + 1]), Math.hypot(x[i], x[i + 1]), `pair ${i / 2} length`, TOL.reorder);
   });
 });

@@ -236,6 +236,10 @@ Status kernel_regression_forward(const float* xs, const float* ys, size_t n, con
 // Returns n when all are acceptable.
 size_t first_non_finite(const float* x, size_t n, bool allow_neg_inf = false);
 
+// Whether this build runs the SIMD128 kernels (the WebAssembly build, and native builds through SIMDe)
+// or their scalar twins. The bindings report it; nothing else needs the kernel headers.
+bool uses_simd128();
+
 // ---- Deprecated names (removed in 0.3) -------------------------------------------------------------
 // One suffix per meaning: …Weights learned parameters, …Args a call's inputs, …Outputs result buffers.
 // The old names below still compile for one release; new code uses the names on the right.

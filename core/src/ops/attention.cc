@@ -15,6 +15,8 @@ size_t first_non_finite(const float* x, size_t n, bool allow_neg_inf) {
   return kernels::first_non_finite_f32(x, n, allow_neg_inf);
 }
 
+bool uses_simd128() { return kernels::kUsesSimd128; }
+
 namespace {
 
 Status check_attention(const AttentionArgs& a, const AttentionOutputs& o) {

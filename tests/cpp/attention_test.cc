@@ -7,9 +7,11 @@
 #include <random>
 
 #include "attnlab/attnlab.h"
+#include "tolerance.h"
 
 using attnlab::Mask;
 using attnlab::Matrix;
+namespace tol = attnlab_test::tol;
 
 namespace {
 
@@ -29,10 +31,10 @@ TEST(Attention, NotesIPlayFootball) {
   Matrix WQ{{1, 0}, {0, 1}, {1, -1}}, WK{{0.5f, -0.5f}, {1, 0}, {0, 1}}, WV{{1, 1}, {0.5f, -0.5f}, {1, 0}};
   auto r = attnlab::attention(attnlab::matmul(X, WQ), attnlab::matmul(X, WK), attnlab::matmul(X, WV));
   const float w0[] = {0.3233f, 0.3941f, 0.2826f};
-  for (int j = 0; j < 3; ++j) EXPECT_NEAR(r.weights(0, j), w0[j], 5e-5f);
-  EXPECT_NEAR(r.output(0, 0), 1.0137f, 5e-5f);
-  EXPECT_NEAR(r.output(0, 1), 0.2561f, 5e-5f);
-  EXPECT_NEAR(r.scaled(0, 0), r.scores(0, 0) / std::sqrt(2.0f), 1e-6f);
+  for (int j = 0; j < 3; ++j) EXPECT_CLOSE(r.weights(0, j), w0[j], tol::kPrinted4);
+  EXPECT_CLOSE(r.output(0, 0), 1.0137f, tol::kPrinted4);
+  EXPECT_CLOSE(r.output(0, 1), 0.2561f, tol::kPrinted4);
+  EXPECT_CLOSE(r.scaled(0, 0), r.scores(0, 0) / std::sqrt(2.0f), tol::kRounding);
 }
 
 TEST(Attention, RowsSumToOneAndCausalIsLowerTriangular) {
@@ -44,7 +46,7 @@ TEST(Attention, RowsSumToOneAndCausalIsLowerTriangular) {
       s += r.weights(i, j);
       if (j > i) EXPECT_EQ(r.weights(i, j), 0.0f);
     }
-    EXPECT_NEAR(s, 1.0f, 1e-5f);
+    EXPECT_CLOSE(s, 1.0f, tol::kSum);
   }
 }
 
@@ -67,7 +69,7 @@ TEST(Attention, FullyMaskedRowGivesZeros) {
   for (int j = 0; j < 3; ++j) EXPECT_EQ(r.weights(1, j), 0.0f);
   EXPECT_EQ(r.output(1, 0), 0.0f);
   EXPECT_EQ(r.output(1, 1), 0.0f);
-  EXPECT_NEAR(r.weights(0, 0) + r.weights(0, 2), 1.0f, 1e-6f);
+  EXPECT_CLOSE(r.weights(0, 0) + r.weights(0, 2), 1.0f, tol::kRounding);
 }
 
 TEST(Attention, PermutingKeysAndValuesLeavesOutputUnchanged) {
@@ -79,7 +81,7 @@ TEST(Attention, PermutingKeysAndValuesLeavesOutputUnchanged) {
     for (int c = 0; c < 3; ++c) Vp(i, c) = V(perm[i], c);
   }
   auto a = attnlab::attention(Q, K, V), b = attnlab::attention(Q, Kp, Vp);
-  for (size_t i = 0; i < 4 * 3; ++i) EXPECT_NEAR(a.output.data()[i], b.output.data()[i], 1e-5f);
+  for (size_t i = 0; i < 4 * 3; ++i) EXPECT_CLOSE(a.output.data()[i], b.output.data()[i], tol::kSum);
 }
 
 TEST(Attention, HugeLogitsStayFinite) {

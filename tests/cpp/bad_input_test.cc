@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "attnlab/ops.h"
+#include "tolerance.h"
 
 namespace {
 
@@ -25,7 +26,7 @@ TEST(Hardening, SizesWhoseByteCountWrapsAreRefusedBeforeReading) {
   // Pointers to one float: any read past it would be caught by ASan (tests run under it in CI).
   float one = 0.0f, out = 0.0f, w = 0.0f;
   attnlab::AttentionArgs a{&one, kHuge, &one, kHuge, &one, 1, kHuge, kHuge, kHuge, 1, 1.0f, Mask::None()};
-  attnlab::AttentionOut o{nullptr, nullptr, &w, &out, 1};
+  attnlab::AttentionOutputs o{nullptr, nullptr, &w, &out, 1};
   Status s = attnlab::attention_forward(a, o);
   ASSERT_FALSE(s.ok);
   EXPECT_TRUE(starts_with(s.message, "attention: tq·tk is too large")) << s.message;
@@ -38,7 +39,7 @@ TEST(Hardening, SizesWhoseByteCountWrapsAreRefusedBeforeReading) {
   ASSERT_FALSE(s.ok);
   EXPECT_TRUE(starts_with(s.message, "alibi: heads·tq·tk is too large")) << s.message;
 
-  s = attnlab::sinusoidal_encoding(kHuge, kHuge, 10000.0f, &out);
+  s = attnlab::sinusoidal_positional_encoding_forward(kHuge, kHuge, 10000.0f, &out);
   ASSERT_FALSE(s.ok);
   EXPECT_TRUE(starts_with(s.message, "positionalEncoding: length·dModel is too large")) << s.message;
 
@@ -47,7 +48,7 @@ TEST(Hardening, SizesWhoseByteCountWrapsAreRefusedBeforeReading) {
   EXPECT_TRUE(starts_with(s.message, "rope: t·dim is too large")) << s.message;
 
   attnlab::MultiHeadArgs m{&one, kHuge, nullptr, 0, 2, 1, {&one, &one, &one, &one}, Mask::None()};
-  attnlab::MultiHeadOut mo{&out, &out, &out, nullptr, &w, &out, &out};
+  attnlab::MultiHeadOutputs mo{&out, &out, &out, nullptr, &w, &out, &out};
   s = attnlab::multihead_attention_forward(m, mo);
   ASSERT_FALSE(s.ok);
   EXPECT_TRUE(starts_with(s.message, "multiHeadAttention: heads·tq·tk is too large")) << s.message;
@@ -57,7 +58,7 @@ TEST(Hardening, RowStridesMustCoverARow) {
   std::vector<float> q(4, 0.5f), k(4, 0.5f), v(4, 1.0f), w(4), out(4);
   // The default ldo = 0 would make every output row overwrite the first.
   attnlab::AttentionArgs a{q.data(), 2, k.data(), 2, v.data(), 2, 2, 2, 2, 2, 1.0f, Mask::None()};
-  attnlab::AttentionOut o;
+  attnlab::AttentionOutputs o;
   o.weights = w.data();
   o.out = out.data();
   Status s = attnlab::attention_forward(a, o);
@@ -155,7 +156,7 @@ TEST(Hardening, OverflowingScoresAreRefusedByBothMultiHeadPathsAlike) {
   ASSERT_TRUE(r.full.ok) << r.full.message;
   ASSERT_TRUE(r.streaming.ok) << r.streaming.message;
   for (size_t i = 0; i < r.full_out.size(); ++i)
-    EXPECT_NEAR(r.streaming_out[i], r.full_out[i], 1e-5 * std::fabs(r.full_out[i]) + 1e-3) << i;
+    EXPECT_CLOSE(r.streaming_out[i], r.full_out[i], attnlab_test::tol::kUlps) << i;
 }
 
 TEST(Hardening, HugeValuesGiveTheSameOutputOnBothMultiHeadPaths) {
@@ -199,3 +200,43 @@ TEST(Hardening, OutputHeadTinyTemperatureIsTheArgmax) {
 }
 
 }  // namespace
+
+TEST(BadInput, BlocksGiveAStatusWithAClearMessage) {
+  std::vector<float> x(8, 1.0f), y(8), w(64, 0.1f);
+  EXPECT_EQ(attnlab::layer_norm_forward(x.data(), 2, 4, nullptr, nullptr, 0.0f, y.data()).message,
+            "layerNorm: eps is 0, expected a finite number > 0");
+  x[5] = NAN;
+  EXPECT_EQ(attnlab::rms_norm_forward(x.data(), 2, 4, nullptr, 1e-6f, y.data()).message,
+            "rmsNorm: x[5] is NaN, expected finite values");
+  x[5] = 1.0f;
+  EXPECT_EQ(attnlab::feed_forward_forward(x.data(), 2, 4, 8, {w.data(), nullptr, nullptr}, attnlab::Activation::relu,
+                                          {nullptr, y.data(), y.data()})
+                .message,
+            "feedForward: w2 is missing");
+  const int ids[] = {0, 3};
+  EXPECT_EQ(attnlab::embedding_forward(w.data(), 3, 4, ids, 2, y.data()).message,
+            "embedding: ids[1] is 3, expected an integer in [0, vocab = 3)");
+  EXPECT_EQ(attnlab::kernel_regression_forward(x.data(), x.data(), 2, x.data(), 1, 1,
+                                               attnlab::RegressionKernel::gaussian, -1.0f, nullptr, y.data(), y.data())
+                .message,
+            "kernelRegression: bandwidth is -1, expected a finite number > 0");
+
+  // An encoder block: a missing weight, a NaN LayerNorm gain, a missing output buffer.
+  std::vector<float> buf(16 * 64);
+  attnlab::EncoderBlockArgs a{};
+  a.x = x.data(), a.t = 2, a.d_model = 4, a.heads = 2, a.d_ff = 8;
+  a.w.attn = {w.data(), w.data(), nullptr, w.data()};
+  a.w.ffn = {w.data(), nullptr, w.data(), nullptr};
+  attnlab::EncoderBlockOutputs o{};
+  EXPECT_EQ(attnlab::encoder_block_forward(a, o).message, "encoderBlock: weights.wv is missing");
+  a.w.attn.wv = w.data();
+  std::vector<float> gamma{1, NAN, 1, 1};
+  a.w.ln2.gamma = gamma.data();
+  EXPECT_EQ(attnlab::encoder_block_forward(a, o).message,
+            "encoderBlock: weights.ln2Gamma[1] is NaN, expected finite values");
+  a.w.ln2.gamma = nullptr;
+  EXPECT_EQ(attnlab::encoder_block_forward(a, o).message, "encoderBlock: an output buffer is missing");
+  a.heads = 3;
+  EXPECT_EQ(attnlab::encoder_block_forward(a, o).message,
+            "encoderBlock: heads = 3 does not divide dModel = 4, expected dModel to be a multiple of heads");
+}

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "attnlab/ops.h"
+#include "tolerance.h"
 
 namespace {
 
@@ -52,7 +53,7 @@ void expect_near_rel(const float* got, const MatD& want, const char* what) {
   for (Eigen::Index i = 0; i < want.rows(); ++i)
     for (Eigen::Index j = 0; j < want.cols(); ++j) {
       const double w = want(i, j), g = got[i * want.cols() + j];
-      ASSERT_LE(std::fabs(g - w), 1e-4 * std::max(1.0, std::fabs(w))) << what << " at (" << i << ", " << j << ")";
+      ASSERT_CLOSE(g, w, attnlab_test::tol::kRef) << what << " at (" << i << ", " << j << ")";
     }
 }
 
@@ -70,7 +71,7 @@ TEST(EigenReference, AttentionAllMasks) {
         std::vector<float> w(t * t), out(t * dv);
         const float scale = 1.0f / std::sqrt(float(dk));
         attnlab::AttentionArgs a{q.data(), dk, k.data(), dk, v.data(), dv, t, t, dk, dv, scale, mask};
-        attnlab::AttentionOut o{nullptr, nullptr, w.data(), out.data(), dv};
+        attnlab::AttentionOutputs o{nullptr, nullptr, w.data(), out.data(), dv};
         ASSERT_TRUE(attnlab::attention_forward(a, o).ok);
         MatD W;
         const MatD ref = reference_attention(as_mat(q.data(), t, dk), as_mat(k.data(), t, dk), as_mat(v.data(), t, dv), scale, mask, &W);
@@ -95,7 +96,7 @@ TEST(EigenReference, MultiHeadSelfAndCross) {
                              {wq.data(), wk.data(), wv.data(), wo.data(), s.bias ? bq.data() : nullptr,
                               s.bias ? bk.data() : nullptr, s.bias ? bv.data() : nullptr, s.bias ? bo.data() : nullptr},
                              attnlab::Mask::None()};
-    attnlab::MultiHeadOut o{q.data(), k.data(), v.data(), nullptr, w.data(), heads.data(), out.data()};
+    attnlab::MultiHeadOutputs o{q.data(), k.data(), v.data(), nullptr, w.data(), heads.data(), out.data()};
     ASSERT_TRUE(attnlab::multihead_attention_forward(a, o).ok);
 
     const MatD X = as_mat(x.data(), s.tq, D), C = s.cross ? as_mat(ctx.data(), tk, D) : X;

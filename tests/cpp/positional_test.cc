@@ -3,13 +3,16 @@
 #include <cmath>
 
 #include "attnlab/attnlab.h"
+#include "tolerance.h"
+
+namespace tol = attnlab_test::tol;
 
 TEST(Positional, SinusoidalFormula) {
   auto pe = attnlab::sinusoidal_positional_encoding(6, 5, 10000.0f);
   for (size_t pos = 0; pos < 6; ++pos)
     for (size_t c = 0; c < 5; ++c) {
       const double angle = pos / std::pow(10000.0, double(c / 2 * 2) / 5);
-      EXPECT_NEAR(pe(pos, c), c % 2 ? std::cos(angle) : std::sin(angle), 1e-6);
+      EXPECT_CLOSE(pe(pos, c), c % 2 ? std::cos(angle) : std::sin(angle), tol::kRounding);
     }
 }
 
@@ -23,7 +26,7 @@ TEST(Positional, RopeDotProductDependsOnlyOnOffset) {
   };
   const float d1 = dot(attnlab::rope(q, 10000.f, 5), attnlab::rope(k, 10000.f, 2));
   const float d2 = dot(attnlab::rope(q, 10000.f, 13), attnlab::rope(k, 10000.f, 10));
-  EXPECT_NEAR(d1, d2, 1e-5f);
+  EXPECT_CLOSE(d1, d2, tol::kSum);
 }
 
 TEST(Positional, AlibiSlopes) {

@@ -1,0 +1,61 @@
+// The one tolerance check of the GoogleTest suites (tests/unit/helpers.js has the Vitest twin):
+// |got − want| ≤ max(tol.abs, tol.rel·|want|), element by element. Equal values pass, NaN fails. Pick the
+// preset that says why two numbers may differ; a new kind of comparison gets a new named preset here.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <string>
+
+namespace attnlab_test {
+
+struct Tol {
+  double rel, abs;
+};
+
+namespace tol {
+// Exactly equal.
+inline constexpr Tol kExact{0, 0};
+// The same O(1) value a few float32 roundings apart (1e-6 ≈ 8 ulps at 1).
+inline constexpr Tol kRounding{0, 1e-6};
+// The same, at any magnitude: a few float32 ulps relative to the value.
+inline constexpr Tol kUlps{1e-6, 0};
+// An O(1) sum or dot product over tens of float32 terms, in another order or in float64.
+inline constexpr Tol kSum{0, 1e-5};
+// A float32 op, end to end, against an independent float64 reference (Eigen; the streaming path against
+// the all-intermediates one at awkward sizes).
+inline constexpr Tol kRef{1e-4, 1e-4};
+// The lecture notes' numbers, printed to 4 decimals.
+inline constexpr Tol kPrinted4{0, 5e-5};
+}  // namespace tol
+
+inline double bound(double want, Tol t) { return std::max(t.abs, t.rel * std::fabs(want)); }
+
+inline ::testing::AssertionResult Close(double got, double want, Tol t) {
+  if (got == want || std::fabs(got - want) <= bound(want, t)) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << got << " vs " << want << ": |difference| " << std::fabs(got - want)
+                                       << " > " << bound(want, t);
+}
+
+// Every element; one failure message naming the worst.
+template <class Got, class Want>
+void expect_close_all(const Got& got, const Want& want, Tol t, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  double worst = 0;
+  size_t at = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    const double g = got[i], w = want[i];
+    double err = g == w ? 0.0 : std::fabs(g - w) / bound(w, t);
+    if (std::isnan(err)) err = INFINITY;
+    if (err > worst) worst = err, at = i;
+  }
+  EXPECT_LE(worst, 1.0) << what << ": worst at [" << at << "]: " << double(got[at]) << " vs " << double(want[at]);
+}
+
+}  // namespace attnlab_test
+
+#define EXPECT_CLOSE(got, want, tol) EXPECT_TRUE(::attnlab_test::Close((got), (want), (tol)))
+#define ASSERT_CLOSE(got, want, tol) ASSERT_TRUE(::attnlab_test::Close((got), (want), (tol)))

@@ -293,7 +293,7 @@ console.log('\n' + lines.join('\n'));
 const cpu = (readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/) ?? [])[1] ?? cpus()[0]?.model ?? '?';
 const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 const info = lab.info();
-// ---- the issue's targets, judged on this run's numbers ----
+// ---- the speed targets, judged on this run's numbers ----
 const ratio = (shape, name, to) => {
   const r = rows.find((x) => x.shape.join() === shape.join());
   if (!r || !r.engines[name]) return undefined;
@@ -338,7 +338,7 @@ all-intermediates). Errors: max |out − ref| / max |ref| over sampled rows, aga
   Both include argument checks and copying inputs into and results out of WebAssembly memory.
   onnxruntime-web's weights are graph initializers (only X is sent per run); tfjs runs per-head 2-D matMuls.
 
-## Issue 6's targets in this run
+## Speed targets in this run
 
 ${targetLines}
 

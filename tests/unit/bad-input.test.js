@@ -337,7 +337,7 @@ const knownOptions = (call) => {
 const same = (a, b) => expect(JSON.stringify(a, (_k, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v)))
   .toBe(JSON.stringify(b, (_k, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v)));
 describe('undefined means absent', () => {
-  test("the issue's call: positionalEncoding({ kind: 'sinusoidal', length: 4, dModel: 8, mask: undefined })", () => {
+  test("positionalEncoding({ kind: 'sinusoidal', length: 4, dModel: 8, mask: undefined })", () => {
     same(lab.positionalEncoding({ kind: 'sinusoidal', length: 4, dModel: 8, mask: undefined }),
       lab.positionalEncoding({ kind: 'sinusoidal', length: 4, dModel: 8 }));
   });

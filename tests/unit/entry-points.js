@@ -23,7 +23,7 @@ export const ENTRY = {
     good: () => ({ x: ramp(12), tq: 3, dModel: D, heads: 2, ...attnWeights() }),
     sizes: ['tq', 'dModel', 'heads'], arrays: ['x', 'wq', 'wk', 'wv', 'wo'],
   },
-  createMultiHeadAttention: {  // issue 6: weights checked and copied once (a layer)
+  createMultiHeadAttention: {  // a layer: weights checked and copied once
     good: () => ({ dModel: D, heads: 2, ...attnWeights() }),
     sizes: ['dModel', 'heads'], arrays: ['wq', 'wk', 'wv', 'wo'],
   },

@@ -261,7 +261,7 @@ describe('multi-head attention properties', () => {
 });
 
 describe('multi-head attention: numerical edges', () => {
-  test("the issue's input: both multi-head paths, the layer and the block refuse it alike", () => {
+  test("the fuzzer's input regress-scores-overflow-window: both multi-head paths, the layer and the block refuse it alike", () => {
     // Self-attention, t = 10, dModel = 2, 2 heads, window mask, scale = FLT_MAX, one input −1e19
     // (tests/fuzz/corpus/multihead_streaming/regress-scores-overflow-window). The streaming and the
     // full path once gave −1e19/8 and −1e19/9: scores overflowed to +∞ or not by summation order.

@@ -1,276 +1,325 @@
-// embind.cc — the only file that includes Emscripten headers. A thin skin over attnlab/ops.h:
-// buffers arrive as WASM heap addresses (the JS facade in web/api/ owns their lifetime, copies
-// inputs in and results out), every function returns 0 or an error code, and lastError() gives
-// the message. No C++ exception ever crosses into JS (the ops do not throw), so a failed call
-// leaves the WASM stack and heap exactly as they were.
-#include <emscripten/bind.h>
-#include <emscripten/em_macros.h>  // EMSCRIPTEN_KEEPALIVE (issue 6)
+// embind.cc — the WebAssembly entry points: a thin skin over attnlab/ops.h (it includes only the
+// public headers). Every op is one plain C export, attnlab_<op>(const <Op>Call*), whose argument is
+// a struct declared in calls.h: the JS facade (web/api/core.js) writes it into the heap by field
+// name, from the layout attnlab_contract() reports. Buffers are WASM heap addresses (the facade owns
+// their lifetime, copies inputs in and results out); every entry point returns 0 or 1, and
+// attnlab_last_error() gives the message. No C++ exception ever crosses into JS (the ops do not
+// throw), so a failed call leaves the WASM stack and heap exactly as they were.
+//
+// Plain exports, not Embind: Embind's generic invoker (no dynamic code: -sDYNAMIC_EXECUTION=0)
+// converts each argument in a JS loop, while a plain export is one direct WASM call, which matters
+// at interactive sizes where the whole op takes microseconds.
+#include <emscripten/em_macros.h>  // EMSCRIPTEN_KEEPALIVE
 #include <emscripten/stack.h>
 #include <malloc.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
+#include "attnlab/mask.h"
 #include "attnlab/ops.h"
-#include "../src/kernels/dispatch.h"
+#include "calls.h"
 
 namespace {
 
-// issue 7: reserved once at start-up, so no failed call ever changes heap use (see report()).
+using namespace attnlab::wire;
+using attnlab::Status;
+
+// Reserved once at start-up, so no failed call ever changes heap use (see report()).
 std::string g_last_error = [] {
   std::string s;
   s.reserve(1024);
   return s;
 }();
 
-int report(const attnlab::Status& s) {
+int report(const Status& s) {
   if (s.ok) return 0;
-  // issue 7: a fixed capacity, so a failed call leaves heap use exactly as it was (a longer message
-  // than any before would otherwise grow the string). Messages are far shorter; a longer one is cut.
+  // A fixed capacity, so a failed call leaves heap use exactly as it was (a longer message than any
+  // before would otherwise grow the string). Messages are far shorter; a longer one is cut.
   g_last_error.assign(s.message, 0, 1024);
   return 1;
 }
 
-template <class T = float>
-T* ptr(uintptr_t p) { return reinterpret_cast<T*>(p); }
+float* out(ptr p) { return reinterpret_cast<float*>(uintptr_t(p)); }
+const float* in(ptr p) { return reinterpret_cast<const float*>(uintptr_t(p)); }
 
-attnlab::Mask make_mask(int kind, int window, bool causal, uintptr_t additive) {
+// ---- Enum codes ---------------------------------------------------------------------------------
+// The codes are the C++ enums' own values; the names are the facade's vocabulary. attnlab_contract()
+// reports these tables, and the facade writes codes only from them.
+struct EnumName {
+  const char* name;
+  int code;
+};
+using MaskKind = attnlab::Mask::Kind;
+constexpr EnumName kMaskKinds[] = {{"none", int(MaskKind::none)},
+                                   {"causal", int(MaskKind::causal)},
+                                   {"window", int(MaskKind::window)},
+                                   {"additive", int(MaskKind::additive)}};
+constexpr EnumName kActivations[] = {{"relu", int(attnlab::Activation::relu)},
+                                     {"gelu", int(attnlab::Activation::gelu)},
+                                     {"gelu_tanh", int(attnlab::Activation::gelu_tanh)}};
+constexpr EnumName kNormPlacements[] = {{"post", int(attnlab::NormPlacement::post)},
+                                        {"pre", int(attnlab::NormPlacement::pre)}};
+constexpr EnumName kRegressionKernels[] = {{"gaussian", int(attnlab::RegressionKernel::gaussian)},
+                                           {"dot", int(attnlab::RegressionKernel::dot)}};
+
+// code → enum, refusing a code the table does not hold (a facade out of step with this build).
+template <class E, size_t N>
+Status decode(const char* op, const char* what, const EnumName (&table)[N], int code, E* e) {
+  for (const EnumName& n : table)
+    if (n.code == code) {
+      *e = static_cast<E>(code);
+      return Status::Ok();
+    }
+  return Status::Fail(std::string(op) + ": internal error, " + what + " code " + std::to_string(code) +
+                      " is not one this core declares (web/api and the WebAssembly build are out of step)");
+}
+
+#define ATTNLAB_TRY(expr)          \
+  do {                             \
+    const Status s_ = (expr);      \
+    if (!s_.ok) return report(s_); \
+  } while (0)
+
+// The mask fields every attention call carries (ATTNLAB_MASK_FIELDS).
+template <class Call>
+Status make_mask(const char* op, const Call& c, attnlab::Mask* m) {
+  MaskKind kind{};
+  if (Status s = decode(op, "mask kind", kMaskKinds, c.maskKind, &kind); !s.ok) return s;
   switch (kind) {
-    case 1: return attnlab::Mask::Causal();
-    case 2: return attnlab::Mask::Window(window, causal);
-    case 3: return attnlab::Mask::Additive(ptr<const float>(additive));
-    default: return attnlab::Mask::None();
+    case MaskKind::causal: *m = attnlab::Mask::Causal(); break;
+    case MaskKind::window: *m = attnlab::Mask::Window(c.window, c.causal != 0); break;
+    case MaskKind::additive: *m = attnlab::Mask::Additive(in(c.mask)); break;
+    case MaskKind::none: *m = attnlab::Mask::None(); break;
   }
+  return Status::Ok();
 }
 
-int attention(uintptr_t q, uintptr_t k, uintptr_t v, int tq, int tk, int dk, int dv, float scale,
-              int mask_kind, int window, bool causal, uintptr_t mask, float alibi_slope,
-              uintptr_t scores, uintptr_t scaled, uintptr_t weights, uintptr_t out) {
-  attnlab::AttentionArgs a{ptr<const float>(q), size_t(dk), ptr<const float>(k), size_t(dk),
-                           ptr<const float>(v), size_t(dv), size_t(tq), size_t(tk), size_t(dk),
-                           size_t(dv), scale, make_mask(mask_kind, window, causal, mask), alibi_slope};
-  attnlab::AttentionOut o{ptr(scores), ptr(scaled), ptr(weights), ptr(out), size_t(dv)};
-  return report(attnlab::attention_forward(a, o));
+attnlab::MultiHeadWeights multihead_weights(const MultiHeadWeightSet& w) {
+  return {in(w.wq), in(w.wk), in(w.wv), in(w.wo), in(w.bq), in(w.bk), in(w.bv), in(w.bo)};
 }
 
-int weighted_sum(uintptr_t weights, uintptr_t v, int tq, int tk, int dv, uintptr_t out) {
-  return report(attnlab::weighted_sum_forward(ptr<const float>(weights), ptr<const float>(v), tq, tk,
-                                              dv, ptr(out)));
+// The multi-head inputs both multi-head calls share (ATTNLAB_MULTIHEAD_INPUTS).
+template <class Call>
+Status multihead_args(const char* op, const Call& c, attnlab::MultiHeadArgs* a) {
+  attnlab::Mask mask;
+  if (Status s = make_mask(op, c, &mask); !s.ok) return s;
+  *a = {in(c.x), size_t(c.tq), in(c.context), size_t(c.tk), size_t(c.dModel), size_t(c.heads),
+        multihead_weights(*reinterpret_cast<const MultiHeadWeightSet*>(uintptr_t(c.weightSet))),
+        mask, c.scale, c.rope != 0, c.ropeBase, c.alibi != 0};
+  return Status::Ok();
 }
 
-int multihead(uintptr_t x, int tq, uintptr_t context, int tk, int d_model, int heads, uintptr_t wq,
-              uintptr_t wk, uintptr_t wv, uintptr_t wo, uintptr_t bq, uintptr_t bk, uintptr_t bv,
-              uintptr_t bo, int mask_kind, int window, bool causal, uintptr_t mask, float scale,
-              bool rope, float rope_base, bool alibi, uintptr_t q, uintptr_t k, uintptr_t v,
-              uintptr_t scores, uintptr_t weights, uintptr_t heads_out, uintptr_t out) {
-  attnlab::MultiHeadArgs a{ptr<const float>(x), size_t(tq), ptr<const float>(context), size_t(tk),
-                           size_t(d_model), size_t(heads),
-                           {ptr<const float>(wq), ptr<const float>(wk), ptr<const float>(wv),
-                            ptr<const float>(wo), ptr<const float>(bq), ptr<const float>(bk),
-                            ptr<const float>(bv), ptr<const float>(bo)},
-                           make_mask(mask_kind, window, causal, mask), scale, rope, rope_base, alibi};
-  attnlab::MultiHeadOut o{ptr(q), ptr(k), ptr(v), ptr(scores), ptr(weights), ptr(heads_out), ptr(out)};
-  return report(attnlab::multihead_attention_forward(a, o));
+template <class Call>
+attnlab::FeedForwardWeights ffn_weights(const Call& c) {
+  return {in(c.w1), in(c.b1), in(c.w2), in(c.b2)};
 }
-
-int sinusoidal(int length, int d_model, float base, uintptr_t out) {
-  return report(attnlab::sinusoidal_encoding(length, d_model, base, ptr(out)));
-}
-
-int rope(uintptr_t x, int t, int d, float base, int offset, uintptr_t out) {
-  return report(attnlab::rope_rotate(ptr<const float>(x), t, d, base, offset, ptr(out)));
-}
-
-int alibi(int heads, int tq, int tk, uintptr_t slopes, uintptr_t bias) {
-  if (int e = report(attnlab::alibi_slopes(heads, ptr(slopes)))) return e;
-  return report(attnlab::alibi_bias(heads, tq, tk, ptr(bias)));
-}
-
-// ---- issue 3: the rest of the Transformer --------------------------------------------------------
-attnlab::Activation make_activation(int kind) {
-  return kind == 1 ? attnlab::Activation::gelu
-                   : kind == 2 ? attnlab::Activation::gelu_tanh : attnlab::Activation::relu;
-}
-attnlab::NormPlacement make_norm(int pre) {
-  return pre ? attnlab::NormPlacement::pre : attnlab::NormPlacement::post;
-}
-// A multi-head weight set from 8 consecutive heap addresses: wq wk wv wo bq bk bv bo (0 = none).
-attnlab::MultiHeadWeights mha_weights(const uintptr_t* p) {
-  attnlab::MultiHeadWeights w{ptr<const float>(p[0]), ptr<const float>(p[1]), ptr<const float>(p[2]),
-                              ptr<const float>(p[3])};
-  w.bq = ptr<const float>(p[4]), w.bk = ptr<const float>(p[5]);
-  w.bv = ptr<const float>(p[6]), w.bo = ptr<const float>(p[7]);
-  return w;
-}
-// Outputs of one attention sub-layer from 6 addresses: q k v weights heads out.
-attnlab::MultiHeadOut mha_out(const uintptr_t* p) {
-  attnlab::MultiHeadOut o{};
-  o.q = ptr(p[0]), o.k = ptr(p[1]), o.v = ptr(p[2]), o.weights = ptr(p[3]), o.heads = ptr(p[4]),
-  o.out = ptr(p[5]);
-  return o;
-}
-
-int layer_norm(uintptr_t x, int rows, int dim, uintptr_t gamma, uintptr_t beta, float eps, uintptr_t out) {
-  return report(attnlab::layer_norm_forward(ptr<const float>(x), rows, dim, ptr<const float>(gamma),
-                                            ptr<const float>(beta), eps, ptr(out)));
-}
-
-int rms_norm(uintptr_t x, int rows, int dim, uintptr_t gamma, float eps, uintptr_t out) {
-  return report(attnlab::rms_norm_forward(ptr<const float>(x), rows, dim, ptr<const float>(gamma), eps, ptr(out)));
-}
-
-int activation(int kind, uintptr_t x, int n, uintptr_t out) {
-  return report(attnlab::activation_forward(make_activation(kind), ptr<const float>(x), n, ptr(out)));
-}
-
-int feed_forward(uintptr_t x, int rows, int d_model, int d_ff, uintptr_t w1, uintptr_t b1, uintptr_t w2,
-                 uintptr_t b2, int act, uintptr_t pre, uintptr_t hidden, uintptr_t out) {
-  attnlab::FeedForwardWeights w{ptr<const float>(w1), ptr<const float>(b1), ptr<const float>(w2),
-                                ptr<const float>(b2)};
-  return report(attnlab::feed_forward_forward(ptr<const float>(x), rows, d_model, d_ff, w, make_activation(act),
-                                              {ptr(pre), ptr(hidden), ptr(out)}));
-}
-
-// The blocks take many buffers: the facade writes their addresses into an address table in the heap
-// (`table`, uint32 each) in the order below, instead of 40 arguments.
-//   encoder: wq wk wv wo bq bk bv bo | ln1γ ln1β ln2γ ln2β | w1 b1 w2 b2 |
-//            q k v weights heads attnOut | residual1 norm1 | ffnPre ffnHidden ffnOut | residual2 norm2 out
-int encoder_block(uintptr_t x, int t, int d_model, int heads, int d_ff, int pre, int act, int mask_kind,
-                  int window, bool causal, uintptr_t mask, float eps, uintptr_t table) {
-  const uintptr_t* p = ptr<const uintptr_t>(table);
-  attnlab::EncoderBlockArgs a{};
-  a.x = ptr<const float>(x), a.t = t, a.d_model = d_model, a.heads = heads, a.d_ff = d_ff;
-  a.norm = make_norm(pre), a.activation = make_activation(act);
-  a.mask = make_mask(mask_kind, window, causal, mask), a.eps = eps;
-  a.w.attn = mha_weights(p);
-  a.w.ln1 = {ptr<const float>(p[8]), ptr<const float>(p[9])};
-  a.w.ln2 = {ptr<const float>(p[10]), ptr<const float>(p[11])};
-  a.w.ffn = {ptr<const float>(p[12]), ptr<const float>(p[13]), ptr<const float>(p[14]), ptr<const float>(p[15])};
-  const uintptr_t* q = p + 16;
-  attnlab::EncoderBlockOut o{mha_out(q), ptr(q[6]), ptr(q[7]), {ptr(q[8]), ptr(q[9]), ptr(q[10])},
-                             ptr(q[11]), ptr(q[12]), ptr(q[13])};
-  return report(attnlab::encoder_block_forward(a, o));
-}
-
-//   decoder: self wq…bo (8) | cross wq…bo (8) | ln1γ ln1β ln2γ ln2β ln3γ ln3β | w1 b1 w2 b2 |
-//            self q k v weights heads out | residual1 norm1 | cross q k v weights heads out |
-//            residual2 norm2 | ffnPre ffnHidden ffnOut | residual3 norm3 out
-int decoder_block(uintptr_t x, int t, uintptr_t memory, int tm, int d_model, int heads, int d_ff, int pre,
-                  int act, int mask_kind, int window, bool causal, uintptr_t mask, float eps, uintptr_t table) {
-  const uintptr_t* p = ptr<const uintptr_t>(table);
-  attnlab::DecoderBlockArgs a{};
-  a.x = ptr<const float>(x), a.t = t, a.memory = ptr<const float>(memory), a.t_m = tm;
-  a.d_model = d_model, a.heads = heads, a.d_ff = d_ff;
-  a.norm = make_norm(pre), a.activation = make_activation(act);
-  a.mask = make_mask(mask_kind, window, causal, mask), a.eps = eps;
-  a.w.self_attn = mha_weights(p);
-  a.w.cross_attn = mha_weights(p + 8);
-  a.w.ln1 = {ptr<const float>(p[16]), ptr<const float>(p[17])};
-  a.w.ln2 = {ptr<const float>(p[18]), ptr<const float>(p[19])};
-  a.w.ln3 = {ptr<const float>(p[20]), ptr<const float>(p[21])};
-  a.w.ffn = {ptr<const float>(p[22]), ptr<const float>(p[23]), ptr<const float>(p[24]), ptr<const float>(p[25])};
-  const uintptr_t* q = p + 26;
-  attnlab::DecoderBlockOut o{mha_out(q),      ptr(q[6]),  ptr(q[7]),
-                             mha_out(q + 8),  ptr(q[14]), ptr(q[15]),
-                             {ptr(q[16]), ptr(q[17]), ptr(q[18])},
-                             ptr(q[19]),      ptr(q[20]), ptr(q[21])};
-  return report(attnlab::decoder_block_forward(a, o));
-}
-
-int embedding(uintptr_t table, int vocab, int d_model, uintptr_t ids, int n, uintptr_t out) {
-  return report(attnlab::embedding_forward(ptr<const float>(table), vocab, d_model, ptr<const int>(ids), n,
-                                           ptr(out)));
-}
-
-int output_head(uintptr_t h, int rows, uintptr_t table, int vocab, int d_model, uintptr_t bias,
-                float temperature, uintptr_t logits, uintptr_t probs) {
-  return report(attnlab::output_head_forward(ptr<const float>(h), rows, ptr<const float>(table), vocab, d_model,
-                                             ptr<const float>(bias), temperature, ptr(logits), ptr(probs)));
-}
-
-int kernel_regression(uintptr_t xs, uintptr_t ys, int n, uintptr_t queries, int nq, int dim, int dot,
-                      float bandwidth, uintptr_t scores, uintptr_t weights, uintptr_t predictions) {
-  return report(attnlab::kernel_regression_forward(
-      ptr<const float>(xs), ptr<const float>(ys), n, ptr<const float>(queries), nq, dim,
-      dot ? attnlab::RegressionKernel::dot : attnlab::RegressionKernel::gaussian, bandwidth, ptr(scores),
-      ptr(weights), ptr(predictions)));
-}
-// ---- end of issue 3 section
-
-std::string last_error() { return g_last_error; }
-bool uses_simd128() { return attnlab::kernels::kUsesSimd128; }
-
-// For leak tests: bytes malloc has handed out and not taken back, and the C stack pointer.
-unsigned heap_in_use() { return static_cast<unsigned>(mallinfo().uordblks); }
-unsigned stack_pointer() { return static_cast<unsigned>(emscripten_stack_get_current()); }
 
 }  // namespace
 
-// ---- issue 6: plain C exports for the hot multi-head calls --------------------------------------
-// Embind's generic invoker (no dynamic code: -sDYNAMIC_EXECUTION=0) converts each of ~30 arguments in
-// a JS loop; a plain export is one direct WASM call, which matters at interactive sizes (16, 64, 4)
-// where the whole op takes microseconds. The facade calls these as core._attnlab_mha*.
-// w: 8 heap addresses wq wk wv wo bq bk bv bo (0 = none); mask_kind as make_mask.
 extern "C" {
 
-EMSCRIPTEN_KEEPALIVE int attnlab_mha(uintptr_t x, int tq, uintptr_t context, int tk, int d_model,
-                                     int heads, uintptr_t w, int mask_kind, int window, int causal,
-                                     uintptr_t mask, float scale, int rope, float rope_base, int alibi,
-                                     uintptr_t q, uintptr_t k, uintptr_t v, uintptr_t scores,
-                                     uintptr_t weights, uintptr_t heads_out, uintptr_t out) {
-  const uintptr_t* p = ptr<const uintptr_t>(w);
-  return multihead(x, tq, context, tk, d_model, heads, p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7],
-                   mask_kind, window, causal != 0, mask, scale, rope != 0, rope_base, alibi != 0, q, k,
-                   v, scores, weights, heads_out, out);
+// ---- Entry points: one per row of ATTNLAB_CALLS ----------------------------------------------------
+
+EMSCRIPTEN_KEEPALIVE int attnlab_attention(const AttentionCall* c) {
+  attnlab::Mask mask;
+  ATTNLAB_TRY(make_mask("attention", *c, &mask));
+  const attnlab::AttentionArgs a{in(c->q), size_t(c->dk), in(c->k), size_t(c->dk), in(c->v), size_t(c->dv),
+                                 size_t(c->tq), size_t(c->tk), size_t(c->dk), size_t(c->dv), c->scale,
+                                 mask, c->alibiSlope};
+  const attnlab::AttentionOutputs o{out(c->scores), out(c->scaled), out(c->weights), out(c->output),
+                                    size_t(c->dv)};
+  return report(attnlab::attention_forward(a, o));
 }
 
-// Output-only, streaming (online softmax): q, k, v are scratch; workspace as
-// attnlab_mha_streaming_workspace().
-EMSCRIPTEN_KEEPALIVE int attnlab_mha_streaming(uintptr_t x, int tq, uintptr_t context, int tk,
-                                               int d_model, int heads, uintptr_t w, int mask_kind,
-                                               int window, int causal, uintptr_t mask, float scale,
-                                               int rope, float rope_base, int alibi, uintptr_t q,
-                                               uintptr_t k, uintptr_t v, uintptr_t workspace,
-                                               uintptr_t out) {
-  const uintptr_t* p = ptr<const uintptr_t>(w);
-  attnlab::MultiHeadWeights mw{ptr<const float>(p[0]), ptr<const float>(p[1]), ptr<const float>(p[2]),
-                               ptr<const float>(p[3]), ptr<const float>(p[4]), ptr<const float>(p[5]),
-                               ptr<const float>(p[6]), ptr<const float>(p[7])};
-  attnlab::MultiHeadArgs a{ptr<const float>(x), size_t(tq), ptr<const float>(context), size_t(tk),
-                           size_t(d_model), size_t(heads), mw,
-                           make_mask(mask_kind, window, causal != 0, mask), scale, rope != 0,
-                           rope_base, alibi != 0};
-  attnlab::MultiHeadStreamingOut o{ptr(q), ptr(k), ptr(v), ptr(workspace), ptr(out)};
+EMSCRIPTEN_KEEPALIVE int attnlab_weightedSum(const WeightedSumCall* c) {
+  return report(attnlab::weighted_sum_forward(in(c->weights), in(c->v), c->tq, c->tk, c->dv, out(c->output)));
+}
+
+EMSCRIPTEN_KEEPALIVE int attnlab_multiHeadAttention(const MultiHeadCall* c) {
+  attnlab::MultiHeadArgs a;
+  ATTNLAB_TRY(multihead_args("multiHeadAttention", *c, &a));
+  const attnlab::MultiHeadOutputs o{out(c->q),       out(c->k),           out(c->v),     out(c->scores),
+                                    out(c->weights), out(c->headsConcat), out(c->output)};
+  return report(attnlab::multihead_attention_forward(a, o));
+}
+
+EMSCRIPTEN_KEEPALIVE int attnlab_multiHeadStreaming(const MultiHeadStreamingCall* c) {
+  attnlab::MultiHeadArgs a;
+  ATTNLAB_TRY(multihead_args("multiHeadAttention", *c, &a));
+  const attnlab::MultiHeadStreamingOutputs o{out(c->q), out(c->k), out(c->v), out(c->workspace),
+                                             out(c->output)};
   return report(attnlab::multihead_attention_forward_streaming(a, o));
 }
 
-EMSCRIPTEN_KEEPALIVE double attnlab_mha_streaming_workspace(int tk, int d_model, int heads) {
-  // double: a count too large for memory must reach JS intact (it then refuses the call).
+// Floats of workspace attnlab_multiHeadStreaming needs. double: a count too large for memory must
+// reach JS intact (it then refuses the call).
+EMSCRIPTEN_KEEPALIVE double attnlab_multihead_workspace(int tk, int d_model, int heads) {
   return static_cast<double>(attnlab::multihead_streaming_workspace_floats(tk, d_model, heads));
 }
 
-}  // extern "C"
-// ---- end of issue 6 section
-
-EMSCRIPTEN_BINDINGS(attnlab) {
-  emscripten::function("attention", &attention);
-  emscripten::function("weightedSum", &weighted_sum);
-  emscripten::function("multiHeadAttention", &multihead);
-  emscripten::function("sinusoidal", &sinusoidal);
-  emscripten::function("rope", &rope);
-  emscripten::function("alibi", &alibi);
-  // issue 3
-  emscripten::function("layerNorm", &layer_norm);
-  emscripten::function("rmsNorm", &rms_norm);
-  emscripten::function("activation", &activation);
-  emscripten::function("feedForward", &feed_forward);
-  emscripten::function("encoderBlock", &encoder_block);
-  emscripten::function("decoderBlock", &decoder_block);
-  emscripten::function("embedding", &embedding);
-  emscripten::function("outputHead", &output_head);
-  emscripten::function("kernelRegression", &kernel_regression);
-  emscripten::function("lastError", &last_error);
-  emscripten::function("usesSimd128", &uses_simd128);
-  emscripten::function("heapInUse", &heap_in_use);
-  emscripten::function("stackPointer", &stack_pointer);
+EMSCRIPTEN_KEEPALIVE int attnlab_sinusoidal(const SinusoidalCall* c) {
+  return report(attnlab::sinusoidal_positional_encoding_forward(c->length, c->dModel, c->base, out(c->output)));
 }
+
+EMSCRIPTEN_KEEPALIVE int attnlab_rope(const RopeCall* c) {
+  return report(attnlab::rope_rotate(in(c->x), c->t, c->dim, c->base, c->offset, out(c->output)));
+}
+
+EMSCRIPTEN_KEEPALIVE int attnlab_alibi(const AlibiCall* c) {
+  if (int e = report(attnlab::alibi_slopes(c->heads, out(c->slopes)))) return e;
+  return report(attnlab::alibi_bias(c->heads, c->tq, c->tk, out(c->bias)));
+}
+
+EMSCRIPTEN_KEEPALIVE int attnlab_layerNorm(const LayerNormCall* c) {
+  return report(attnlab::layer_norm_forward(in(c->x), c->rows, c->dim, in(c->gamma), in(c->beta), c->eps,
+                                            out(c->output)));
+}
+
+EMSCRIPTEN_KEEPALIVE int attnlab_rmsNorm(const RmsNormCall* c) {
+  return report(attnlab::rms_norm_forward(in(c->x), c->rows, c->dim, in(c->gamma), c->eps, out(c->output)));
+}
+
+EMSCRIPTEN_KEEPALIVE int attnlab_activation(const ActivationCall* c) {
+  attnlab::Activation kind{};
+  ATTNLAB_TRY(decode("activation", "activation", kActivations, c->kind, &kind));
+  return report(attnlab::activation_forward(kind, in(c->x), c->n, out(c->output)));
+}
+
+EMSCRIPTEN_KEEPALIVE int attnlab_feedForward(const FeedForwardCall* c) {
+  attnlab::Activation act{};
+  ATTNLAB_TRY(decode("feedForward", "activation", kActivations, c->activation, &act));
+  return report(attnlab::feed_forward_forward(in(c->x), c->rows, c->dModel, c->dFF, ffn_weights(*c), act,
+                                              {out(c->pre), out(c->activated), out(c->output)}));
+}
+
+EMSCRIPTEN_KEEPALIVE int attnlab_encoderBlock(const EncoderBlockCall* c) {
+  constexpr const char* op = "encoderBlock";
+  attnlab::EncoderBlockArgs a{};
+  ATTNLAB_TRY(decode(op, "norm", kNormPlacements, c->norm, &a.norm));
+  ATTNLAB_TRY(decode(op, "activation", kActivations, c->activation, &a.activation));
+  ATTNLAB_TRY(make_mask(op, *c, &a.mask));
+  a.x = in(c->x), a.t = c->t, a.d_model = c->dModel, a.heads = c->heads, a.d_ff = c->dFF, a.eps = c->eps;
+  a.w.attn = {in(c->wq), in(c->wk), in(c->wv), in(c->wo), in(c->bq), in(c->bk), in(c->bv), in(c->bo)};
+  a.w.ln1 = {in(c->ln1Gamma), in(c->ln1Beta)};
+  a.w.ln2 = {in(c->ln2Gamma), in(c->ln2Beta)};
+  a.w.ffn = ffn_weights(*c);
+  attnlab::EncoderBlockOutputs o{};
+  o.attn.q = out(c->q), o.attn.k = out(c->k), o.attn.v = out(c->v), o.attn.weights = out(c->attnWeights);
+  o.attn.heads = out(c->attnHeads), o.attn.out = out(c->attnOut);
+  o.residual1 = out(c->residual1), o.norm1 = out(c->norm1);
+  o.ffn = {out(c->ffnPre), out(c->ffnActivated), out(c->ffnOut)};
+  o.residual2 = out(c->residual2), o.norm2 = out(c->norm2), o.out = out(c->output);
+  return report(attnlab::encoder_block_forward(a, o));
+}
+
+EMSCRIPTEN_KEEPALIVE int attnlab_decoderBlock(const DecoderBlockCall* c) {
+  constexpr const char* op = "decoderBlock";
+  attnlab::DecoderBlockArgs a{};
+  ATTNLAB_TRY(decode(op, "norm", kNormPlacements, c->norm, &a.norm));
+  ATTNLAB_TRY(decode(op, "activation", kActivations, c->activation, &a.activation));
+  ATTNLAB_TRY(make_mask(op, *c, &a.mask));
+  a.x = in(c->x), a.t = c->t, a.memory = in(c->memory), a.t_m = c->tm;
+  a.d_model = c->dModel, a.heads = c->heads, a.d_ff = c->dFF, a.eps = c->eps;
+  a.w.self_attn = {in(c->wq), in(c->wk), in(c->wv), in(c->wo), in(c->bq), in(c->bk), in(c->bv), in(c->bo)};
+  a.w.cross_attn = {in(c->cwq), in(c->cwk), in(c->cwv), in(c->cwo),
+                    in(c->cbq), in(c->cbk), in(c->cbv), in(c->cbo)};
+  a.w.ln1 = {in(c->ln1Gamma), in(c->ln1Beta)};
+  a.w.ln2 = {in(c->ln2Gamma), in(c->ln2Beta)};
+  a.w.ln3 = {in(c->ln3Gamma), in(c->ln3Beta)};
+  a.w.ffn = ffn_weights(*c);
+  attnlab::DecoderBlockOutputs o{};
+  o.self_attn.q = out(c->selfQ), o.self_attn.k = out(c->selfK), o.self_attn.v = out(c->selfV);
+  o.self_attn.weights = out(c->selfWeights), o.self_attn.heads = out(c->selfHeads);
+  o.self_attn.out = out(c->selfAttnOut);
+  o.residual1 = out(c->residual1), o.norm1 = out(c->norm1);
+  o.cross_attn.q = out(c->crossQ), o.cross_attn.k = out(c->crossK), o.cross_attn.v = out(c->crossV);
+  o.cross_attn.weights = out(c->crossWeights), o.cross_attn.heads = out(c->crossHeads);
+  o.cross_attn.out = out(c->crossAttnOut);
+  o.residual2 = out(c->residual2), o.norm2 = out(c->norm2);
+  o.ffn = {out(c->ffnPre), out(c->ffnActivated), out(c->ffnOut)};
+  o.residual3 = out(c->residual3), o.norm3 = out(c->norm3), o.out = out(c->output);
+  return report(attnlab::decoder_block_forward(a, o));
+}
+
+EMSCRIPTEN_KEEPALIVE int attnlab_embedding(const EmbeddingCall* c) {
+  return report(attnlab::embedding_forward(in(c->table), c->vocab, c->dModel,
+                                           reinterpret_cast<const int*>(uintptr_t(c->ids)), c->n,
+                                           out(c->output)));
+}
+
+EMSCRIPTEN_KEEPALIVE int attnlab_outputHead(const OutputHeadCall* c) {
+  return report(attnlab::output_head_forward(in(c->h), c->rows, in(c->table), c->vocab, c->dModel, in(c->bias),
+                                             c->temperature, out(c->logits), out(c->probs)));
+}
+
+EMSCRIPTEN_KEEPALIVE int attnlab_kernelRegression(const KernelRegressionCall* c) {
+  attnlab::RegressionKernel kernel{};
+  ATTNLAB_TRY(decode("kernelRegression", "kernel", kRegressionKernels, c->kernel, &kernel));
+  return report(attnlab::kernel_regression_forward(in(c->xs), in(c->ys), c->n, in(c->queries), c->nq, c->dim,
+                                                   kernel, c->bandwidth, out(c->scores), out(c->weights),
+                                                   out(c->predictions)));
+}
+
+// ---- The contract, and the module's state ---------------------------------------------------------
+
+// JSON: { "calls": { op: { "bytes": n, "fields": [[name, type, offset], …] } }, "structs": { … },
+//         "enums": { "maskKind": { name: code }, "activation": …, "norm": …, "kernel": … } }.
+// Built from calls.h's lists and the enum tables above; the facade reads it once per module.
+EMSCRIPTEN_KEEPALIVE const char* attnlab_contract() {
+  static const std::string json = [] {
+    std::string j;
+    const char* sep = "";
+    const char* fsep = "";
+#define ATTNLAB_FIELD_JSON(type, name)                                                            \
+  j += fsep, j += "[\"" #name "\",\"" #type "\"," + std::to_string(offsetof(S, name)) + "]", fsep = ",";
+#define ATTNLAB_STRUCT_JSON(op, Struct, LIST)                                                     \
+  {                                                                                               \
+    using S = Struct;                                                                             \
+    j += sep, j += "\"" #op "\":{\"bytes\":" + std::to_string(sizeof(S)) + ",\"fields\":[";       \
+    fsep = "";                                                                                    \
+    LIST(ATTNLAB_FIELD_JSON)                                                                      \
+    j += "]}", sep = ",";                                                                         \
+  }
+    j += "{\"calls\":{";
+    ATTNLAB_CALLS(ATTNLAB_STRUCT_JSON)
+    j += "},\"structs\":{", sep = "";
+    ATTNLAB_STRUCTS(ATTNLAB_STRUCT_JSON)
+#undef ATTNLAB_STRUCT_JSON
+#undef ATTNLAB_FIELD_JSON
+    j += "},\"enums\":{";
+    auto table = [&j](const char* name, const auto& entries, const char* after) {
+      j += std::string("\"") + name + "\":{";
+      const char* esep = "";
+      for (const EnumName& e : entries) j += esep, j += std::string("\"") + e.name + "\":" + std::to_string(e.code), esep = ",";
+      j += "}", j += after;
+    };
+    table("maskKind", kMaskKinds, ",");
+    table("activation", kActivations, ",");
+    table("norm", kNormPlacements, ",");
+    table("kernel", kRegressionKernels, "");
+    j += "}}";
+    return j;
+  }();
+  return json.c_str();
+}
+
+EMSCRIPTEN_KEEPALIVE const char* attnlab_last_error() { return g_last_error.c_str(); }
+EMSCRIPTEN_KEEPALIVE int attnlab_uses_simd128() { return attnlab::uses_simd128() ? 1 : 0; }
+// For leak tests: bytes malloc has handed out and not taken back, and the C stack pointer.
+EMSCRIPTEN_KEEPALIVE unsigned attnlab_heap_in_use() { return static_cast<unsigned>(mallinfo().uordblks); }
+EMSCRIPTEN_KEEPALIVE unsigned attnlab_stack_pointer() {
+  return static_cast<unsigned>(emscripten_stack_get_current());
+}
+
+}  // extern "C"
+
+// Every row of ATTNLAB_CALLS has its entry point attnlab_<op>(const <Op>Call*): a row without one,
+// or with another signature, does not compile.
+#define ATTNLAB_ENTRY_CHECK(op, Struct, LIST)                                        \
+  static_assert(std::is_same_v<decltype(&attnlab_##op), int (*)(const Struct*)>,     \
+                "attnlab_" #op " must be int(const " #Struct "*)");
+ATTNLAB_CALLS(ATTNLAB_ENTRY_CHECK)
+#undef ATTNLAB_ENTRY_CHECK

@@ -13,6 +13,7 @@
 // call leaves the heap as it was (the C++ core reports errors by status, never by exception).
 
 import createAttnLabCore from './wasm/attnlab-core.mjs';
+import { Core } from './core.js';
 import {
   AttnLabError, fail, describe, requireObject, int, num, bool, matrix, optionalMatrix, oneOf, mask as parseMask,
   noUnknownKeys, definedKeys,
@@ -63,14 +64,14 @@ export async function createAttnLab(options = {}) {
     const { readFile } = await import(/* @vite-ignore */ fsName);
     moduleArgs.wasmBinary = await readFile(wasmUrl);
   } else moduleArgs.locateFile = () => wasmUrl.href;
-  const core = await createAttnLabCore(moduleArgs);
-  return new AttnLab(core);
+  const module = await createAttnLabCore(moduleArgs);
+  return new AttnLab(new Core(module));
 }
 
 // One growing block of WASM heap reused by every call.
 class Arena {
-  constructor(core) {
-    this.core = core;
+  constructor(module) {
+    this.core = module;
     this.ptr = 0;
     this.bytes = 0;
   }
@@ -149,10 +150,10 @@ class Arena {
 }
 
 export class AttnLab {
-  /** @param core the Emscripten module (internal) */
+  /** @param core the WebAssembly core (internal; web/api/core.js) */
   constructor(core) {
     this.core = core;
-    this.arena = new Arena(core);
+    this.arena = new Arena(core.module);
   }
 
   /**
@@ -178,7 +179,8 @@ export class AttnLab {
     this.arena.put(pk, k);
     this.arena.put(pv, v);
     this.arena.put(pm, m.values);
-    run(this, this.core.attention(pq, pk, pv, tq, tk, dk, dv, scale, m.kind, m.window, m.causal, pm, alibiSlope, ps, pc, pw, po));
+    run(this, this.core.call('attention', { q: pq, k: pk, v: pv, tq, tk, dk, dv, scale, ...maskFields(this.core, m, pm), alibiSlope,
+      scores: ps, scaled: pc, weights: pw, output: po }));
     return { scores: this.arena.take(ps, n), scaled: this.arena.take(pc, n), weights: this.arena.take(pw, n), output: this.arena.take(po, tq * dv) };
   }
 
@@ -193,7 +195,7 @@ export class AttnLab {
     const [pw, pv, po] = this.arena.layout(fn, [tq * tk, tk * dv, tq * dv]);
     this.arena.put(pw, w);
     this.arena.put(pv, v);
-    run(this, this.core.weightedSum(pw, pv, tq, tk, dv, po));
+    run(this, this.core.call('weightedSum', { weights: pw, v: pv, tq, tk, dv, output: po }));
     return this.arena.take(po, tq * dv);
   }
 
@@ -231,20 +233,22 @@ export class AttnLab {
     if (D % H !== 0) fail(fn, `heads = ${H} does not divide dModel = ${D}, expected dModel to be a multiple of heads`);
     const w = mhaWeights(fn, args, D);
     for (const name of MHA_WEIGHTS) if (w[name]) finite(fn, name, w[name]);
-    // One block: the 8-entry address table, then wq, wk, wv, wo and the biases present.
+    // One block: the weight set (the core's multiHeadWeightSet: 8 addresses), then wq, wk, wv, wo
+    // and the biases present.
+    const setBytes = Math.ceil(this.core.structs.multiHeadWeightSet.bytes / 16) * 16;
     const sizes = MHA_WEIGHTS.map((name) => (w[name] ? w[name].length : 0));
-    const total = 32 + sizes.reduce((t, n) => t + Math.ceil(n / 4) * 16, 0);
+    const total = setBytes + sizes.reduce((t, n) => t + Math.ceil(n / 4) * 16, 0);
     if (total > MAX_CALL_BYTES) fail(fn, `dModel = ${D} needs ${(total / 2 ** 20).toFixed(0)} MiB of weights, expected at most ${MAX_CALL_BYTES / 2 ** 20} MiB`);
-    const ptr = this.core._malloc(total);
+    const ptr = this.core.module._malloc(total);
     if (!ptr) fail(fn, `could not get ${(total / 2 ** 20).toFixed(0)} MiB of WebAssembly memory for the weights`);
-    const addrs = [];
-    let at = ptr + 32;
+    const set = {};
+    let at = ptr + setBytes;
     MHA_WEIGHTS.forEach((name, i) => {
-      addrs.push(w[name] ? at : 0);
-      if (w[name]) this.core.HEAPF32.set(w[name], at >> 2);
+      set[name] = w[name] ? at : 0;
+      if (w[name]) this.core.module.HEAPF32.set(w[name], at >> 2);
       at += Math.ceil(sizes[i] / 4) * 16;
     });
-    this.arena.putU32(ptr, addrs);
+    this.core.write('multiHeadWeightSet', this.core.structs.multiHeadWeightSet, ptr, set);
     return new MultiHeadAttentionLayer(this, D, H, ptr);
   }
 
@@ -272,7 +276,7 @@ export class AttnLab {
     const length = int(fn, 'length', args.length), D = int(fn, 'dModel', args.dModel);
     const base = num(fn, 'base', args.base, { dflt: 10000, positive: true });
     const [po] = this.arena.layout(fn, [length * D]);
-    run(this, this.core.sinusoidal(length, D, base, po));
+    run(this, this.core.call('sinusoidal', { length, dModel: D, base, output: po }));
     return this.arena.take(po, length * D);
   }
 
@@ -291,7 +295,7 @@ export class AttnLab {
     const offset = int(fn, 'offset', args.offset, { min: 0, dflt: 0 });
     const [px, po] = this.arena.layout(fn, [t * dim, t * dim]);
     this.arena.put(px, x);
-    run(this, this.core.rope(px, t, dim, base, offset, po));
+    run(this, this.core.call('rope', { x: px, t, dim, base, offset, output: po }));
     return this.arena.take(po, t * dim);
   }
 
@@ -302,7 +306,7 @@ export class AttnLab {
     noUnknownKeys(fn, args, ['heads', 'tq', 'tk']);
     const heads = int(fn, 'heads', args.heads), tq = int(fn, 'tq', args.tq), tk = int(fn, 'tk', args.tk, { dflt: tq });
     const [ps, pb] = this.arena.layout(fn, [heads, heads * tq * tk]);
-    run(this, this.core.alibi(heads, tq, tk, ps, pb));
+    run(this, this.core.call('alibi', { heads, tq, tk, slopes: ps, bias: pb }));
     return { slopes: this.arena.take(ps, heads), bias: this.arena.take(pb, heads * tq * tk) };
   }
 
@@ -327,7 +331,7 @@ export class AttnLab {
     const eps = num(fn, 'eps', args.eps, { dflt: 1e-5, positive: true });
     const b = this.#buffers(fn, { x: n, gamma: gamma ? dim : 0, beta: beta ? dim : 0, out: n });
     this.arena.put(b.x, x); this.arena.put(b.gamma, gamma); this.arena.put(b.beta, beta);
-    run(this, this.core.layerNorm(b.x, rows, dim, gamma ? b.gamma : 0, beta ? b.beta : 0, eps, b.out));
+    run(this, this.core.call('layerNorm', { x: b.x, rows, dim, gamma: gamma ? b.gamma : 0, beta: beta ? b.beta : 0, eps, output: b.out }));
     return this.arena.take(b.out, n);
   }
 
@@ -342,7 +346,7 @@ export class AttnLab {
     const eps = num(fn, 'eps', args.eps, { dflt: 1e-6, positive: true });
     const b = this.#buffers(fn, { x: n, gamma: gamma ? dim : 0, out: n });
     this.arena.put(b.x, x); this.arena.put(b.gamma, gamma);
-    run(this, this.core.rmsNorm(b.x, rows, dim, gamma ? b.gamma : 0, eps, b.out));
+    run(this, this.core.call('rmsNorm', { x: b.x, rows, dim, gamma: gamma ? b.gamma : 0, eps, output: b.out }));
     return this.arena.take(b.out, n);
   }
 
@@ -351,15 +355,18 @@ export class AttnLab {
     const fn = 'activation';
     requireObject(fn, args);
     noUnknownKeys(fn, args, ['x', 'kind']);
-    const kind = ACTIVATIONS[oneOf(fn, 'kind', args.kind, Object.keys(ACTIVATIONS))];
+    const kind = this.core.code('activation', oneOf(fn, 'kind', args.kind, ACTIVATIONS));
     const x = vector(fn, 'x', args.x);
     const b = this.#buffers(fn, { x: x.length, out: x.length });
     this.arena.put(b.x, x);
-    run(this, this.core.activation(kind, b.x, x.length, b.out));
+    run(this, this.core.call('activation', { kind, x: b.x, n: x.length, output: b.out }));
     return this.arena.take(b.out, x.length);
   }
 
-  /** Feed-forward x·W1 + b1 → activation → ·W2 + b2. Returns { hidden, activated, output }. */
+  /**
+   * Feed-forward x·W1 + b1 → activation → ·W2 + b2. Returns { pre, activated, output }: pre = x·W1 + b1,
+   * activated = activation(pre), output = activated·W2 + b2 (and hidden, the deprecated name of pre).
+   */
   feedForward(args) {
     const fn = 'feedForward';
     requireObject(fn, args);
@@ -367,12 +374,15 @@ export class AttnLab {
     const rows = int(fn, 'rows', args.rows), D = int(fn, 'dModel', args.dModel), F = int(fn, 'dFF', args.dFF);
     const x = matrix(fn, 'x', args.x, rows * D, `rows·dModel = ${rows * D}`);
     const w = ffnWeights(fn, args, D, F);
-    const act = ACTIVATIONS[oneOf(fn, 'activation', args.activation, Object.keys(ACTIVATIONS), 'relu')];
-    const b = this.#buffers(fn, { x: rows * D, w1: D * F, b1: w.b1 ? F : 0, w2: F * D, b2: w.b2 ? D : 0, pre: rows * F, hidden: rows * F, out: rows * D });
+    const act = this.core.code('activation', oneOf(fn, 'activation', args.activation, ACTIVATIONS, 'relu'));
+    const b = this.#buffers(fn, { x: rows * D, w1: D * F, b1: w.b1 ? F : 0, w2: F * D, b2: w.b2 ? D : 0, pre: rows * F, activated: rows * F, out: rows * D });
     const a = this.arena;
     a.put(b.x, x); a.put(b.w1, w.w1); a.put(b.b1, w.b1); a.put(b.w2, w.w2); a.put(b.b2, w.b2);
-    run(this, this.core.feedForward(b.x, rows, D, F, b.w1, w.b1 ? b.b1 : 0, b.w2, w.b2 ? b.b2 : 0, act, b.pre, b.hidden, b.out));
-    return { hidden: a.take(b.pre, rows * F), activated: a.take(b.hidden, rows * F), output: a.take(b.out, rows * D) };
+    run(this, this.core.call('feedForward', { x: b.x, rows, dModel: D, dFF: F, w1: b.w1, b1: w.b1 ? b.b1 : 0, w2: b.w2, b2: w.b2 ? b.b2 : 0,
+      activation: act, pre: b.pre, activated: b.activated, output: b.out }));
+    const pre = a.take(b.pre, rows * F);
+    // hidden: deprecated name of pre (removed in 0.3; README "Deprecated names").
+    return { pre, activated: a.take(b.activated, rows * F), output: a.take(b.out, rows * D), hidden: pre };
   }
 
   /**
@@ -383,15 +393,15 @@ export class AttnLab {
     const fn = 'encoderBlock';
     requireObject(fn, args);
     noUnknownKeys(fn, args, ['x', 't', 'dModel', 'heads', 'dFF', 'norm', 'activation', 'mask', 'eps', 'weights', 'batch']);
-    const { t, D, H, F, pre, act, eps, B } = blockSizes(fn, args);
+    const { t, D, H, F, norm, act, eps, B } = blockSizes(this.core, fn, args);
     const x = matrix(fn, 'x', args.x, B * t * D, B > 1 ? `batch·t·dModel = ${B * t * D}` : `t·dModel = ${t * D}`);
     const m = parseMask(fn, args.mask, t, t);
     const w = blockWeights(fn, args.weights, D, F, ENCODER_WEIGHTS);
     const tD = t * D, tF = t * F, hw = H * t * t;
     const outs = { q: tD, k: tD, v: tD, attnWeights: hw, attnHeads: tD, attnOut: tD, residual1: tD, norm1: tD,
-      ffnPre: tF, ffnHidden: tF, ffnOut: tD, residual2: tD, norm2: tD, output: tD };
-    return this.#block(fn, B, x, m, w, outs, (table, px, pm) =>
-      this.core.encoderBlock(px, t, D, H, F, pre, act, m.kind, m.window, m.causal, pm, eps, table));
+      ffnPre: tF, ffnActivated: tF, ffnOut: tD, residual2: tD, norm2: tD, output: tD };
+    const call = { t, dModel: D, heads: H, dFF: F, norm, activation: act, eps };
+    return withDeprecatedBlockNames(this.#block(fn, 'encoderBlock', B, x, m, w, outs, call));
   }
 
   /**
@@ -402,7 +412,7 @@ export class AttnLab {
     const fn = 'decoderBlock';
     requireObject(fn, args);
     noUnknownKeys(fn, args, ['x', 't', 'memory', 'tm', 'dModel', 'heads', 'dFF', 'norm', 'activation', 'mask', 'eps', 'weights', 'batch']);
-    const { t, D, H, F, pre, act, eps, B } = blockSizes(fn, args);
+    const { t, D, H, F, norm, act, eps, B } = blockSizes(this.core, fn, args);
     const tm = int(fn, 'tm', args.tm);
     const x = matrix(fn, 'x', args.x, B * t * D, B > 1 ? `batch·t·dModel = ${B * t * D}` : `t·dModel = ${t * D}`);
     const memory = matrix(fn, 'memory', args.memory, B * tm * D, B > 1 ? `batch·tm·dModel = ${B * tm * D}` : `tm·dModel = ${tm * D}`);
@@ -412,29 +422,32 @@ export class AttnLab {
     const outs = {
       selfQ: tD, selfK: tD, selfV: tD, selfWeights: H * t * t, selfHeads: tD, selfAttnOut: tD, residual1: tD, norm1: tD,
       crossQ: tD, crossK: mD, crossV: mD, crossWeights: H * t * tm, crossHeads: tD, crossAttnOut: tD, residual2: tD, norm2: tD,
-      ffnPre: tF, ffnHidden: tF, ffnOut: tD, residual3: tD, norm3: tD, output: tD };
-    return this.#block(fn, B, x, m, w, outs, (table, px, pm, pmem) =>
-      this.core.decoderBlock(px, t, pmem, tm, D, H, F, pre, act, m.kind, m.window, m.causal, pm, eps, table), memory);
+      ffnPre: tF, ffnActivated: tF, ffnOut: tD, residual3: tD, norm3: tD, output: tD };
+    const call = { t, tm, dModel: D, heads: H, dFF: F, norm, activation: act, eps };
+    return withDeprecatedBlockNames(this.#block(fn, 'decoderBlock', B, x, m, w, outs, call, memory));
   }
 
-  // Shared by the blocks: lays out inputs, weights and outputs, writes the address table the binding
-  // reads (weights in `w`'s order, then the outputs in `outs`' order), runs, copies every output out.
+  // Shared by the blocks: lays out inputs, weights and outputs, writes the call (sizes and options in
+  // `call`, then every weight and output address by name), runs, copies every output out.
   // A batch (the notebook's (B, N, D)) runs the same layer on each sequence: x, memory and every
-  // output are batch-major, and sequence i gets the table with its outputs' addresses moved by i.
-  #block(fn, B, x, m, w, outs, call, memory = null) {
+  // output are batch-major, and sequence i gets the call with its addresses moved by i.
+  #block(fn, op, B, x, m, w, outs, call, memory = null) {
     const wNames = Object.keys(w), oNames = Object.keys(outs);
-    const spec = { x: x.length, memory: memory ? memory.length : 0, mask: m.values ? m.values.length : 0, table: wNames.length + oNames.length };
+    const spec = { x: x.length, memory: memory ? memory.length : 0, mask: m.values ? m.values.length : 0 };
     for (const k of wNames) spec['w:' + k] = w[k] ? w[k].length : 0;
     for (const k of oNames) spec['o:' + k] = B * outs[k];
     const b = this.#buffers(fn, spec);
     const a = this.arena;
     a.put(b.x, x); a.put(b.memory, memory); a.put(b.mask, m.values);
     for (const k of wNames) a.put(b['w:' + k], w[k]);
-    const weightAddrs = wNames.map((k) => (w[k] ? b['w:' + k] : 0));
+    const values = { ...call, ...maskFields(this.core, m, m.values ? b.mask : 0) };
+    for (const k of wNames) values[k] = w[k] ? b['w:' + k] : 0;
     const xStep = 4 * x.length / B, memStep = memory ? 4 * memory.length / B : 0;
     for (let i = 0; i < B; i++) {
-      a.putU32(b.table, [...weightAddrs, ...oNames.map((k) => b['o:' + k] + 4 * i * outs[k])]);
-      const status = call(b.table, b.x + i * xStep, m.values ? b.mask : 0, b.memory + i * memStep);
+      values.x = b.x + i * xStep;
+      if (memory) values.memory = b.memory + i * memStep;
+      for (const k of oNames) values[k] = b['o:' + k] + 4 * i * outs[k];
+      const status = this.core.call(op, values);
       if (status !== 0) throw new AttnLabError(this.core.lastError() + (B > 1 ? ` (in batch element ${i})` : ''));
     }
     return Object.fromEntries(oNames.map((k) => [k, a.take(b['o:' + k], B * outs[k])]));
@@ -451,7 +464,7 @@ export class AttnLab {
     const b = this.#buffers(fn, { table: vocab * D, ids: ids.length, out: ids.length * D });
     this.arena.put(b.table, table);
     this.arena.putU32(b.ids, ids);
-    run(this, this.core.embedding(b.table, vocab, D, b.ids, ids.length, b.out));
+    run(this, this.core.call('embedding', { table: b.table, vocab, dModel: D, ids: b.ids, n: ids.length, output: b.out }));
     return this.arena.take(b.out, ids.length * D);
   }
 
@@ -468,7 +481,7 @@ export class AttnLab {
     const n = rows * vocab;
     const b = this.#buffers(fn, { h: rows * D, table: vocab * D, bias: bias ? vocab : 0, logits: n, probs: n });
     this.arena.put(b.h, h); this.arena.put(b.table, table); this.arena.put(b.bias, bias);
-    run(this, this.core.outputHead(b.h, rows, b.table, vocab, D, bias ? b.bias : 0, temperature, b.logits, b.probs));
+    run(this, this.core.call('outputHead', { h: b.h, rows, table: b.table, vocab, dModel: D, bias: bias ? b.bias : 0, temperature, logits: b.logits, probs: b.probs }));
     return { logits: this.arena.take(b.logits, n), probs: this.arena.take(b.probs, n) };
   }
 
@@ -487,10 +500,10 @@ export class AttnLab {
     if (queries.length % dim !== 0) fail(fn, `queries has ${queries.length} values, expected a multiple of dim = ${dim}`);
     const nq = queries.length / dim;
     const bandwidth = num(fn, 'bandwidth', args.bandwidth, { dflt: 1, positive: true });
-    const dot = oneOf(fn, 'kernel', args.kernel, ['gaussian', 'dot'], 'gaussian') === 'dot' ? 1 : 0;
+    const kernel = this.core.code('kernel', oneOf(fn, 'kernel', args.kernel, ['gaussian', 'dot'], 'gaussian'));
     const b = this.#buffers(fn, { xs: n * dim, ys: n, q: nq * dim, scores: nq * n, weights: nq * n, pred: nq });
     this.arena.put(b.xs, xs); this.arena.put(b.ys, ys); this.arena.put(b.q, queries);
-    run(this, this.core.kernelRegression(b.xs, b.ys, n, b.q, nq, dim, dot, bandwidth, b.scores, b.weights, b.pred));
+    run(this, this.core.call('kernelRegression', { xs: b.xs, ys: b.ys, n, queries: b.q, nq, dim, kernel, bandwidth, scores: b.scores, weights: b.weights, predictions: b.pred }));
     return { scores: this.arena.take(b.scores, nq * n), weights: this.arena.take(b.weights, nq * n), predictions: this.arena.take(b.pred, nq) };
   }
 
@@ -504,7 +517,7 @@ export class AttnLab {
   info() {
     return {
       simd128: this.core.usesSimd128(),
-      heapBytes: this.core.HEAPU8.length,
+      heapBytes: this.core.module.HEAPU8.length,
       heapInUse: this.core.heapInUse(),
       arenaBytes: this.arena.bytes,
       stackPointer: this.core.stackPointer(),
@@ -552,13 +565,13 @@ function mha(lab, fn, args, D, H, w, table) {
   if (out !== null && (typeof out !== 'object' || Array.isArray(out) || ArrayBuffer.isView(out)))
     fail(fn, `out is ${describe(out)}, expected an object of Float32Arrays such as a previous result`);
   const hw = intermediates ? H * tq * tk : 0;
-  const work = intermediates ? 0 : lab.core._attnlab_mha_streaming_workspace(tk, D, H);
-  // Inputs, a table of the 8 weight addresses (unless a layer holds them), then the outputs
-  // (all-intermediates) or the scratch.
+  const work = intermediates ? 0 : lab.core.multiHeadWorkspace(tk, D, H);
+  // Inputs, a weight set (unless a layer holds one), then the outputs (all-intermediates) or the scratch.
   const own = table === 0, n = (name, k) => (own && w[name] ? k : 0);
+  const set = lab.core.structs.multiHeadWeightSet;
   const [px, pc, pwq, pwk, pwv, pwo, pbq, pbk, pbv, pbo, pm, pt, pq, pk, pv, ps, pw, ph, po] = lab.arena.layout(fn, [
     tq * D, cross ? tk * D : 0, n('wq', D * D), n('wk', D * D), n('wv', D * D), n('wo', D * D), n('bq', D), n('bk', D), n('bv', D), n('bo', D),
-    m.values ? tq * tk : 0, own ? 8 : 0, tq * D, tk * D, tk * D, hw, intermediates ? hw : work, intermediates ? tq * D : 0, tq * D]);
+    m.values ? tq * tk : 0, own ? set.bytes / 4 : 0, tq * D, tk * D, tk * D, hw, intermediates ? hw : work, intermediates ? tq * D : 0, tq * D]);
   const a = lab.arena;
   a.put(px, x); a.put(pc, context);
   a.put(pm, m.values);
@@ -566,19 +579,20 @@ function mha(lab, fn, args, D, H, w, table) {
   if (own) {
     a.put(pwq, w.wq); a.put(pwk, w.wk); a.put(pwv, w.wv); a.put(pwo, w.wo);
     a.put(pbq, w.bq); a.put(pbk, w.bk); a.put(pbv, w.bv); a.put(pbo, w.bo);
-    a.putU32(pt, [pwq, pwk, pwv, pwo, w.bq ? pbq : 0, w.bk ? pbk : 0, w.bv ? pbv : 0, w.bo ? pbo : 0]);
+    lab.core.write('multiHeadWeightSet', set, pt,
+      { wq: pwq, wk: pwk, wv: pwv, wo: pwo, bq: w.bq ? pbq : 0, bk: w.bk ? pbk : 0, bv: w.bv ? pbv : 0, bo: w.bo ? pbo : 0 });
     wtab = pt;
   }
-  // Plain C exports, not Embind: one direct WASM call (see core/bindings/embind.cc, issue 6).
-  const c = lab.core, causal = m.causal ? 1 : 0;
+  const call = { x: px, tq, context: cross ? pc : 0, tk, dModel: D, heads: H, weightSet: wtab, ...maskFields(lab.core, m, pm),
+    scale, rope, ropeBase, alibi, q: pq, k: pk, v: pv, output: po };
   if (!intermediates) {
-    run(lab, c._attnlab_mha_streaming(px, tq, cross ? pc : 0, tk, D, H, wtab, m.kind, m.window, causal, pm,
-      scale, rope ? 1 : 0, ropeBase, alibi ? 1 : 0, pq, pk, pv, pw, po));
+    call.workspace = pw;
+    run(lab, lab.core.call('multiHeadStreaming', call));
     if (out) return a.takeInto(fn, out, [['output', po, tq * D, 'tq·dModel']]);
     return { output: a.take(po, tq * D) };
   }
-  run(lab, c._attnlab_mha(px, tq, cross ? pc : 0, tk, D, H, wtab, m.kind, m.window, causal, pm,
-    scale, rope ? 1 : 0, ropeBase, alibi ? 1 : 0, pq, pk, pv, ps, pw, ph, po));
+  call.scores = ps; call.weights = pw; call.headsConcat = ph;
+  run(lab, lab.core.call('multiHeadAttention', call));
   if (out) {
     const qD = 'tq·dModel', kD = 'tk·dModel', hT = 'heads·tq·tk';
     return a.takeInto(fn, out, [['q', pq, tq * D, qD], ['k', pk, tk * D, kD], ['v', pv, tk * D, kD],
@@ -615,7 +629,7 @@ function finite(fn, name, v) {
     if (!Number.isFinite(f[i])) fail(fn, `${name}[${i}] is ${Number.isNaN(f[i]) ? 'NaN' : f[i]}, expected finite values`);
 }
 
-const layerMemory = new FinalizationRegistry(({ core, ptr }) => core._free(ptr));
+const layerMemory = new FinalizationRegistry(({ core, ptr }) => core.module._free(ptr));
 
 /** A multi-head attention layer whose weights live in WebAssembly memory (lab.createMultiHeadAttention). */
 export class MultiHeadAttentionLayer {
@@ -641,14 +655,25 @@ export class MultiHeadAttentionLayer {
   dispose() {
     if (!this.#ptr) return;
     layerMemory.unregister(this);
-    this.#lab.core._free(this.#ptr);
+    this.#lab.core.module._free(this.#ptr);
     this.#ptr = 0;
   }
 }
 
 // ---- issue 3 helpers ----------------------------------------------------------------------------
-// Activation codes the core understands (core/bindings/embind.cc make_activation).
-const ACTIVATIONS = { relu: 0, gelu: 1, gelu_tanh: 2 };
+// ffnHidden: the deprecated name of ffnActivated (removed in 0.3; README "Deprecated names").
+function withDeprecatedBlockNames(r) {
+  r.ffnHidden = r.ffnActivated;
+  return r;
+}
+
+// The activations users name (their codes come from the core: core.code('activation', name)).
+const ACTIVATIONS = ['relu', 'gelu', 'gelu_tanh'];
+
+// The mask fields of a call (calls.h ATTNLAB_MASK_FIELDS) for a parsed mask; pm = its values' address.
+function maskFields(core, m, pm) {
+  return { maskKind: core.code('maskKind', m.kind), window: m.window, causal: m.causal, mask: pm };
+}
 
 // A non-empty flat array whose length is the caller's choice.
 function vector(fn, name, v) {
@@ -673,15 +698,15 @@ function tokenIds(fn, v, vocab) {
   return ids;
 }
 
-function blockSizes(fn, args) {
+function blockSizes(core, fn, args) {
   const t = int(fn, 't', args.t), D = int(fn, 'dModel', args.dModel), H = int(fn, 'heads', args.heads);
   const F = int(fn, 'dFF', args.dFF);
   if (D % H !== 0) fail(fn, `heads = ${H} does not divide dModel = ${D}, expected dModel to be a multiple of heads`);
-  const pre = oneOf(fn, 'norm', args.norm, ['post', 'pre'], 'post') === 'pre' ? 1 : 0;
-  const act = ACTIVATIONS[oneOf(fn, 'activation', args.activation, Object.keys(ACTIVATIONS), 'relu')];
+  const norm = core.code('norm', oneOf(fn, 'norm', args.norm, ['post', 'pre'], 'post'));
+  const act = core.code('activation', oneOf(fn, 'activation', args.activation, ACTIVATIONS, 'relu'));
   const eps = num(fn, 'eps', args.eps, { dflt: 1e-5, positive: true });
   const B = int(fn, 'batch', args.batch, { dflt: 1 });
-  return { t, D, H, F, pre, act, eps, B };
+  return { t, D, H, F, norm, act, eps, B };
 }
 
 // The weight names of each block, in the order core/bindings/embind.cc reads its address table, with

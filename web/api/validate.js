@@ -103,22 +103,21 @@ export function oneOf(fn, name, v, allowed, dflt) {
   return v;
 }
 
-export const MASK_KIND = { none: 0, causal: 1, window: 2, additive: 3 };
-
 // mask: 'none' | 'causal' | { window, causal? } | Float32Array(tq·tk) of additive values.
+// Returns the kind's name (the core gives its code: web/api/core.js), window, causal and values.
 export function mask(fn, v, tq, tk) {
-  if (v === undefined || v === null || v === 'none') return { kind: MASK_KIND.none, window: 0, causal: false, values: null };
+  if (v === undefined || v === null || v === 'none') return { kind: 'none', window: 0, causal: false, values: null };
   const needSquare = () => {
     if (tq !== tk) fail(fn, `mask ${typeof v === 'string' ? `'${v}'` : '{ window }'} needs tq = tk (self-attention), got tq = ${tq}, tk = ${tk}; use an additive Float32Array mask for tq ≠ tk`);
   };
   if (v === 'causal') {
     needSquare();
-    return { kind: MASK_KIND.causal, window: 0, causal: true, values: null };
+    return { kind: 'causal', window: 0, causal: true, values: null };
   }
   if (typeof v === 'string') fail(fn, `mask is ${describe(v)}, expected 'none', 'causal', { window, causal? } or a Float32Array of tq·tk = ${tq * tk}`);
   if (ArrayBuffer.isView(v) || Array.isArray(v)) {
     matrix(fn, 'mask', v, tq * tk, `tq·tk = ${tq * tk}`, { negInf: true });
-    return { kind: MASK_KIND.additive, window: 0, causal: false, values: v };
+    return { kind: 'additive', window: 0, causal: false, values: v };
   }
   if (typeof v === 'object') {
     const keys = definedKeys(v).filter((k) => k !== 'window' && k !== 'causal');
@@ -126,7 +125,7 @@ export function mask(fn, v, tq, tk) {
     const window = int(fn, 'mask.window', v.window, { min: 0 });
     const causal = bool(fn, 'mask.causal', v.causal, false);
     needSquare();
-    return { kind: MASK_KIND.window, window, causal, values: null };
+    return { kind: 'window', window, causal, values: null };
   }
   fail(fn, `mask is ${describe(v)}, expected 'none', 'causal', { window, causal? } or a Float32Array of tq·tk = ${tq * tk}`);
 }

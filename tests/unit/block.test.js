@@ -34,8 +34,8 @@ describe('encoder block', () => {
       }
       const ffnIn = c.norm === 'post' ? r.norm1 : r.norm2;
       const f = lab.feedForward({ x: ffnIn, rows: c.t, dModel: D, dFF: c.dFF, w1: w.w1, b1: w.b1, w2: w.w2, b2: w.b2, activation: c.activation });
-      expect(Array.from(r.ffnPre)).toEqual(Array.from(f.hidden));
-      expect(Array.from(r.ffnHidden)).toEqual(Array.from(f.activated));
+      expect(Array.from(r.ffnPre)).toEqual(Array.from(f.pre));
+      expect(Array.from(r.ffnActivated)).toEqual(Array.from(f.activated));
       expect(Array.from(r.ffnOut)).toEqual(Array.from(f.output));
     }
   });
@@ -49,6 +49,17 @@ describe('encoder block', () => {
     const keep = (c.t - 1) * c.dModel;
     expect(Array.from(b.output.subarray(0, keep))).toEqual(Array.from(a.output.subarray(0, keep)));
     expect(Array.from(b.output.subarray(keep))).not.toEqual(Array.from(a.output.subarray(keep)));
+  });
+});
+
+describe('deprecated names (removed in 0.3)', () => {
+  test('feedForward hidden is pre; the blocks\' ffnHidden is ffnActivated', () => {
+    const c = g.encoder[0], w = c.weights;
+    const f = lab.feedForward({ x: c.x, rows: c.t, dModel: c.dModel, dFF: c.dFF, w1: w.w1, b1: w.b1, w2: w.w2, b2: w.b2, activation: c.activation });
+    expect(f.hidden).toBe(f.pre);
+    const e = lab.encoderBlock(encoderArgs(c)), d = lab.decoderBlock(decoderArgs(g.decoder[0]));
+    expect(e.ffnHidden).toBe(e.ffnActivated);
+    expect(d.ffnHidden).toBe(d.ffnActivated);
   });
 });
 

@@ -19,7 +19,7 @@ describe('feed-forward', () => {
         : (v) => 0.5 * v * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (v + 0.044715 * v ** 3)));
       const hidden = pre.map(f);
       const out = Float64Array.from(matmul(Array.from(hidden), Array.from(w2), rows, F, D), (v, i) => v + (b2 ? b2[i % D] : 0));
-      expectCloseScaled(r.hidden, pre, absMatmul(Array.from(x), Array.from(w1), b1, rows, D, F), 'hidden');
+      expectCloseScaled(r.pre, pre, absMatmul(Array.from(x), Array.from(w1), b1, rows, D, F), 'pre');
       expectCloseScaled(r.activated, hidden, absMatmul(Array.from(x), Array.from(w1), b1, rows, D, F), 'activated');
       expectCloseScaled(r.output, out, absMatmul(Array.from(hidden), Array.from(w2), b2, rows, F, D), 'output');
     }

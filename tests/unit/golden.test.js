@@ -91,7 +91,7 @@ describe('feed-forward vs PyTorch', () => {
     for (const c of g.encoder.filter((e) => e.norm === 'post')) {
       const w = c.weights;
       const r = lab.feedForward({ x: c.expected.residual1, rows: c.t, dModel: c.dModel, dFF: c.dFF, w1: w.w1, b1: w.b1, w2: w.w2, b2: w.b2, activation: c.activation });
-      expectClose(r.activated, c.expected.ffnHidden, `${c.name} ffnHidden`);
+      expectClose(r.activated, c.expected.ffnHidden, `${c.name} activated`);
       expectCloseScaled(r.output, c.expected.ffnOut, absMatmul(c.expected.ffnHidden, w.w2, w.b2, c.t, c.dFF, c.dModel), `${c.name} ffnOut`);
     }
   });
@@ -103,7 +103,7 @@ describe('encoder layer vs torch.nn.TransformerEncoderLayer', () => {
     const e = c.expected, w = c.weights, { t, dModel: D, dFF: F } = c;
     expectClose(r.attnWeights, e.attnWeights, 'attnWeights');
     expectCloseScaled(r.attnOut, e.attnOut, absMatmul(Array.from(r.attnHeads), w.wo, w.bo, t, D, D), 'attnOut');
-    expectClose(r.ffnHidden, e.ffnHidden, 'ffnHidden');
+    expectClose(r.ffnActivated, e.ffnHidden, 'ffnActivated');
     expectCloseScaled(r.ffnOut, e.ffnOut, absMatmul(e.ffnHidden, w.w2, w.b2, t, F, D), 'ffnOut');
     // The golden's residual1 is the stream after the first sub-layer: LN1(x + MHA(x)) post-LN, x + MHA(LN1(x)) pre-LN.
     if (c.norm === 'post') {
@@ -124,7 +124,7 @@ describe('decoder layer vs torch.nn.TransformerDecoderLayer', () => {
     expectClose(r.crossWeights, e.crossWeights, 'crossWeights');
     expectCloseScaled(r.selfAttnOut, e.selfAttnOut, absMatmul(Array.from(r.selfHeads), w.wo, w.bo, t, D, D), 'selfAttnOut');
     expectCloseScaled(r.crossAttnOut, e.crossAttnOut, absMatmul(Array.from(r.crossHeads), w.cwo, w.cbo, t, D, D), 'crossAttnOut');
-    expectClose(r.ffnHidden, e.ffnHidden, 'ffnHidden');
+    expectClose(r.ffnActivated, e.ffnHidden, 'ffnActivated');
     expectCloseScaled(r.ffnOut, e.ffnOut, absMatmul(e.ffnHidden, w.w2, w.b2, t, F, D), 'ffnOut');
     if (c.norm === 'post') expectClose(r.output, e.output, 'output');
     else expectCloseScaled(r.output, e.output, absSum(r.residual2, e.ffnOut), 'output');

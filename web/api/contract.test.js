@@ -87,3 +87,20 @@ describe('contract', () => {
     expect(lab.core.lastError()).toMatch(/^activation: internal error, activation code 99 is not one this core declares/);
   });
 });
+
+describe('deprecated names (removed in 0.3) still give the same arrays', () => {
+  test('feedForward: hidden is pre (before the activation)', () => {
+    const r = lab.feedForward(ENTRY.feedForward.good());
+    expect(r.hidden).toBe(r.pre);
+    const relu = r.pre.map((x) => Math.max(0, x));
+    expect(Array.from(r.activated)).toEqual(Array.from(relu));
+  });
+
+  test('encoderBlock / decoderBlock: ffnHidden is ffnActivated (after the activation)', () => {
+    for (const name of ['encoderBlock', 'decoderBlock']) {
+      const r = lab[name](ENTRY[name].good());
+      expect(r.ffnHidden, name).toBe(r.ffnActivated);
+      expect(Array.from(r.ffnActivated), name).toEqual(Array.from(r.ffnPre.map((x) => Math.max(0, x))));
+    }
+  });
+});

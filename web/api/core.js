@@ -7,6 +7,8 @@
 // leaves out a field the core declares, or names one it does not, throws an Error naming both sides:
 // the JS and the C++ can only disagree loudly (tests/unit/contract.test.js calls every entry point).
 
+import { AttnLabError } from './validate.js';
+
 const decoder = new TextDecoder();
 
 export class ContractError extends Error {
@@ -96,4 +98,14 @@ export class Core {
     while (heap[end] !== 0) end++;
     return decoder.decode(heap.subarray(p, end));
   }
+}
+
+// A call's status: non-zero becomes an AttnLabError with the core's message.
+export function run(lab, status) {
+  if (status !== 0) throw new AttnLabError(lab.core.lastError());
+}
+
+// The mask fields of a call (calls.h ATTNLAB_MASK_FIELDS) for a parsed mask; pm = its values' address.
+export function maskFields(core, m, pm) {
+  return { maskKind: core.code('maskKind', m.kind), window: m.window, causal: m.causal, mask: pm };
 }

@@ -61,7 +61,7 @@ export interface AttnLabInfo {
   simd128: boolean; heapBytes: number; heapInUse: number; arenaBytes: number; stackPointer: number;
 }
 
-// ---- The rest of the Transformer (issue 3): norms, activations, FFN, blocks, embedding, head, kernel regression, tokenizer
+// ---- The rest of the Transformer: norms, activations, FFN, blocks, embedding, head, kernel regression, tokenizer
 export type ActivationKind = 'gelu' | 'gelu_tanh' | 'relu';
 
 export interface LayerNormArgs {
@@ -83,9 +83,10 @@ export interface FeedForwardArgs {
   /** default 'relu' (as torch) */ activation?: ActivationKind;
 }
 export interface FeedForwardResult {
-  /** [rows·dFF] x·W1 + b1 (before the activation) */ hidden: Float32Array;
-  /** [rows·dFF] activation(hidden) */ activated: Float32Array;
+  /** [rows·dFF] x·W1 + b1 (before the activation) */ pre: Float32Array;
+  /** [rows·dFF] activation(pre) */ activated: Float32Array;
   /** [rows·dModel] activated·W2 + b2 */ output: Float32Array;
+  /** @deprecated use `pre` (the same array); removed in 0.3 */ hidden: Float32Array;
 }
 
 /** Weights of one block. W_* are [dModel·dModel], w1 [dModel·dFF], w2 [dFF·dModel]; biases and LayerNorm gamma/beta [dModel] (b1 [dFF]) are optional (0, or gamma 1). */
@@ -115,7 +116,8 @@ export interface EncoderBlockResult {
   /** [t·dModel] x + attnOut */ residual1: Float32Array;
   /** [t·dModel] LN1 output: LN1(residual1) for post-LN, LN1(x) for pre-LN */ norm1: Float32Array;
   /** [t·dFF] FFN first layer before the activation */ ffnPre: Float32Array;
-  /** [t·dFF] after the activation */ ffnHidden: Float32Array;
+  /** [t·dFF] after the activation */ ffnActivated: Float32Array;
+  /** @deprecated use `ffnActivated` (the same array); removed in 0.3 */ ffnHidden: Float32Array;
   /** [t·dModel] FFN output */ ffnOut: Float32Array;
   /** [t·dModel] norm1 + ffnOut (post-LN) or residual1 + ffnOut (pre-LN) */ residual2: Float32Array;
   /** [t·dModel] LN2 output: LN2(residual2) for post-LN, LN2(residual1) for pre-LN */ norm2: Float32Array;
@@ -154,7 +156,9 @@ export interface DecoderBlockResult {
   /** [t·dModel] */ crossHeads: Float32Array; crossAttnOut: Float32Array;
   /** [t·dModel] (post: norm1, pre: residual1) + crossAttnOut */ residual2: Float32Array;
   /** [t·dModel] LN2 output */ norm2: Float32Array;
-  /** [t·dFF] */ ffnPre: Float32Array; ffnHidden: Float32Array;
+  /** [t·dFF] before the activation */ ffnPre: Float32Array;
+  /** [t·dFF] after the activation */ ffnActivated: Float32Array;
+  /** @deprecated use `ffnActivated` (the same array); removed in 0.3 */ ffnHidden: Float32Array;
   /** [t·dModel] */ ffnOut: Float32Array; residual3: Float32Array; norm3: Float32Array; output: Float32Array;
 }
 
@@ -226,7 +230,7 @@ export class AttnLab {
   rope(args: { x: Matrix; t: number; dim: number; base?: number; offset?: number }): Float32Array;
   /** ALiBi slopes [heads] and bias [heads·tq·tk]. */
   alibi(args: { heads: number; tq: number; tk?: number }): { slopes: Float32Array; bias: Float32Array };
-  // ---- issue 3: the rest of the Transformer
+  // ---- The rest of the Transformer
   /** [rows·dim], torch.nn.LayerNorm (biased variance, two-pass). */
   layerNorm(args: LayerNormArgs): Float32Array;
   /** [rows·dim], x / √(mean(x²) + eps) · gamma. */

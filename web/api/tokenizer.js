@@ -30,7 +30,7 @@ export function createTokenizer(args) {
     if (!['kind', 'text', 'vocabSize'].includes(k)) fail(fn, `unknown option '${k}', expected some of: kind, text, vocabSize`);
   const kinds = ['char', 'word', 'bpe'];
   if (!kinds.includes(args.kind))
-    fail(fn, `kind is ${describe(args.kind)}, expected one of 'char', 'word', 'bpe'`);  // describe: issue 7 (BigInt/Symbol-safe)
+    fail(fn, `kind is ${describe(args.kind)}, expected one of 'char', 'word', 'bpe'`);  // describe: BigInt/Symbol-safe
   if (typeof args.text !== 'string')
     fail(fn, `text is ${args.text === undefined ? 'missing' : `a ${typeof args.text}`}, expected a string to learn the vocabulary from`);
   if (args.kind !== 'bpe') {

@@ -2,6 +2,9 @@
 // and option names, and numbers the core's float32 cannot hold. Values (NaN, ±Infinity) are checked in
 // C++ (core/src/ops/check.h), whose messages follow the same form: "<function>: <argument> <what is
 // wrong>, expected <what is expected>". The rules per entry point: docs/hardening.md.
+// Who checks what: the C++ core validates every call itself (it must stay safe when called natively);
+// the facade checks only what it needs to build a call (types, sizes, lengths, option names) and what
+// gives users a more precise message than the core could (a mask's tq ≠ tk, refused option names).
 
 export class AttnLabError extends Error {
   constructor(message) {
@@ -21,7 +24,7 @@ export function describe(v) {
   if (typeof v === 'string') return JSON.stringify(v.length > 40 ? v.slice(0, 40) + '…' : v);
   if (Array.isArray(v)) return `an array of ${v.length}`;
   if (ArrayBuffer.isView(v)) return `a ${v.constructor?.name ?? 'typed array'} of ${v.length}`;
-  return `a ${typeof v}`;  // issue 7: never coerce (a Symbol or a null-prototype object would throw)
+  return `a ${typeof v}`;  // never coerce (a Symbol or a null-prototype object would throw)
 }
 
 export function requireObject(fn, args) {
@@ -46,13 +49,13 @@ export function num(fn, name, v, { dflt, positive = false, min } = {}) {
     const what = positive ? 'a finite number > 0' : min !== undefined ? `a finite number ≥ ${min}` : 'a finite number';
     fail(fn, `${name} is ${describe(v)}, expected ${what}`);
   }
-  // issue 7: the core takes float32: 1e39 would arrive as Infinity and 1e-46 as 0.
+  // The core takes float32: 1e39 would arrive as Infinity and 1e-46 as 0.
   if (!Number.isFinite(Math.fround(v)) || (v !== 0 && Math.fround(v) === 0))
     fail(fn, `${name} is ${describe(v)}, expected a number float32 can hold (${FLOAT32_RANGE})`);
   return v;
 }
 
-// issue 7: what float32 (the core's number type) can hold.
+// What float32 (the core's number type) can hold.
 const FLOAT32_RANGE = '|x| ≤ 3.4028235e38, and 0 or |x| ≥ 1.4e-45';
 
 export function bool(fn, name, v, dflt = false) {
@@ -64,11 +67,11 @@ export function bool(fn, name, v, dflt = false) {
 // A matrix argument: a flat Float32Array (or number array / other typed array) of exactly `n`
 // values. `expr` says where n comes from ("tq·dk = 6").
 // exprIn names the expected length, e.g. `tq·dk = 12`; a bare product such as 'dModel·dModel' gets its value
-// appended only when a message is built (issue 6: no string work on the hot path of a valid call).
+// appended only when a message is built (no string work on the hot path of a valid call).
 export function matrix(fn, name, v, n, exprIn, { negInf = false } = {}) {
   const ex = () => (exprIn.includes('=') ? exprIn : `${exprIn} = ${n}`);
   if (v === undefined || v === null) fail(fn, `${name} is missing, expected a Float32Array of ${ex()}`);
-  // issue 7: BigInt arrays cannot be written into float memory (a TypeError deep inside otherwise).
+  // BigInt arrays cannot be written into float memory (a TypeError deep inside otherwise).
   if (v instanceof BigInt64Array || v instanceof BigUint64Array)
     fail(fn, `${name} is ${describe(v)}, expected a Float32Array of ${ex()}`);
   if (Array.isArray(v) && v.length > 0 && (Array.isArray(v[0]) || ArrayBuffer.isView(v[0])))
@@ -80,7 +83,7 @@ export function matrix(fn, name, v, n, exprIn, { negInf = false } = {}) {
     for (let i = 0; i < v.length; i++)
       if (typeof v[i] !== 'number') fail(fn, `${name}[${i}] is ${describe(v[i])}, expected a number`);
   }
-  // issue 7: numbers (not float32 already) beyond float32's range would arrive as ±Infinity, and the
+  // Numbers (not float32 already) beyond float32's range would arrive as ±Infinity, and the
   // core would report "Infinity" for a value the caller never wrote. (NaN/±Infinity: checked in C++.)
   if (Array.isArray(v) || v instanceof Float64Array) {
     for (let i = 0; i < v.length; i++) {
@@ -90,6 +93,13 @@ export function matrix(fn, name, v, n, exprIn, { negInf = false } = {}) {
     }
   }
   return v;
+}
+
+// A non-empty flat array whose length is the caller's choice.
+export function vector(fn, name, v) {
+  const n = v === undefined || v === null || typeof v.length !== 'number' ? -1 : v.length;
+  if (n === 0) fail(fn, `${name} is empty, expected at least 1 value`);
+  return matrix(fn, name, v, n, 'at least 1 value');
 }
 
 export function optionalMatrix(fn, name, v, n, expr) {

@@ -1,0 +1,183 @@
+// multihead.js — multi-head attention, self and cross, with every intermediate or output only
+// (streaming), and the layer that keeps its weights in WebAssembly memory.
+import { MAX_CALL_BYTES } from './arena.js';
+import { run, maskFields } from './core.js';
+import {
+  requireObject, int, num, bool, matrix, optionalMatrix, fail, describe, mask as parseMask, noUnknownKeys, definedKeys,
+} from './validate.js';
+
+/**
+ * Multi-head attention, self (no context) or cross (queries from x, keys/values from context).
+ * x: [tq·dModel], context: [tk·dModel]; wq, wk, wv, wo: [dModel·dModel]; biases [dModel].
+ * Head h uses columns [h·dk, (h+1)·dk), dk = dModel/heads.
+ * Options: mask, scale (default 1/√dk), rope (true or { base }), alibi (true; self-attention).
+ * Returns { q, k, v, scores, weights, heads, output }: weights and scores are [heads·tq·tk].
+ * intermediates: false returns only { output }, computed streaming (online softmax over key blocks,
+ * never holding the weights): the fast mode for long sequences (T = 8192 fits in O(T·dModel) memory).
+ * out: write the results into these Float32Arrays instead of new ones (pass the previous result:
+ * `r = lab.multiHeadAttention({ ...args, out: r })`); returns them. No allocation: the interactive mode.
+ */
+export function multiHeadAttention(lab, args) {
+  const fn = 'multiHeadAttention';
+  requireObject(fn, args);
+  noUnknownKeys(fn, args, ['dModel', 'heads', ...MHA_WEIGHTS, ...MHA_CALL]);
+  const D = int(fn, 'dModel', args.dModel), H = int(fn, 'heads', args.heads);
+  return mha(lab, fn, args, D, H, mhaWeights(fn, args, D), 0);
+}
+
+/**
+ * A multi-head attention layer that keeps its weights in WebAssembly memory, checked and
+ * copied once (as onnxruntime keeps a model's initializers): then `layer.forward({ x, tq, … })` sends
+ * only x (and context/mask). The same numbers and options as multiHeadAttention; free with
+ * `layer.dispose()` (also freed when the layer is garbage-collected).
+ */
+export function createMultiHeadAttention(lab, args) {
+  const fn = 'createMultiHeadAttention';
+  requireObject(fn, args);
+  noUnknownKeys(fn, args, ['dModel', 'heads', ...MHA_WEIGHTS]);
+  const D = int(fn, 'dModel', args.dModel), H = int(fn, 'heads', args.heads);
+  if (D % H !== 0) fail(fn, `heads = ${H} does not divide dModel = ${D}, expected dModel to be a multiple of heads`);
+  const w = mhaWeights(fn, args, D);
+  for (const name of MHA_WEIGHTS) if (w[name]) finite(fn, name, w[name]);
+  // One block: the weight set (the core's multiHeadWeightSet: 8 addresses), then wq, wk, wv, wo
+  // and the biases present.
+  const setBytes = Math.ceil(lab.core.structs.multiHeadWeightSet.bytes / 16) * 16;
+  const sizes = MHA_WEIGHTS.map((name) => (w[name] ? w[name].length : 0));
+  const total = setBytes + sizes.reduce((t, n) => t + Math.ceil(n / 4) * 16, 0);
+  if (total > MAX_CALL_BYTES) fail(fn, `dModel = ${D} needs ${(total / 2 ** 20).toFixed(0)} MiB of weights, expected at most ${MAX_CALL_BYTES / 2 ** 20} MiB`);
+  const ptr = lab.core.module._malloc(total);
+  if (!ptr) fail(fn, `could not get ${(total / 2 ** 20).toFixed(0)} MiB of WebAssembly memory for the weights`);
+  const set = {};
+  let at = ptr + setBytes;
+  MHA_WEIGHTS.forEach((name, i) => {
+    set[name] = w[name] ? at : 0;
+    if (w[name]) lab.core.module.HEAPF32.set(w[name], at >> 2);
+    at += Math.ceil(sizes[i] / 4) * 16;
+  });
+  lab.core.write('multiHeadWeightSet', lab.core.structs.multiHeadWeightSet, ptr, set);
+  return new MultiHeadAttentionLayer(lab, D, H, ptr);
+}
+
+// The multi-head call behind both APIs: `w` holds the checked weights to copy in (weightSet = 0), or
+// `weightSet` is the address of a layer's weight set already in WebAssembly memory. Checks the core
+// makes itself (heads dividing dModel, RoPE's even head width, ALiBi on self-attention) are left to it.
+function mha(lab, fn, args, D, H, w, weightSet) {
+  const tq = int(fn, 'tq', args.tq);
+  const cross = args.context !== undefined && args.context !== null;
+  let tk = tq;
+  if (cross) tk = int(fn, 'tk', args.tk);
+  else if (args.tk !== undefined && args.tk !== tq)
+    fail(fn, `tk is ${describe(args.tk)} without a context, expected a context [tk·dModel] for cross-attention (or no tk)`);
+  const x = matrix(fn, 'x', args.x, tq * D, 'tq·dModel');
+  const context = cross ? matrix(fn, 'context', args.context, tk * D, 'tk·dModel') : null;
+  const m = parseMask(fn, args.mask, tq, tk);
+  const scale = num(fn, 'scale', args.scale, { dflt: 0, positive: args.scale !== undefined });
+  let rope = false, ropeBase = 10000;
+  if (args.rope !== undefined && args.rope !== false) {
+    rope = true;
+    // { base } only (a typo like { bse } must not silently mean the default base).
+    if (typeof args.rope === 'object' && args.rope !== null && !Array.isArray(args.rope)) {
+      for (const k of definedKeys(args.rope))
+        if (k !== 'base') fail(fn, `rope has unknown key '${k}', expected true or { base }`);
+      ropeBase = num(fn, 'rope.base', args.rope.base, { dflt: 10000, positive: true });
+    } else if (args.rope !== true) fail(fn, `rope is ${describe(args.rope)}, expected true or { base }`);
+  }
+  const alibi = bool(fn, 'alibi', args.alibi, false);
+  // intermediates: false is the throughput mode (streaming, O((tq + tk)·dModel) memory).
+  const intermediates = bool(fn, 'intermediates', args.intermediates, true);
+  // out = arrays to write the results into (e.g. the previous result): no allocation, the
+  // way to recompute on every slider move. The object is checked here, its arrays before anything
+  // is written into them (after the computation, which touches only WebAssembly memory).
+  const out = args.out ?? null;
+  if (out !== null && (typeof out !== 'object' || Array.isArray(out) || ArrayBuffer.isView(out)))
+    fail(fn, `out is ${describe(out)}, expected an object of Float32Arrays such as a previous result`);
+  const hw = intermediates ? H * tq * tk : 0;
+  const work = intermediates ? 0 : lab.core.multiHeadWorkspace(tk, D, H);
+  // Inputs, a weight set (unless a layer holds one), then the outputs (all-intermediates) or the scratch.
+  const own = weightSet === 0, n = (name, k) => (own && w[name] ? k : 0);
+  const setLayout = lab.core.structs.multiHeadWeightSet;
+  const [px, pc, pwq, pwk, pwv, pwo, pbq, pbk, pbv, pbo, pm, pt, pq, pk, pv, ps, pw, ph, po] = lab.arena.layout(fn, [
+    tq * D, cross ? tk * D : 0, n('wq', D * D), n('wk', D * D), n('wv', D * D), n('wo', D * D), n('bq', D), n('bk', D), n('bv', D), n('bo', D),
+    m.values ? tq * tk : 0, own ? setLayout.bytes / 4 : 0, tq * D, tk * D, tk * D, hw, intermediates ? hw : work, intermediates ? tq * D : 0, tq * D]);
+  const a = lab.arena;
+  a.put(px, x); a.put(pc, context);
+  a.put(pm, m.values);
+  let set = weightSet;
+  if (own) {
+    a.put(pwq, w.wq); a.put(pwk, w.wk); a.put(pwv, w.wv); a.put(pwo, w.wo);
+    a.put(pbq, w.bq); a.put(pbk, w.bk); a.put(pbv, w.bv); a.put(pbo, w.bo);
+    lab.core.write('multiHeadWeightSet', setLayout, pt,
+      { wq: pwq, wk: pwk, wv: pwv, wo: pwo, bq: w.bq ? pbq : 0, bk: w.bk ? pbk : 0, bv: w.bv ? pbv : 0, bo: w.bo ? pbo : 0 });
+    set = pt;
+  }
+  const call = { x: px, tq, context: cross ? pc : 0, tk, dModel: D, heads: H, weightSet: set, ...maskFields(lab.core, m, pm),
+    scale, rope, ropeBase, alibi, q: pq, k: pk, v: pv, output: po };
+  if (!intermediates) {
+    call.workspace = pw;
+    run(lab, lab.core.call('multiHeadStreaming', call));
+    if (out) return a.takeInto(fn, out, [['output', po, tq * D, 'tq·dModel']]);
+    return { output: a.take(po, tq * D) };
+  }
+  call.scores = ps; call.weights = pw; call.headsConcat = ph;
+  run(lab, lab.core.call('multiHeadAttention', call));
+  if (out) {
+    const qD = 'tq·dModel', kD = 'tk·dModel', hT = 'heads·tq·tk';
+    return a.takeInto(fn, out, [['q', pq, tq * D, qD], ['k', pk, tk * D, kD], ['v', pv, tk * D, kD],
+      ['scores', ps, hw, hT], ['weights', pw, hw, hT], ['heads', ph, tq * D, qD], ['output', po, tq * D, qD]]);
+  }
+  const [q, k, v, scores, weights, heads, output] = a.takeMany([[pq, tq * D], [pk, tk * D], [pv, tk * D], [ps, hw], [pw, hw], [ph, tq * D], [po, tq * D]]);
+  return { q, k, v, scores, weights, heads, output };
+}
+
+// Multi-head weights, shared by multiHeadAttention and createMultiHeadAttention.
+const MHA_WEIGHTS = ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo'];  // the core's multiHeadWeightSet
+const MHA_CALL = ['x', 'tq', 'mask', 'context', 'tk', 'scale', 'rope', 'alibi', 'intermediates', 'out'];
+
+function mhaWeights(fn, args, D) {
+  const DD = 'dModel·dModel', Dn = 'dModel';  // values appended by matrix() only in a message
+  return {
+    wq: matrix(fn, 'wq', args.wq, D * D, DD), wk: matrix(fn, 'wk', args.wk, D * D, DD),
+    wv: matrix(fn, 'wv', args.wv, D * D, DD), wo: matrix(fn, 'wo', args.wo, D * D, DD),
+    bq: optionalMatrix(fn, 'bq', args.bq, D, Dn), bk: optionalMatrix(fn, 'bk', args.bk, D, Dn),
+    bv: optionalMatrix(fn, 'bv', args.bv, D, Dn), bo: optionalMatrix(fn, 'bo', args.bo, D, Dn),
+  };
+}
+
+// Finiteness checked in JS, once, for weights that stay in WebAssembly memory (a layer's). Values are
+// read as float32, as the core will hold them (a float64 1e39 becomes Infinity).
+function finite(fn, name, v) {
+  const f = v instanceof Float32Array ? v : Float32Array.from(v);
+  for (let i = 0; i < f.length; i++)
+    if (!Number.isFinite(f[i])) fail(fn, `${name}[${i}] is ${Number.isNaN(f[i]) ? 'NaN' : f[i]}, expected finite values`);
+}
+
+const layerMemory = new FinalizationRegistry(({ core, ptr }) => core.module._free(ptr));
+
+/** A multi-head attention layer whose weights live in WebAssembly memory (lab.createMultiHeadAttention). */
+export class MultiHeadAttentionLayer {
+  #lab; #ptr;
+  constructor(lab, dModel, heads, ptr) {
+    this.#lab = lab;
+    this.#ptr = ptr;
+    this.dModel = dModel;
+    this.heads = heads;
+    layerMemory.register(this, { core: lab.core, ptr }, this);
+  }
+
+  /** multiHeadAttention with this layer's weights: { x, tq, mask?, context?, tk?, scale?, rope?, alibi?, intermediates?, out? }. */
+  forward(args) {
+    const fn = 'multiHeadAttention';
+    if (!this.#ptr) fail(fn, 'this layer was disposed, expected a layer from createMultiHeadAttention that is still alive');
+    requireObject(fn, args);
+    noUnknownKeys(fn, args, MHA_CALL);
+    return mha(this.#lab, fn, args, this.dModel, this.heads, null, this.#ptr);
+  }
+
+  /** Frees the weights' WebAssembly memory; forward() then throws. Safe to call twice. */
+  dispose() {
+    if (!this.#ptr) return;
+    layerMemory.unregister(this);
+    this.#lab.core.module._free(this.#ptr);
+    this.#ptr = 0;
+  }
+}

@@ -65,7 +65,14 @@ constexpr EnumName kNormPlacements[] = {{"post", int(attnlab::NormPlacement::pos
 constexpr EnumName kRegressionKernels[] = {{"gaussian", int(attnlab::RegressionKernel::gaussian)},
                                            {"dot", int(attnlab::RegressionKernel::dot)}};
 
-// code → enum, refusing a code the table does not hold (a facade out of step with this build).
+// The refusal of a code no table holds (a facade out of step with this build). Out of line: the
+// string work stays out of every entry point.
+[[gnu::noinline]] Status unknown_code(const char* op, const char* what, int code) {
+  return Status::Fail(std::string(op) + ": internal error, " + what + " code " + std::to_string(code) +
+                      " is not one this core declares (web/api and the WebAssembly build are out of step)");
+}
+
+// code → enum, refusing a code the table does not hold.
 template <class E, size_t N>
 Status decode(const char* op, const char* what, const EnumName (&table)[N], int code, E* e) {
   for (const EnumName& n : table)
@@ -73,8 +80,7 @@ Status decode(const char* op, const char* what, const EnumName (&table)[N], int 
       *e = static_cast<E>(code);
       return Status::Ok();
     }
-  return Status::Fail(std::string(op) + ": internal error, " + what + " code " + std::to_string(code) +
-                      " is not one this core declares (web/api and the WebAssembly build are out of step)");
+  return unknown_code(op, what, code);
 }
 
 #define ATTNLAB_TRY(expr)          \
@@ -84,17 +90,21 @@ Status decode(const char* op, const char* what, const EnumName (&table)[N], int 
   } while (0)
 
 // The mask fields every attention call carries (ATTNLAB_MASK_FIELDS).
-template <class Call>
-Status make_mask(const char* op, const Call& c, attnlab::Mask* m) {
+[[gnu::noinline]] Status make_mask(const char* op, i32 mask_kind, i32 window, i32 causal, ptr values,
+                                   attnlab::Mask* m) {
   MaskKind kind{};
-  if (Status s = decode(op, "mask kind", kMaskKinds, c.maskKind, &kind); !s.ok) return s;
+  if (Status s = decode(op, "mask kind", kMaskKinds, mask_kind, &kind); !s.ok) return s;
   switch (kind) {
     case MaskKind::causal: *m = attnlab::Mask::Causal(); break;
-    case MaskKind::window: *m = attnlab::Mask::Window(c.window, c.causal != 0); break;
-    case MaskKind::additive: *m = attnlab::Mask::Additive(in(c.mask)); break;
+    case MaskKind::window: *m = attnlab::Mask::Window(window, causal != 0); break;
+    case MaskKind::additive: *m = attnlab::Mask::Additive(in(values)); break;
     case MaskKind::none: *m = attnlab::Mask::None(); break;
   }
   return Status::Ok();
+}
+template <class Call>
+Status make_mask(const char* op, const Call& c, attnlab::Mask* m) {
+  return make_mask(op, c.maskKind, c.window, c.causal, c.mask, m);
 }
 
 attnlab::MultiHeadWeights multihead_weights(const MultiHeadWeightSet& w) {
@@ -117,6 +127,45 @@ attnlab::FeedForwardWeights ffn_weights(const Call& c) {
   return {in(c.w1), in(c.b1), in(c.w2), in(c.b2)};
 }
 
+}  // namespace
+
+namespace {
+// The layout as data (one row per field, one loop below writes the JSON): no code per field.
+struct FieldRow {
+  const char* name;
+  const char* type;
+  size_t offset;
+};
+struct StructRow {
+  const char* name;
+  size_t bytes;
+  const FieldRow* fields;
+  size_t count;
+};
+#define ATTNLAB_FIELD_ROW(type, name) FieldRow{#name, #type, offsetof(S, name)},
+#define ATTNLAB_STRUCT_ROW(op, Struct, LIST)                                              \
+  [] {                                                                                    \
+    using S = Struct;                                                                     \
+    static constexpr FieldRow rows[] = {LIST(ATTNLAB_FIELD_ROW)};                         \
+    return StructRow{#op, sizeof(S), rows, sizeof rows / sizeof rows[0]};                 \
+  }(),
+const StructRow kCallRows[] = {ATTNLAB_CALLS(ATTNLAB_STRUCT_ROW)};
+const StructRow kStructRows[] = {ATTNLAB_STRUCTS(ATTNLAB_STRUCT_ROW)};
+#undef ATTNLAB_STRUCT_ROW
+#undef ATTNLAB_FIELD_ROW
+
+void struct_json(std::string& j, const StructRow* rows, size_t n) {
+  for (size_t s = 0; s < n; ++s) {
+    j += s ? ",\"" : "\"", j += rows[s].name, j += "\":{\"bytes\":", j += std::to_string(rows[s].bytes);
+    j += ",\"fields\":[";
+    for (size_t f = 0; f < rows[s].count; ++f) {
+      const FieldRow& r = rows[s].fields[f];
+      j += f ? ",[\"" : "[\"", j += r.name, j += "\",\"", j += r.type, j += "\",", j += std::to_string(r.offset);
+      j += "]";
+    }
+    j += "]}";
+  }
+}
 }  // namespace
 
 extern "C" {
@@ -270,25 +319,10 @@ EMSCRIPTEN_KEEPALIVE int attnlab_kernelRegression(const KernelRegressionCall* c)
 // Built from calls.h's lists and the enum tables above; the facade reads it once per module.
 EMSCRIPTEN_KEEPALIVE const char* attnlab_contract() {
   static const std::string json = [] {
-    std::string j;
-    const char* sep = "";
-    const char* fsep = "";
-#define ATTNLAB_FIELD_JSON(type, name)                                                            \
-  j += fsep, j += "[\"" #name "\",\"" #type "\"," + std::to_string(offsetof(S, name)) + "]", fsep = ",";
-#define ATTNLAB_STRUCT_JSON(op, Struct, LIST)                                                     \
-  {                                                                                               \
-    using S = Struct;                                                                             \
-    j += sep, j += "\"" #op "\":{\"bytes\":" + std::to_string(sizeof(S)) + ",\"fields\":[";       \
-    fsep = "";                                                                                    \
-    LIST(ATTNLAB_FIELD_JSON)                                                                      \
-    j += "]}", sep = ",";                                                                         \
-  }
-    j += "{\"calls\":{";
-    ATTNLAB_CALLS(ATTNLAB_STRUCT_JSON)
-    j += "},\"structs\":{", sep = "";
-    ATTNLAB_STRUCTS(ATTNLAB_STRUCT_JSON)
-#undef ATTNLAB_STRUCT_JSON
-#undef ATTNLAB_FIELD_JSON
+    std::string j = "{\"calls\":{";
+    struct_json(j, kCallRows, sizeof kCallRows / sizeof kCallRows[0]);
+    j += "},\"structs\":{";
+    struct_json(j, kStructRows, sizeof kStructRows / sizeof kStructRows[0]);
     j += "},\"enums\":{";
     auto table = [&j](const char* name, const auto& entries, const char* after) {
       j += std::string("\"") + name + "\":{";

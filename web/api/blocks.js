@@ -2,6 +2,7 @@
 // network, and the encoder and decoder blocks with every intermediate. Heads dividing dModel is
 // checked by the core (the same message).
 import { run, maskFields } from './core.js';
+import { MHA_WEIGHTS } from './multihead.js';
 import {
   AttnLabError, requireObject, int, num, matrix, optionalMatrix, vector, oneOf, fail, mask as parseMask, noUnknownKeys, definedKeys,
 } from './validate.js';
@@ -161,8 +162,7 @@ function blockSizes(core, fn, args) {
 
 // The weight names of each block (also the names of the call's fields, core/bindings/calls.h), with
 // their sizes ('DD' = dModel·dModel, 'D', 'DF', 'FD', 'F') and whether they are required.
-const ATTN_WEIGHTS = (c) => [[c + 'wq', 'DD', 1], [c + 'wk', 'DD', 1], [c + 'wv', 'DD', 1], [c + 'wo', 'DD', 1],
-  [c + 'bq', 'D', 0], [c + 'bk', 'D', 0], [c + 'bv', 'D', 0], [c + 'bo', 'D', 0]];
+const ATTN_WEIGHTS = (c) => MHA_WEIGHTS.map((n) => (n[0] === 'w' ? [c + n, 'DD', 1] : [c + n, 'D', 0]));
 const LN_WEIGHTS = (n) => Array.from({ length: n }, (_, i) => [[`ln${i + 1}Gamma`, 'D', 0], [`ln${i + 1}Beta`, 'D', 0]]).flat();
 const FFN_WEIGHTS = [['w1', 'DF', 1], ['b1', 'F', 0], ['w2', 'FD', 1], ['b2', 'D', 0]];
 const ENCODER_WEIGHTS = [...ATTN_WEIGHTS(''), ...LN_WEIGHTS(2), ...FFN_WEIGHTS];

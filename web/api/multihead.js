@@ -130,7 +130,7 @@ function mha(lab, fn, args, D, H, w, weightSet) {
 }
 
 // Multi-head weights, shared by multiHeadAttention and createMultiHeadAttention.
-const MHA_WEIGHTS = ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo'];  // the core's multiHeadWeightSet
+export const MHA_WEIGHTS = ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo'];  // the core's multiHeadWeightSet
 const MHA_CALL = ['x', 'tq', 'mask', 'context', 'tk', 'scale', 'rope', 'alibi', 'intermediates', 'out'];
 
 function mhaWeights(fn, args, D) {

@@ -46,7 +46,6 @@ export class AttnBlock extends AttnWidget {
     stage: { converter: optionalInt, reflect: true },
     /** Attention weights on the fixed [0, 1] scale ('fixed', default) or on the map's own range ('map'). */
     weightRange: { type: String, attribute: 'weight-range' },
-    _headH: { state: true },
   };
 
   static stateSchema = {
@@ -230,14 +229,6 @@ export class AttnBlock extends AttnWidget {
     return html`<div class="slide-head"><div class="topline">${this.#flow(stage, c)}${controls}</div>
         <attn-tex class="formula current" .expr=${this.#stageFormula(stage, c)}></attn-tex></div>
       <div class="slide-main stage s${stage}">${layout.rows.map((ps) => html`<div class="slide-row">${row(ps)}</div>`)}</div>`;
-  }
-
-  updated(changed) {
-    super.updated?.(changed);
-    if (!this.slideLayout) return;
-    // The header (flow strip, controls, formula) takes what it takes; the matrices get the rest.
-    const head = this.renderRoot.querySelector('.slide-head');
-    if (head && head.offsetHeight && Math.abs(head.offsetHeight - this._headH) > 2) this._headH = head.offsetHeight;
   }
 
   renderWidget(lab) {

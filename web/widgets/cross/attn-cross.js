@@ -13,7 +13,7 @@ import { AttnWidget } from '../shared/widget.js';
 import { widgetStyles } from '../shared/styles.js';
 import { parseTokens } from '../steps/logic.js';
 import { DICTIONARY, embed, isKnown, scaledIdentity } from './logic.js';
-import { chunks, choose, refitFormulasOnFontLoad } from '../multihead/pack.js';
+import { chunks, choose } from '../multihead/pack.js';
 import '../shared/heatmap.js';
 import '../shared/tex.js';
 
@@ -28,7 +28,6 @@ export class AttnCross extends AttnWidget {
     sharpness: { type: Number },
     heads: { type: Number },
     weightRange: { type: String, attribute: 'weight-range' },
-    _headH: { state: true },
   };
 
   static styles = [widgetStyles, css`
@@ -56,24 +55,6 @@ export class AttnCross extends AttnWidget {
     this.heads = 1;
     this.weightRange = 'fixed';
     this._headH = 90;
-  }
-
-  connectedCallback() {
-    super.connectedCallback();
-    this._unfonts = refitFormulasOnFontLoad(this);
-  }
-
-  disconnectedCallback() {
-    super.disconnectedCallback();
-    this._unfonts?.();
-  }
-
-  updated(changed) {
-    super.updated?.(changed);
-    if (!this.slideLayout) return;
-    // The header (controls, formula) takes what it takes; the maps get the rest.
-    const head = this.renderRoot.querySelector('.slide-head');
-    if (head && Math.abs(head.offsetHeight - this._headH) > 2) this._headH = head.offsetHeight;
   }
 
   /** A sentence field: an empty one is refused (the last alignment stays), a long one cut to 8 words with a note. */

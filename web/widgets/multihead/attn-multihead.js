@@ -20,7 +20,7 @@ import { widgetStyles } from '../shared/styles.js';
 import { uniformMatrix } from '../shared/rng.js';
 import { resize } from '../steps/logic.js';
 import { CAT_SAT, headChoices, headSlice } from './logic.js';
-import { chunks, choose, geometryOf, inputDigits, refitFormulasOnFontLoad } from './pack.js';
+import { chunks, choose, geometryOf, inputDigits } from './pack.js';
 import '../shared/heatmap.js';
 import '../shared/matrix-editor.js';
 import '../shared/tex.js';
@@ -61,7 +61,6 @@ export class AttnMultihead extends AttnWidget {
     mask: { type: String },
     seed: { type: Number },
     weightRange: { type: String, attribute: 'weight-range' },
-    _headH: { state: true },
     _head: { state: true },
     tokens: { attribute: false },
     x: { attribute: false }, wq: { attribute: false }, wk: { attribute: false }, wv: { attribute: false }, wo: { attribute: false },
@@ -318,23 +317,5 @@ export class AttnMultihead extends AttnWidget {
       <div class=${`slide-main stage s${stage}`}>${pick.rows.map((rw, i) => html`<div class="prow">${rw.panels.map((p, j) => html`
         ${rw.ops?.[j] ? html`<span class=${rw.ops[j] === '|' ? 'op sep' : 'op'} aria-hidden="true">${rw.ops[j]}</span>` : nothing}
         ${p.groups ? html`<div class="panel">${heatmap(p, pick.fit.sizes[i][j])}${groups(p, pick.fit.sizes[i][j])}</div>` : heatmap(p, pick.fit.sizes[i][j])}`)}</div>`)}</div>`;
-  }
-
-  connectedCallback() {
-    super.connectedCallback();
-    this._unfonts = refitFormulasOnFontLoad(this);
-  }
-
-  disconnectedCallback() {
-    super.disconnectedCallback();
-    this._unfonts?.();
-  }
-
-  updated(changed) {
-    super.updated?.(changed);
-    if (!this.slideLayout) return;
-    // The header (strip, controls, formula) takes what it takes; the matrices get the rest.
-    const head = this.renderRoot.querySelector('.slide-head');
-    if (head && Math.abs(head.offsetHeight - this._headH) > 2) this._headH = head.offsetHeight;
   }
 }

@@ -113,18 +113,3 @@ export function inputDigits(values) {
   for (let d = 0; d < 4; d++) if (Array.from(values).every((v) => Math.abs(v * 10 ** d - Math.round(v * 10 ** d)) < 1e-4 * 10 ** d)) return d;
   return 4;
 }
-
-/**
- * KaTeX's web fonts load after the first typesetting; <attn-tex> fits a formula to its width when it
- * renders or resizes, so a formula measured with the fallback font can end up too wide. Re-typesets
- * the widget's formulas whenever fonts finish loading. Returns the function that stops listening.
- * (Belongs in attn-tex itself; here until it is.)
- */
-export function refitFormulasOnFontLoad(widget) {
-  const fonts = globalThis.document?.fonts;
-  if (!fonts?.addEventListener) return () => {};
-  const refit = () => widget.renderRoot?.querySelectorAll('attn-tex').forEach((t) => t.requestUpdate());
-  fonts.addEventListener('loadingdone', refit);
-  fonts.ready.then(refit);
-  return () => fonts.removeEventListener('loadingdone', refit);
-}

@@ -31,7 +31,6 @@ export class AttnPositional extends AttnWidget {
     seed: { type: Number },
     /** Slide layout: the one view that fills the box. */
     view: { type: String, reflect: true },
-    _headH: { state: true },
   };
 
   static stateSchema = {
@@ -202,13 +201,6 @@ export class AttnPositional extends AttnWidget {
       return Math.max(16, Math.min(128, Math.floor((w - 4 - (one.width - c)) / c)));
     }
     return 48;
-  }
-
-  updated(changed) {
-    super.updated?.(changed);
-    if (!this.slideLayout) return;
-    const head = this.renderRoot.querySelector('.slide-head');
-    if (head && head.offsetHeight && Math.abs(head.offsetHeight - this._headH) > 2) this._headH = head.offsetHeight;
   }
 
   renderWidget(lab) {

@@ -33,6 +33,7 @@ export class AttnTex extends LitElement {
     // KaTeX's fonts may arrive after the first fit: fit again once they have.
     this._onFonts ??= () => this.#fit();
     document.fonts?.addEventListener?.('loadingdone', this._onFonts);
+    document.fonts?.ready?.then(this._onFonts);
   }
 
   disconnectedCallback() {

@@ -28,6 +28,8 @@ export class AttnWidget extends LitElement {
     /** In slide layout: the height (px) to fit, instead of what the slide has left. */
     fitHeight: { type: Number, attribute: 'fit-height' },
     _box: { state: true },
+    /** Slide layout: the height of the widget's `.slide-head` (strip, controls, formula), watched. */
+    _headH: { state: true },
     _pageWidth: { state: true },
     _lab: { state: true },
     _failure: { state: true },
@@ -94,6 +96,30 @@ export class AttnWidget extends LitElement {
     if (!old || Math.abs(old.width - b.width) > 1 || Math.abs(old.height - b.height) > 1) this._box = b;
   }
 
+  /**
+   * Slide layout: a widget renders its header in a `.slide-head` and gives its matrices the box's
+   * height minus `_headH`. The header takes what it takes — its formula is typeset after the render
+   * and a font may load later — so its height is watched, not guessed.
+   */
+  updated(changed) {
+    super.updated?.(changed);
+    const head = this.slideLayout ? this.renderRoot.querySelector('.slide-head') : null;
+    if (head !== this._observedHead) {
+      this._headObserver?.disconnect();
+      this._observedHead = head;
+      if (head && typeof ResizeObserver !== 'undefined') {
+        this._headObserver = new ResizeObserver(() => this.#readHead());
+        this._headObserver.observe(head);
+      }
+    }
+    this.#readHead();
+  }
+
+  #readHead() {
+    const h = this._observedHead?.offsetHeight;
+    if (h && Math.abs(h - (this._headH || 0)) > 2) this._headH = h;
+  }
+
   #observe() {
     this._resizeObserver?.disconnect();
     if (typeof ResizeObserver === 'undefined') return;
@@ -130,6 +156,8 @@ export class AttnWidget extends LitElement {
     window.removeEventListener('hashchange', this._onHashChange);
     this._resizeObserver?.disconnect();
     this._resizeObserver = null;
+    this._headObserver?.disconnect();
+    this._observedHead = null;
   }
 
   /**

@@ -38,7 +38,6 @@ export class AttnSteps extends AttnWidget {
     temperature: { type: Number },
     seed: { type: Number },
     weightRange: { type: String, attribute: 'weight-range' },
-    _headH: { state: true },
     _link: { state: true },
     tokens: { attribute: false },
     x: { attribute: false },
@@ -240,29 +239,6 @@ export class AttnSteps extends AttnWidget {
         @attn-cell-toggle=${p.clickable ? (e) => this.#toggleMask(e, c.r.scaled) : null}
         .highlightRows=${links[p.cls]?.rows} .highlightCols=${links[p.cls]?.cols} .rowWeights=${links[p.cls]?.weights} .readoutFor=${links[p.cls]?.readout}
         @attn-cell-hover=${(e) => this.#hover(p.cls, e)}></attn-heatmap>`)}</div>`)}</div>`;
-  }
-
-  updated(changed) {
-    super.updated?.(changed);
-    if (!this.slideLayout) return;
-    // The header (strip, controls, formula) takes what it takes — the formula is typeset after this
-    // render, and a font may load later — so it is watched; the matrices get the rest.
-    const head = this.renderRoot.querySelector('.slide-head');
-    if (head && head !== this._observedHead) {
-      this._headObserver?.disconnect();
-      this._headObserver = new ResizeObserver(() => {
-        if (Math.abs(head.offsetHeight - this._headH) > 2) this._headH = head.offsetHeight;
-      });
-      this._headObserver.observe(head);
-      this._observedHead = head;
-    }
-    if (head && Math.abs(head.offsetHeight - this._headH) > 2) this._headH = head.offsetHeight;
-  }
-
-  disconnectedCallback() {
-    super.disconnectedCallback();
-    this._headObserver?.disconnect();
-    this._observedHead = null;
   }
 
   /** Everything the widget displays, from the core. */

@@ -183,7 +183,7 @@ export class AttnMatrixEditor extends LitElement {
   render() {
     const { rows, cols } = this;
     const v = this.values ?? [];
-    const scale = scaleFor(v, 'diverging')  // inputs and weights are signed quantities: the palette Q, K, V and the scores use;
+    const scale = scaleFor(v, 'diverging');  // inputs and weights are signed: the palette of Q, K, V and the scores
     const active = Math.min(this._active, Math.max(0, rows * cols - 1));
     return html`<div class="cap">${this.label}</div>
       <span class="sr-only" id="keys">Arrow keys move between cells; type a number, or Enter to edit in place; Alt+Up or Alt+Down changes the number by ${this.step}.</span>

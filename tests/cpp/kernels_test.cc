@@ -134,7 +134,7 @@ TEST(Kernels, SoftmaxLongRows) {
   expect_close(y2.data(), y1.data(), n, 1e-6f);
 }
 
-// ---- issue 6: packed GEMM at sizes that cross the 6-row, 8-column and 256-deep blocks; C += A·B;
+// ---- Packed GEMM (the blocked kernel) at sizes that cross the 6-row, 8-column and 256-deep blocks; C += A·B;
 // the online softmax block.
 TEST(Kernels, GemmPackedBlocksMatchScalar) {
   for (size_t m : {size_t{5}, size_t{6}, size_t{7}, size_t{37}})
@@ -226,7 +226,7 @@ TEST(Kernels, OnlineSoftmaxStreamsLikeOneSoftmax) {
   }
 }
 
-// issue 6: the finiteness scan behind every argument and overflow check. Every length up to 70 (all
+// The SIMD finiteness scan (first_non_finite) behind every argument and overflow check. Every length up to 70 (all
 // remainders of the 64-wide block) and some beyond, a bad value at every position, NaN / ±∞ / −∞.
 TEST(Kernels, FirstNonFiniteSimdMatchesScalar) {
   constexpr float kInf = std::numeric_limits<float>::infinity();

@@ -1,4 +1,4 @@
-// The lecture decks' content as a lecturer uses it (issue 11.4): every slide of both built decks has
+// The lecture decks' content as a lecturer uses it: every slide of both built decks has
 // speaker notes, shown in the presenter view (Slidev: index.html#/presenter/<n>, hash routing) and in
 // reveal.js's speaker view (the RevealNotes plugin); and the Slidev PDF export draws the plots that
 // used to come out blank (convex hull, why-scale softmax plot, positional-encoding heatmap).

@@ -1,4 +1,4 @@
-// Issue 14 §2, linked highlighting, in the built app (dist/): hovering or focusing one query's cell in
+// Linked highlighting in the built app (dist/): hovering or focusing one query's cell in
 // the steps widget highlights that query's row in every step (scores, scaled, mask, weights, output), V's
 // rows weighted by its weights, and the cell's readout shows its arithmetic with the core's numbers
 // (the expectations are computed here, in Node, with the same WASM core); multi-head links a concat
@@ -61,7 +61,7 @@ async function expectLinked(page, i, j) {
   expect(await page.locator('attn-steps table.entropy tr.hl th').textContent()).toBe(PRESETS.football.tokens[i]);
 }
 
-describe('linked highlighting (issue 14 §2)', () => {
+describe('linked highlighting in the built app', () => {
   test('steps: hovering a weights cell follows its query through every step; readouts show the arithmetic', async () => {
     const { page, problems } = await open();
     const r = football();

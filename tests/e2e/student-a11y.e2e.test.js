@@ -1,4 +1,4 @@
-// Issue 14 §4–§5, as a student on a phone and with a keyboard only, in real Chromium against dist/:
+// Accessibility and small screens, as a student on a phone and with a keyboard only, in real Chromium against dist/:
 // axe-core finds no violation at 1440×900 and at 390×844; at 390 px nothing is wider than the
 // viewport; a swipe that starts on a heatmap scrolls the page while a finger dragging a matrix cell
 // changes its number; skip links bring "Measure" within a few key presses; a matrix is one Tab stop

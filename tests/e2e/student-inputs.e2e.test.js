@@ -1,4 +1,4 @@
-// Issue 14 §1 and §3, as a student meets them: a bad value never strands a widget (the controls
+// Bad values and edge states, as a student meets them: a bad value never strands a widget (the controls
 // stay, the field says what is wrong and what range it takes, the last good result stays, the hash
 // is not written), edge states are explained, and the link keeps the whole state (stage, section).
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';

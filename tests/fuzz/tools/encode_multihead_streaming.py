@@ -8,7 +8,7 @@ reads a mode byte (< 160: int8/16 follows; < 220: an index into fuzz::special fo
 
     python3 tests/fuzz/tools/encode_multihead_streaming.py > tests/fuzz/corpus/multihead_streaming/regress-…
 
-writes the call of issue 12: self-attention, t = 10, dModel = 2, 2 heads, window mask (w = 5),
+writes the regression case this corpus entry holds: self-attention, t = 10, dModel = 2, 2 heads, window mask (w = 5),
 scale = FLT_MAX, one input −1e19 (the full and the streaming paths used to disagree on it).
 """
 import sys

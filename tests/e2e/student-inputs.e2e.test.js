@@ -52,7 +52,7 @@ async function refused(page, sel, field, text, message, result) {
   return msg;
 }
 
-describe('§1 a bad value never strands a student', () => {
+describe('a bad value never strands a student', () => {
   test('steps: d_model 2.5, d_k 3.7, d_model 512 and letters keep the controls and the last result', async () => {
     const S = 'attn-steps';
     const { page, problems } = await open(S);
@@ -206,7 +206,7 @@ describe('§1 a bad value never strands a student', () => {
   });
 });
 
-describe('§3 the link keeps the whole state', () => {
+describe('the link keeps the whole state', () => {
   test('round trip: stage and edits survive a contents click, the section scrolls on opening', async () => {
     const { page, problems } = await open('attn-steps');
     // Stage "show up to 5", an edit in multi-head, then a contents click.

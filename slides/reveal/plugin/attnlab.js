@@ -17,7 +17,11 @@
 // shown fragments, or its own `data-attn-stages` value (default 0) before any is shown; stepping back
 // hides the fragment and lowers the stage again. With several stepped widgets on one slide, name one
 // (`data-attn-name="mha"`) and point fragments at it (`data-attn-for="mha"`); a fragment without
-// `data-attn-for` drives every stepped widget of its slide.
+// `data-attn-for` drives every stepped widget of its slide. An element with `data-attn-stage` that is
+// not a `.fragment` always counts as shown. The plugin only sets `stage`: inside a reveal.js slide a
+// widget is in its slide layout (web/widgets/shared/widget.js, fit.js) and draws that stage in place,
+// fitted to the slide. With `?print-pdf` each fragment step's copy of a slide (`.pdf-page`) gets its
+// own stage (on reveal.js's `pdf-ready`).
 //
 // Keyboard: reveal.js sees keydown events from inputs inside a widget's shadow root as coming from
 // the widget host, so it would change slides while someone types a number. Unless the deck sets its

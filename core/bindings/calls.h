@@ -8,7 +8,7 @@
 //     from the C++ enums themselves.
 // The facade (web/api/core.js) reads that table when the module loads and writes every call by
 // field name; a field it does not supply, or one it supplies that the core does not declare, is an
-// error naming the call and the field (tests/unit/contract.test.js calls every entry point). So the
+// error naming the call and the field (web/api/contract.test.js calls every entry point). So the
 // order of fields, their offsets and the enum codes exist in one place: here and in the C++ enums.
 //
 // Field names are the facade's argument and result names (wq, ln1Gamma, attnWeights, ffnPre …):

@@ -5,7 +5,7 @@
 // of its enums (mask kinds, activations, norm placements, regression kernels) through
 // attnlab_contract(); this file reads that once and writes each call by field name. A call that
 // leaves out a field the core declares, or names one it does not, throws an Error naming both sides:
-// the JS and the C++ can only disagree loudly (tests/unit/contract.test.js calls every entry point).
+// the JS and the C++ can only disagree loudly (web/api/contract.test.js calls every entry point).
 
 import { AttnLabError } from './validate.js';
 

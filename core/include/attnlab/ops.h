@@ -130,8 +130,9 @@ Status layer_norm_forward(const float* x, size_t rows, size_t dim, const float* 
                           float* rstd = nullptr);
 
 // RMSNorm (Zhang & Sennrich): y = x / √(mean(x²) + eps)·γ. gamma: [dim] or nullptr.
+// rstd: [rows] or nullptr, 1/√(mean(x²) + eps) kept for a backward pass.
 Status rms_norm_forward(const float* x, size_t rows, size_t dim, const float* gamma, float eps,
-                        float* out);
+                        float* out, float* rstd = nullptr);
 
 // Element-wise activations: GELU exact x·Φ(x) (erf), its tanh approximation, ReLU.
 enum class Activation { relu, gelu, gelu_tanh };

@@ -9,6 +9,7 @@
 #include <initializer_list>
 #include <string>
 
+#include "attnlab/backward.h"
 #include "blocks_detail.h"
 #include "check.h"
 
@@ -76,6 +77,17 @@ void layer_norm(const float* x, size_t t, size_t D, const LayerNormWeights& ln, 
 }
 
 }  // namespace
+
+// A residual connection out = a + b passes its gradient to both branches unchanged.
+Status residual_backward(const float* dout, size_t n, float* da, float* db) {
+  constexpr const char* op = "residualBackward";
+  ATTNLAB_CHECK(detail::check_positive(op, "n", n));
+  ATTNLAB_CHECK(detail::check_count(op, "n", {n}));
+  ATTNLAB_CHECK(detail::check_not_null(op, "dout", dout));
+  if (da) for (size_t i = 0; i < n; ++i) da[i] += dout[i];
+  if (db) for (size_t i = 0; i < n; ++i) db[i] += dout[i];
+  return Status::Ok();
+}
 
 Status encoder_block_forward(const EncoderBlockArgs& a, const EncoderBlockOutputs& o) {
   constexpr const char* op = "encoderBlock";

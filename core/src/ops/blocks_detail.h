@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstddef>
+#include <initializer_list>
+#include <utility>
 
 #include "attnlab/ops.h"
 
@@ -12,6 +14,9 @@ namespace attnlab::detail {
 void layer_norm_rows(const float* x, size_t rows, size_t dim, const float* gamma, const float* beta,
                      float eps, float* out, float* mean, float* rstd);
 void activation_inplace(Activation kind, float* x, size_t n);
+// dpre (+)= act'(pre)·dout over [n]; in place (dout == dpre) when accumulate is false.
+void activation_backward_rows(Activation kind, const float* pre, size_t n, const float* dout,
+                              float* dpre, bool accumulate);
 // pre may be nullptr (then activated holds x·W1 + b1 before the activation is applied in place).
 void feed_forward_rows(const float* x, size_t rows, size_t d_model, size_t d_ff,
                        const FeedForwardWeights& w, Activation act, const FeedForwardOutputs& o);
@@ -24,5 +29,9 @@ inline void add_f32(size_t n, const float* a, const float* b, float* out) {
 Status check_param(const char* op, const char* name, const float* p, size_t n, bool required);
 // eps of a norm: a finite number > 0.
 Status check_eps(const char* op, float eps);
+// The checks the backward passes share: rows, dim > 0 with rows·dim fitting, and required buffers
+// ("<op>: <name> is missing").
+Status check_backward(const char* op, size_t rows, size_t dim,
+                      std::initializer_list<std::pair<const char*, const void*>> required);
 
 }  // namespace attnlab::detail

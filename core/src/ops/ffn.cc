@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "../kernels/dispatch.h"
+#include "attnlab/backward.h"
 #include "blocks_detail.h"
 #include "check.h"
 
@@ -39,6 +40,62 @@ Status feed_forward_forward(const float* x, size_t rows, size_t d_model, size_t 
   if (o.pre) ATTNLAB_CHECK(detail::check_no_overflow(op, "pre", o.pre, rows * d_ff, "x·w1 + b1 within float32 range"));
   ATTNLAB_CHECK(detail::check_no_overflow(op, "hidden", o.activated, rows * d_ff, "x·w1 + b1 within float32 range"));
   return detail::check_no_overflow(op, "output", o.out, rows * d_model, "hidden·w2 + b2 within float32 range");
+}
+
+// Backward, from the output down (R = rows, F = d_ff):
+//   db2 += Σ_rows dout                 dW2 += activatedᵀ·dout   [F, D]
+//   dact  = dout·W2ᵀ        [R, F]     dpre  = act'(pre)·dact   (in scratch)
+//   db1 += Σ_rows dpre                 dW1 += xᵀ·dpre           [D, F]
+//   dx   += dpre·W1ᵀ        [R, D]
+// Plain loops, ordered so the inner one runs along contiguous rows; SIMD kernels for the transposed
+// products are a later step.
+Status feed_forward_backward(const float* x, size_t rows, size_t d_model, size_t d_ff,
+                             const FeedForwardWeights& w, Activation act, const float* pre,
+                             const float* activated, const float* dout, float* dx,
+                             const FeedForwardGrads& g, float* scratch) {
+  constexpr const char* op = "feedForwardBackward";
+  const size_t R = rows, D = d_model, F = d_ff;
+  ATTNLAB_CHECK(detail::check_backward(op, R, D, {{"x", x}, {"weights.w1", w.w1}, {"weights.w2", w.w2},
+                                                  {"pre", pre}, {"activated", activated}, {"dout", dout},
+                                                  {"scratch", scratch}}));
+  ATTNLAB_CHECK(detail::check_positive(op, "dFF", F));
+  ATTNLAB_CHECK(detail::check_count(op, "rows·dFF", {R, F}));
+  ATTNLAB_CHECK(detail::check_count(op, "dModel·dFF", {D, F}));
+
+  if (g.db2 && w.b2)
+    for (size_t r = 0; r < R; ++r)
+      for (size_t j = 0; j < D; ++j) g.db2[j] += dout[r * D + j];
+  if (g.dw2)
+    for (size_t r = 0; r < R; ++r)
+      for (size_t f = 0; f < F; ++f) {
+        const float a = activated[r * F + f];
+        float* dw = g.dw2 + f * D;
+        const float* dr = dout + r * D;
+        for (size_t j = 0; j < D; ++j) dw[j] += a * dr[j];
+      }
+  kernels::gemm_nt_f32(R, F, D, dout, D, w.w2, D, scratch, F);  // dact = dout·W2ᵀ (W2 is [F, D])
+  detail::activation_backward_rows(act, pre, R * F, scratch, scratch, false);  // dpre, in place
+  if (g.db1 && w.b1)
+    for (size_t r = 0; r < R; ++r)
+      for (size_t f = 0; f < F; ++f) g.db1[f] += scratch[r * F + f];
+  if (g.dw1)
+    for (size_t r = 0; r < R; ++r)
+      for (size_t i = 0; i < D; ++i) {
+        const float xi = x[r * D + i];
+        float* dw = g.dw1 + i * F;
+        const float* dp = scratch + r * F;
+        for (size_t f = 0; f < F; ++f) dw[f] += xi * dp[f];
+      }
+  if (dx)
+    for (size_t r = 0; r < R; ++r)
+      for (size_t i = 0; i < D; ++i) {
+        const float* w1 = w.w1 + i * F;
+        const float* dp = scratch + r * F;
+        float s = 0.0f;
+        for (size_t f = 0; f < F; ++f) s += dp[f] * w1[f];
+        dx[r * D + i] += s;
+      }
+  return Status::Ok();
 }
 
 }  // namespace attnlab

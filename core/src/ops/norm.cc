@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "attnlab/backward.h"
 #include "blocks_detail.h"
 #include "check.h"
 
@@ -21,6 +22,16 @@ Status check_param(const char* op, const char* name, const float* p, size_t n, b
 Status check_eps(const char* op, float eps) {
   if (std::isfinite(eps) && eps > 0.0f) return Status::Ok();
   return Status::Fail(std::string(op) + ": eps is " + value_str(eps) + ", expected a finite number > 0");
+}
+
+// The checks every backward of this file shares: positive sizes whose product fits, required buffers.
+Status check_backward(const char* op, size_t rows, size_t dim,
+                      std::initializer_list<std::pair<const char*, const void*>> required) {
+  ATTNLAB_CHECK(check_positive(op, "rows", rows));
+  ATTNLAB_CHECK(check_positive(op, "dim", dim));
+  ATTNLAB_CHECK(check_count(op, "rows·dim", {rows, dim}));
+  for (const auto& [name, p] : required) ATTNLAB_CHECK(check_not_null(op, name, p));
+  return Status::Ok();
 }
 
 // Two passes over each row: the mean, then Σ(x − μ)². Sums in double: it costs nothing at these
@@ -90,8 +101,42 @@ Status layer_norm_forward(const float* x, size_t rows, size_t dim, const float* 
   return detail::check_no_overflow(op, "output", out, rows * dim, "gamma and beta within float32 range");
 }
 
+// With x̂ = (x − μ)·rstd and g = dout·γ, per row (N = dim):
+//   dβ += dout,  dγ += dout·x̂,  dx += rstd·(g − mean(g) − x̂·mean(g·x̂))
+// (the last two terms are what flows back through μ and through σ²).
+Status layer_norm_backward(const float* x, size_t rows, size_t dim, const float* gamma,
+                           const float* mean, const float* rstd, const float* dout, float* dx,
+                           float* dgamma, float* dbeta) {
+  constexpr const char* op = "layerNormBackward";
+  ATTNLAB_CHECK(detail::check_backward(op, rows, dim, {{"x", x}, {"mean", mean}, {"rstd", rstd},
+                                                       {"dout", dout}, {"dx", dx}}));
+  for (size_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * dim;
+    const float* dr = dout + r * dim;
+    float* dxr = dx + r * dim;
+    const float mu = mean[r], rs = rstd[r];
+    double g_sum = 0.0, gx_sum = 0.0;  // Σ g, Σ g·x̂
+    for (size_t i = 0; i < dim; ++i) {
+      const float xhat = (xr[i] - mu) * rs;
+      const float g = gamma ? dr[i] * gamma[i] : dr[i];
+      g_sum += g;
+      gx_sum += static_cast<double>(g) * xhat;
+      if (dgamma) dgamma[i] += dr[i] * xhat;
+      if (dbeta) dbeta[i] += dr[i];
+    }
+    const float g_mean = static_cast<float>(g_sum / static_cast<double>(dim));
+    const float gx_mean = static_cast<float>(gx_sum / static_cast<double>(dim));
+    for (size_t i = 0; i < dim; ++i) {
+      const float xhat = (xr[i] - mu) * rs;
+      const float g = gamma ? dr[i] * gamma[i] : dr[i];
+      dxr[i] += rs * (g - g_mean - xhat * gx_mean);
+    }
+  }
+  return Status::Ok();
+}
+
 Status rms_norm_forward(const float* x, size_t rows, size_t dim, const float* gamma, float eps,
-                        float* out) {
+                        float* out, float* rstd) {
   constexpr const char* op = "rmsNorm";
   ATTNLAB_CHECK(detail::check_positive(op, "rows", rows));
   ATTNLAB_CHECK(detail::check_positive(op, "dim", dim));
@@ -109,8 +154,35 @@ Status rms_norm_forward(const float* x, size_t rows, size_t dim, const float* ga
       const float y = static_cast<float>(xr[i] * rs);
       yr[i] = gamma ? y * gamma[i] : y;
     }
+    if (rstd) rstd[r] = static_cast<float>(rs);
   }
   return detail::check_no_overflow(op, "output", out, rows * dim, "gamma within float32 range");
+}
+
+// y = x·r·γ with r = (mean(x²) + eps)^(−1/2), ∂r/∂x_j = −r³·x_j/N. With g = dout·γ, per row:
+//   dγ += dout·x·r,  dx += r·g − x·r³·mean(g·x)
+Status rms_norm_backward(const float* x, size_t rows, size_t dim, const float* gamma,
+                         const float* rstd, const float* dout, float* dx, float* dgamma) {
+  constexpr const char* op = "rmsNormBackward";
+  ATTNLAB_CHECK(detail::check_backward(op, rows, dim, {{"x", x}, {"rstd", rstd}, {"dout", dout}, {"dx", dx}}));
+  for (size_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * dim;
+    const float* dr = dout + r * dim;
+    float* dxr = dx + r * dim;
+    const float rs = rstd[r];
+    double gx_sum = 0.0;  // Σ g·x
+    for (size_t i = 0; i < dim; ++i) {
+      const float g = gamma ? dr[i] * gamma[i] : dr[i];
+      gx_sum += static_cast<double>(g) * xr[i];
+      if (dgamma) dgamma[i] += dr[i] * xr[i] * rs;
+    }
+    const float c = static_cast<float>(static_cast<double>(rs) * rs * rs * gx_sum / static_cast<double>(dim));
+    for (size_t i = 0; i < dim; ++i) {
+      const float g = gamma ? dr[i] * gamma[i] : dr[i];
+      dxr[i] += rs * g - xr[i] * c;
+    }
+  }
+  return Status::Ok();
 }
 
 Status activation_forward(Activation kind, const float* x, size_t n, float* out) {
@@ -123,5 +195,55 @@ Status activation_forward(Activation kind, const float* x, size_t n, float* out)
   detail::activation_inplace(kind, out, n);
   return Status::Ok();
 }
+
+// dpre += act'(pre)·dout:
+//   ReLU'(x) = [x > 0]
+//   GELU'(x) = Φ(x) + x·φ(x),  φ(x) = e^(−x²/2)/√(2π)
+//   GELU_tanh'(x) = ½(1 + tanh u) + ½x(1 − tanh²u)·√(2/π)(1 + 3·0.044715x²),  u = √(2/π)(x + 0.044715x³)
+Status activation_backward(Activation kind, const float* pre, size_t n, const float* dout, float* dpre) {
+  constexpr const char* op = "activationBackward";
+  ATTNLAB_CHECK(detail::check_positive(op, "n", n));
+  ATTNLAB_CHECK(detail::check_count(op, "n", {n}));
+  ATTNLAB_CHECK(detail::check_not_null(op, "pre", pre));
+  ATTNLAB_CHECK(detail::check_not_null(op, "dout", dout));
+  ATTNLAB_CHECK(detail::check_not_null(op, "dpre", dpre));
+  detail::activation_backward_rows(kind, pre, n, dout, dpre, true);
+  return Status::Ok();
+}
+
+namespace detail {
+
+void activation_backward_rows(Activation kind, const float* pre, size_t n, const float* dout,
+                              float* dpre, bool accumulate) {
+  // Element i reads dout[i] before writing dpre[i]: dout == dpre works (accumulate false).
+  auto put = [&](size_t i, float d) { dpre[i] = accumulate ? dpre[i] + d : d; };
+  switch (kind) {
+    case Activation::relu:
+      for (size_t i = 0; i < n; ++i) put(i, pre[i] > 0.0f ? dout[i] : 0.0f);
+      break;
+    case Activation::gelu: {
+      constexpr float kInvSqrt2 = 0.70710678118654752f, kInvSqrt2Pi = 0.39894228040143268f;
+      for (size_t i = 0; i < n; ++i) {
+        const float v = pre[i];
+        const float cdf = 0.5f * (1.0f + std::erf(v * kInvSqrt2));
+        const float pdf = kInvSqrt2Pi * std::exp(-0.5f * v * v);
+        put(i, (cdf + v * pdf) * dout[i]);
+      }
+      break;
+    }
+    case Activation::gelu_tanh: {
+      constexpr float kSqrt2OverPi = 0.79788456080286536f, kC = 0.044715f;
+      for (size_t i = 0; i < n; ++i) {
+        const float v = pre[i];
+        const float th = std::tanh(kSqrt2OverPi * (v + kC * v * v * v));
+        const float du = kSqrt2OverPi * (1.0f + 3.0f * kC * v * v);
+        put(i, (0.5f * (1.0f + th) + 0.5f * v * (1.0f - th * th) * du) * dout[i]);
+      }
+      break;
+    }
+  }
+}
+
+}  // namespace detail
 
 }  // namespace attnlab

@@ -27,7 +27,7 @@ void BM_MultiHead(benchmark::State& st) {
   std::vector<float> q(T * D), k(T * D), v(T * D), w(H * T * T), heads(T * D), out(T * D);
   attnlab::MultiHeadArgs a{x.data(), T, nullptr, T, D, H, {wq.data(), wk.data(), wv.data(), wo.data()},
                            attnlab::Mask::None()};
-  attnlab::MultiHeadOut o{q.data(), k.data(), v.data(), nullptr, w.data(), heads.data(), out.data()};
+  attnlab::MultiHeadOutputs o{q.data(), k.data(), v.data(), nullptr, w.data(), heads.data(), out.data()};
   for (auto _ : st) {
     auto s = attnlab::multihead_attention_forward(a, o);
     benchmark::DoNotOptimize(out.data());
@@ -50,7 +50,7 @@ void BM_MultiHeadStreaming(benchmark::State& st) {
   std::vector<float> work(attnlab::multihead_streaming_workspace_floats(T, D, H));
   attnlab::MultiHeadArgs a{x.data(), T, nullptr, T, D, H, {wq.data(), wk.data(), wv.data(), wo.data()},
                            attnlab::Mask::None()};
-  attnlab::MultiHeadStreamingOut o{q.data(), k.data(), v.data(), work.data(), out.data()};
+  attnlab::MultiHeadStreamingOutputs o{q.data(), k.data(), v.data(), work.data(), out.data()};
   for (auto _ : st) {
     auto s = attnlab::multihead_attention_forward_streaming(a, o);
     benchmark::DoNotOptimize(out.data());

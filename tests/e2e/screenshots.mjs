@@ -1,5 +1,6 @@
-// Takes a screenshot of every widget on the built app (dist/) into docs/screenshots/<tag>.png,
-// with the e2e harness (Debian's Chromium through playwright-core).
+// Takes a screenshot of every widget on the built app (dist/) into docs/screenshots/<tag>.png, and of
+// its slide layout in a Slidev-sized box (fit.html, 980×552 under a title, at the slide's scale for
+// 1280×720) into docs/screenshots/slide-<tag>.png, with the e2e harness (Debian's Chromium).
 //   npm run build && node tests/e2e/screenshots.mjs [tag ...]
 import { mkdirSync } from 'node:fs';
 import { launch, watchedPage } from './browser.js';
@@ -32,6 +33,17 @@ try {
     await page.waitForTimeout(300);
     await el.screenshot({ path: new URL(`${tag}.png`, out).pathname });
     console.log(`${tag}: docs/screenshots/${tag}.png`);
+  }
+  // Slide layout: the box a Slidev slide leaves under its title, drawn at 1280×720's scale (×1.306).
+  const SLIDES = { 'attn-steps': 'preset=football&stage=5', 'attn-multihead': 'preset=cat-sat&stage=2', 'attn-block': 'stage=2' };
+  await page.setViewportSize({ width: 1280, height: 720 });
+  for (const tag of TAGS) {
+    if (only.length && !only.includes(tag)) continue;
+    await page.goto(`http://127.0.0.1:${server.address().port}/fit.html?tag=${tag}&w=980&h=552&title=On%20a%20slide&${SLIDES[tag] ?? ''}`);
+    await page.waitForFunction(() => { const w = document.querySelector('#box > :last-child'); return w?.shadowRoot?.childElementCount && !w.shadowRoot.querySelector('.loading'); });
+    await page.waitForTimeout(500);
+    await page.locator('#box').screenshot({ path: new URL(`slide-${tag}.png`, out).pathname, scale: 'css' });
+    console.log(`${tag}: docs/screenshots/slide-${tag}.png`);
   }
   if (problems.length) console.log('problems:', problems);
 } finally {

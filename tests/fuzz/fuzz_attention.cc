@@ -26,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto out = fuzz::out_buffer(fuzz::strided(t_q, d_v, ldo));
 
   attnlab::AttentionArgs a{q.data(), ldq, k.data(), ldk, v.data(), ldv, t_q, t_k, d_k, d_v, scale, mask, slope};
-  attnlab::AttentionOut o{keep_scores ? scores.data() : nullptr, keep_scaled ? scaled.data() : nullptr,
+  attnlab::AttentionOutputs o{keep_scores ? scores.data() : nullptr, keep_scaled ? scaled.data() : nullptr,
                           weights.data(), out.data(), ldo};
   const attnlab::Status s = attnlab::attention_forward(a, o);
   if (!s.ok) {

@@ -17,7 +17,7 @@ struct MhaBuffers {
   MhaBuffers(size_t t, size_t tk, size_t D, size_t H)
       : q(fuzz::out_buffer(t * D)), k(fuzz::out_buffer(tk * D)), v(fuzz::out_buffer(tk * D)),
         weights(fuzz::out_buffer(H * t * tk)), heads(fuzz::out_buffer(t * D)), out(fuzz::out_buffer(t * D)) {}
-  attnlab::MultiHeadOut get() { return {q.data(), k.data(), v.data(), nullptr, weights.data(), heads.data(), out.data()}; }
+  attnlab::MultiHeadOutputs get() { return {q.data(), k.data(), v.data(), nullptr, weights.data(), heads.data(), out.data()}; }
   void expect(size_t t, size_t tk, size_t H) const {
     for (const auto* b : {&q, &k, &v, &heads, &out}) fuzz::expect_finite("attention buffer", b->data(), b->size());
     fuzz::expect_rows_distribution(weights.data(), H * t, tk);
@@ -61,7 +61,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!decoder) {
     attnlab::EncoderBlockArgs a{x.data(), t, D, H, d_ff, norm, act, mask, eps,
                                 {p[0].get(bias), lnw(0), lnw(1), ffw}};
-    attnlab::EncoderBlockOut o{self.get(), stream[0].data(), stream[1].data(),
+    attnlab::EncoderBlockOutputs o{self.get(), stream[0].data(), stream[1].data(),
                                {pre.data(), hidden.data(), ffn_out.data()}, stream[2].data(), stream[3].data(),
                                stream[4].data()};
     s = attnlab::encoder_block_forward(a, o);
@@ -74,7 +74,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } else {
     attnlab::DecoderBlockArgs a{x.data(), t, memory.data(), t_m, D, H, d_ff, norm, act, mask, eps,
                                 {p[0].get(bias), p[1].get(bias), lnw(0), lnw(1), lnw(2), ffw}};
-    attnlab::DecoderBlockOut o{self.get(), stream[0].data(), stream[1].data(), cross.get(), stream[2].data(),
+    attnlab::DecoderBlockOutputs o{self.get(), stream[0].data(), stream[1].data(), cross.get(), stream[2].data(),
                                stream[3].data(), {pre.data(), hidden.data(), ffn_out.data()}, stream[4].data(),
                                stream[5].data(), stream[6].data()};
     s = attnlab::decoder_block_forward(a, o);

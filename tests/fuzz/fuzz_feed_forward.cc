@@ -14,7 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto pre = fuzz::out_buffer(keep_pre ? rows * d_ff : 0), hidden = fuzz::out_buffer(rows * d_ff);
   auto out = fuzz::out_buffer(rows * D);
   attnlab::FeedForwardWeights w{w1.data(), with_b1 ? b1.data() : nullptr, w2.data(), with_b2 ? b2.data() : nullptr};
-  attnlab::FeedForwardOut o{keep_pre ? pre.data() : nullptr, hidden.data(), out.data()};
+  attnlab::FeedForwardOutputs o{keep_pre ? pre.data() : nullptr, hidden.data(), out.data()};
   const attnlab::Status s = attnlab::feed_forward_forward(x.data(), rows, D, d_ff, w, act, o);
   if (!s.ok) {
     fuzz::expect_message(s, "feedForward");

@@ -34,7 +34,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   attnlab::MultiHeadArgs a{x.data(), t_q, cross ? context.data() : nullptr, t_k, D, H,
                            {w[0].data(), w[1].data(), w[2].data(), w[3].data(), bias(0), bias(1), bias(2), bias(3)},
                            mask, scale, rope, rope_base, alibi};
-  attnlab::MultiHeadOut o{q.data(), k.data(), v.data(), keep_scores ? scores.data() : nullptr,
+  attnlab::MultiHeadOutputs o{q.data(), k.data(), v.data(), keep_scores ? scores.data() : nullptr,
                           weights.data(), heads.data(), out.data()};
   const attnlab::Status s = attnlab::multihead_attention_forward(a, o);
   if (!s.ok) {

@@ -133,7 +133,7 @@ export class AttnBlock extends AttnWidget {
     const P = (cls, label, values, weight = 1, opts = {}) => ({ cls, label, values, rows: t, cols: D, rowLabels: toks, colLabels: dims, weight, ...opts });
     const heads = Array.from({ length: H }, (_, h) => P(`attn-weights head${h + 1}`, `head ${h + 1} weights`, r.attnWeights.subarray(h * t * t, (h + 1) * t * t), 0.45,
       { cols: t, colLabels: toks, probability: true }));
-    const hidden = P('ffn-hidden', `${this.#act()}(·W₁ + b₁): t × ${F}`, r.ffnHidden, 0.4, { cols: F, colLabels: hid, keep: true });
+    const hidden = P('ffn-hidden', `${this.#act()}(·W₁ + b₁): t × ${F}`, r.ffnActivated, 0.4, { cols: F, colLabels: hid, keep: true });
     if (post) {
       return [
         [P('x', 'x (input)', x)],
@@ -271,7 +271,7 @@ export class AttnBlock extends AttnWidget {
       ${s(3) ? html`<h3>Feed-forward sub-layer</h3>
       <div class="row">
         ${post ? nothing : html`${hm('norm2', 'LN₂(y)', r.norm2)}${arrow}`}
-        ${hm('ffn-hidden', `hidden: ${this.activation.toUpperCase()}(·W₁ + b₁)`, r.ffnHidden, F, hid)}${arrow}
+        ${hm('ffn-hidden', `hidden: ${this.activation.toUpperCase()}(·W₁ + b₁)`, r.ffnActivated, F, hid)}${arrow}
         ${hm('ffn-out', 'FFN output', r.ffnOut)}
         ${s(4) ? html`${arrow}${post
           ? html`${hm('residual2', 'y + FFN (Add)', r.residual2)}${arrow}${hm('norm2 output', 'LN₂ (Norm) = block output', r.norm2)}`

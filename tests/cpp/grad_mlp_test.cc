@@ -157,6 +157,17 @@ TEST(GradMlp, ActivationsMatchFiniteDifferences) {
   }
 }
 
+// Far out on either side the derivatives are 0 and 1, finite even where x³ or x² overflow float32.
+TEST(GradMlp, ActivationDerivativesStayFiniteFarOut) {
+  const Floats pre{-3e38f, -1e13f, -50.0f, 50.0f, 1e13f, 3e38f}, ones(pre.size(), 1.0f);
+  for (Activation a : {Activation::gelu, Activation::gelu_tanh, Activation::relu}) {
+    Floats d(pre.size());
+    ASSERT_TRUE(attnlab::activation_backward(a, pre.data(), pre.size(), ones.data(), d.data()).ok);
+    for (size_t i = 0; i < pre.size(); ++i)
+      EXPECT_EQ(d[i], pre[i] < 0 ? 0.0f : 1.0f) << act_name(a) << "'(" << pre[i] << ")";
+  }
+}
+
 // ---- Feed-forward ------------------------------------------------------------------------------------
 void check_ffn(Activation act, bool biases, unsigned seed) {
   const size_t R = 3, D = 5, F = 7;

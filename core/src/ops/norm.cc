@@ -233,11 +233,15 @@ void activation_backward_rows(Activation kind, const float* pre, size_t n, const
     }
     case Activation::gelu_tanh: {
       constexpr float kSqrt2OverPi = 0.79788456080286536f, kC = 0.044715f;
+      // With s = σ(2u) = ½(1 + tanh u): ½(1 − tanh²u) = 2s(1 − s), so no 1 ± tanh cancels for x < 0
+      // (and, as in the forward, expf rather than tanhf). Where s(1 − s) is 0 the second term is 0
+      // (avoids 0·∞ once x³ overflows).
       for (size_t i = 0; i < n; ++i) {
         const float v = pre[i];
-        const float th = std::tanh(kSqrt2OverPi * (v + kC * v * v * v));
+        const float sg = 1.0f / (1.0f + std::exp(-2.0f * kSqrt2OverPi * (v + kC * v * v * v)));
+        const float t = sg * (1.0f - sg);
         const float du = kSqrt2OverPi * (1.0f + 3.0f * kC * v * v);
-        put(i, (0.5f * (1.0f + th) + 0.5f * v * (1.0f - th * th) * du) * dout[i]);
+        put(i, (t > 0.0f ? sg + 2.0f * v * t * du : sg) * dout[i]);
       }
       break;
     }

@@ -176,6 +176,30 @@ TEST(Kernels, GemmNnAccSimdMatchesScalar) {
       }
 }
 
+TEST(Kernels, GemmTnAccSimdMatchesScalar) {
+  for (size_t m : kSizes)
+    for (size_t n : kSizes)
+      for (size_t kk : {size_t{1}, size_t{3}, size_t{19}, size_t{263}}) {
+        const size_t lda = m + 2, ldb = n + 3, ldc = n + 1;  // A is [k, m]: C += Aᵀ·B
+        auto a = random_vec(kk * lda, 31), b = random_vec(kk * ldb, 32), c0 = random_vec(m * ldc, 33);
+        Guarded c1(m * ldc), c2(m * ldc);
+        std::copy(c0.begin(), c0.end(), c1.data());
+        std::copy(c0.begin(), c0.end(), c2.data());
+        k::gemm_tn_acc_f32_scalar(m, n, kk, a.data(), lda, b.data(), ldb, c1.data(), ldc);
+        k::gemm_tn_acc_f32_wasmsimd(m, n, kk, a.data(), lda, b.data(), ldb, c2.data(), ldc);
+        for (size_t i = 0; i < m; ++i) {
+          // Same products summed in the same order: equal, not just close.
+          for (size_t j = 0; j < n; ++j) ASSERT_EQ(c2.data()[i * ldc + j], c1.data()[i * ldc + j]);
+          for (size_t j = n; j < ldc; ++j) ASSERT_EQ(c2.data()[i * ldc + j], c0[i * ldc + j]);
+        }
+        // And the scalar twin is Aᵀ·B: one entry against a direct sum in double.
+        double want = c0[0];
+        for (size_t p = 0; p < kk; ++p) want += double(a[p * lda]) * b[p * ldb];
+        expect_close(c1.data(), std::vector<float>{float(want)}.data(), 1, 1e-4f);
+        ASSERT_TRUE(c2.intact(m * ldc));
+      }
+}
+
 TEST(Kernels, OnlineSoftmaxSimdMatchesScalar) {
   const float inf = std::numeric_limits<float>::infinity();
   for (size_t rows : {size_t{1}, size_t{5}})

@@ -28,6 +28,10 @@ inline constexpr Tol kSum{0, 1e-5};
 // A float32 op, end to end, against an independent float64 reference (Eigen; the streaming path against
 // the all-intermediates one at awkward sizes).
 inline constexpr Tol kRef{1e-4, 1e-4};
+// A float32 backward pass against central finite differences of a float64 forward (step 1e-5, whose
+// own error is ~1e-10): the float32 rounding of the forward's saved values and of the backward's
+// sums, relative to gradients of O(1).
+inline constexpr Tol kGrad{1e-4, 1e-5};
 // The lecture notes' numbers, printed to 4 decimals.
 inline constexpr Tol kPrinted4{0, 5e-5};
 // A float32 backward pass against central finite differences of a float64 forward at the same point

@@ -21,6 +21,7 @@
 #pragma once
 
 #include "attnlab/attention.h"
+#include "attnlab/backward.h"     // backward passes of the pointer-level ops (training)
 #include "attnlab/block.h"      // encoder and decoder blocks
 #include "attnlab/embedding.h"  // embedding, tied output head, kernel regression
 #include "attnlab/ffn.h"        // position-wise feed-forward

@@ -55,4 +55,68 @@ Status feed_forward_backward(const float* x, size_t rows, size_t d_model, size_t
 // Residual connection out = a + b: da += dout, db += dout. dout, da, db: [n]; da or db may be nullptr.
 Status residual_backward(const float* dout, size_t n, float* da, float* db);
 
+// ---- Attention side: softmax, attention, multi-head, RoPE, embedding, tied head, loss ---------------
+// (core/src/ops/attention.cc, multihead.cc, positional.cc, embedding.cc)
+
+// Row-wise softmax y = softmax(x): dx[i, j] += y[i, j]·(dy[i, j] − Σ_k y[i, k]·dy[i, k]).
+// weights (y), dweights (dy), dscaled (dx): [rows, cols] contiguous. Masked entries (y = 0) and fully
+// masked rows (all zeros) get zero gradient. dscaled may equal dweights (in place, then overwritten
+// rather than accumulated).
+Status softmax_rows_backward(const float* weights, size_t rows, size_t cols, const float* dweights,
+                             float* dscaled);
+
+// Scaled dot-product attention (Score::dot), the forward's AttentionArgs a and its weights
+// [t_q, t_k] (contiguous). dout: [t_q, d_v] with row stride lddo. Accumulates dq [t_q, d_k],
+// dk [t_k, d_k], dv [t_k, d_v] with the row strides of q, k, v (a.ldq, a.ldk, a.ldv); each nullptr
+// when not wanted. The mask and the ALiBi bias are constants (no gradient); a fully masked row has
+// zero weights, so its query gets zero gradient. scratch: [t_q, t_k] floats, overwritten.
+struct AttentionGrads {
+  float* dq = nullptr;
+  float* dk = nullptr;
+  float* dv = nullptr;
+};
+Status attention_backward(const AttentionArgs& a, const float* weights, const float* dout, size_t lddo,
+                          const AttentionGrads& g, float* scratch);
+
+// Multi-head attention (self or cross, biases, masks, RoPE, ALiBi), from the forward's
+// MultiHeadArgs a and the buffers it filled: saved.q, saved.k (after RoPE), saved.v, saved.weights
+// [H, t_q, t_k] and saved.heads [t_q, D] (saved.scores and saved.out are not read). dout: [t_q, D].
+// Accumulates dx [t_q, D] (self-attention: all three projections' share), dcontext [t_k, D] (cross:
+// keys' and values' share), dwq, dwk, dwv, dwo [D, D], dbq, dbk, dbv, dbo [D]; each nullptr when not
+// wanted (bias gradients are computed whether or not the forward had biases).
+// workspace: multihead_backward_workspace_floats(t_q, t_k, D) floats, overwritten.
+struct MultiHeadGrads {
+  float* dx = nullptr;
+  float* dcontext = nullptr;
+  float *dwq = nullptr, *dwk = nullptr, *dwv = nullptr, *dwo = nullptr;
+  float *dbq = nullptr, *dbk = nullptr, *dbv = nullptr, *dbo = nullptr;
+};
+size_t multihead_backward_workspace_floats(size_t t_q, size_t t_k, size_t d_model);  // SIZE_MAX: overflow
+Status multihead_attention_backward(const MultiHeadArgs& a, const MultiHeadOutputs& saved,
+                                    const float* dout, const MultiHeadGrads& g, float* workspace);
+
+// RoPE (rope_rotate): a rotation, so dx += R(−θ)·dout. dout, dx: [t, d]; same base and offset.
+Status rope_backward(const float* dout, size_t t, size_t d, float base, size_t offset, float* dx);
+
+// Token embedding: scatter-add, dtable[ids[i], :] += dout[i, :]. ids: [n]; dout: [n, D];
+// dtable: [vocab, D].
+Status embedding_backward(const int* ids, size_t n, size_t vocab, size_t d_model, const float* dout,
+                          float* dtable);
+
+// Tied output head, logits = h·W_Eᵀ + b (output_head_forward's logits; the temperature only shapes the
+// displayed probs). dlogits: [rows, vocab]. dh [rows, D] += dlogits·W_E; dtable [vocab, D] +=
+// dlogitsᵀ·h; dbias [vocab] += Σ_rows dlogits; each nullptr when not wanted.
+Status output_head_backward(const float* h, size_t rows, const float* table, size_t vocab,
+                            size_t d_model, const float* dlogits, float* dh, float* dtable,
+                            float* dbias);
+
+// Softmax cross-entropy over the vocabulary, the mean over rows of −log softmax(logits[r])[targets[r]].
+// logits: [rows, vocab]; targets: [rows] in [0, vocab). probs: [rows, vocab] softmax(logits), kept for
+// the backward pass; loss: one float (computed with log-sum-exp in double).
+Status softmax_cross_entropy_forward(const float* logits, size_t rows, size_t vocab, const int* targets,
+                                     float* probs, float* loss);
+// dlogits [rows, vocab] += dloss/rows·(probs − one-hot(targets)); dloss is usually 1.
+Status softmax_cross_entropy_backward(const float* probs, size_t rows, size_t vocab, const int* targets,
+                                      float dloss, float* dlogits);
+
 }  // namespace attnlab

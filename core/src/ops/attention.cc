@@ -6,6 +6,7 @@
 #include <string>
 
 #include "../kernels/dispatch.h"
+#include "attnlab/backward.h"
 #include "check.h"
 
 namespace attnlab {
@@ -100,6 +101,84 @@ Status attention_forward(const AttentionArgs& a, const AttentionOutputs& o) {
   for (size_t i = 0; i < a.t_q; ++i)
     ATTNLAB_CHECK(detail::check_no_overflow("attention", "output", o.out + i * o.ldo, a.d_v,
                                             "values v within float32 range"));
+  return Status::Ok();
+}
+
+// ---- Backward: softmax rows, then attention ---------------------------------------------------------
+
+// dx (+= or =, see overwrite) y·(dy − Σ y·dy) per row. A masked entry has y = 0 and a fully masked
+// row is all zeros, so both get 0. In place when dx == dy (then overwrite must be true).
+void softmax_rows_backward_unchecked(const float* y, size_t rows, size_t cols, const float* dy,
+                                     float* dx, bool overwrite) {
+  for (size_t i = 0; i < rows; ++i) {
+    const float* yi = y + i * cols;
+    const float* dyi = dy + i * cols;
+    float* dxi = dx + i * cols;
+    float dot = 0.0f;
+    for (size_t j = 0; j < cols; ++j) dot += yi[j] * dyi[j];
+    for (size_t j = 0; j < cols; ++j) {
+      const float g = yi[j] * (dyi[j] - dot);
+      dxi[j] = overwrite ? g : dxi[j] + g;
+    }
+  }
+}
+
+Status softmax_rows_backward(const float* weights, size_t rows, size_t cols, const float* dweights,
+                             float* dscaled) {
+  constexpr const char* op = "softmaxBackward";
+  ATTNLAB_CHECK(detail::check_positive(op, "rows", rows));
+  ATTNLAB_CHECK(detail::check_positive(op, "cols", cols));
+  ATTNLAB_CHECK(detail::check_count(op, "rows·cols", {rows, cols}));
+  ATTNLAB_CHECK(detail::check_not_null(op, "weights", weights));
+  ATTNLAB_CHECK(detail::check_not_null(op, "dweights", dweights));
+  ATTNLAB_CHECK(detail::check_not_null(op, "dscaled", dscaled));
+  softmax_rows_backward_unchecked(weights, rows, cols, dweights, dscaled, dscaled == dweights);
+  return Status::Ok();
+}
+
+// Unchecked, shared with multi-head attention: scratch [t_q, t_k].
+//   dweights = dout·Vᵀ;  dV += weightsᵀ·dout;  dscaled = softmax'(dweights);
+//   dscores = scale·dscaled (mask and ALiBi are constants);  dQ += dscores·K;  dK += dscoresᵀ·Q.
+void attention_backward_unchecked(const AttentionArgs& a, const float* weights, const float* dout,
+                                  size_t lddo, const AttentionGrads& g, float* scratch) {
+  const size_t tq = a.t_q, tk = a.t_k;
+  kernels::gemm_nt_f32(tq, tk, a.d_v, dout, lddo, a.v, a.ldv, scratch, tk);
+  if (g.dv) kernels::gemm_tn_acc_f32(tk, a.d_v, tq, weights, tk, dout, lddo, g.dv, a.ldv);
+  if (!g.dq && !g.dk) return;
+  softmax_rows_backward_unchecked(weights, tq, tk, scratch, scratch, true);
+  for (size_t i = 0; i < tq * tk; ++i) scratch[i] *= a.scale;
+  if (g.dq) kernels::gemm_nn_acc_f32(tq, a.d_k, tk, scratch, tk, a.k, a.ldk, g.dq, a.ldq);
+  if (g.dk) kernels::gemm_tn_acc_f32(tk, a.d_k, tq, scratch, tk, a.q, a.ldq, g.dk, a.ldk);
+}
+
+Status attention_backward(const AttentionArgs& a, const float* weights, const float* dout, size_t lddo,
+                          const AttentionGrads& g, float* scratch) {
+  constexpr const char* op = "attentionBackward";
+  ATTNLAB_CHECK(detail::check_positive(op, "tq", a.t_q));
+  ATTNLAB_CHECK(detail::check_positive(op, "tk", a.t_k));
+  ATTNLAB_CHECK(detail::check_positive(op, "dk", a.d_k));
+  ATTNLAB_CHECK(detail::check_positive(op, "dv", a.d_v));
+  const struct { const char* name; size_t ld, width; const char* width_name; } strides[] = {
+      {"ldq", a.ldq, a.d_k, "dk"}, {"ldk", a.ldk, a.d_k, "dk"}, {"ldv", a.ldv, a.d_v, "dv"},
+      {"lddo", lddo, a.d_v, "dv"}};
+  for (const auto& st : strides)
+    if (st.ld < st.width)
+      return Status::Fail(std::string(op) + ": " + st.name + " is " + std::to_string(st.ld) +
+                          ", expected a row stride ≥ " + st.width_name + " = " + std::to_string(st.width));
+  ATTNLAB_CHECK(detail::check_count(op, "tq·tk", {a.t_q, a.t_k}));
+  ATTNLAB_CHECK(detail::check_count(op, "tq·ldq", {a.t_q, a.ldq}));
+  ATTNLAB_CHECK(detail::check_count(op, "tk·ldk", {a.t_k, a.ldk}));
+  ATTNLAB_CHECK(detail::check_count(op, "tk·ldv", {a.t_k, a.ldv}));
+  ATTNLAB_CHECK(detail::check_count(op, "tq·lddo", {a.t_q, lddo}));
+  if (a.score != AttentionArgs::Score::dot)
+    return Status::Fail(std::string(op) + ": score is neg_sq_dist, expected dot (the only score with a backward pass)");
+  if (!(std::isfinite(a.scale) && a.scale > 0.0f))
+    return Status::Fail(std::string(op) + ": scale is " + detail::value_str(a.scale) +
+                        ", expected a finite number > 0");
+  const struct { const char* name; const void* p; } needed[] = {
+      {"q", a.q}, {"k", a.k}, {"v", a.v}, {"weights", weights}, {"dout", dout}, {"scratch", scratch}};
+  for (const auto& n : needed) ATTNLAB_CHECK(detail::check_not_null(op, n.name, n.p));
+  attention_backward_unchecked(a, weights, dout, lddo, g, scratch);
   return Status::Ok();
 }
 

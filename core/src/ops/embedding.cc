@@ -6,6 +6,7 @@
 #include <string>
 
 #include "../kernels/dispatch.h"
+#include "attnlab/backward.h"
 #include "blocks_detail.h"
 #include "check.h"
 
@@ -60,6 +61,116 @@ Status output_head_forward(const float* h, size_t rows, const float* table, size
     for (size_t j = 0; j < vocab; ++j) probs[r * vocab + j] = (lr[j] - mx) / temperature;
   }
   kernels::softmax_rows_f32(rows, vocab, probs, vocab, probs, vocab);
+  return Status::Ok();
+}
+
+// ---- Backward, and the loss ------------------------------------------------------------------------
+
+namespace {
+
+// ids[0:n] in [0, vocab), else "<op>: <name>[i] is …, expected an integer in [0, vocab = …)".
+Status check_ids(const char* op, const char* name, const int* ids, size_t n, size_t vocab) {
+  ATTNLAB_CHECK(detail::check_not_null(op, name, ids));
+  for (size_t i = 0; i < n; ++i)
+    if (ids[i] < 0 || static_cast<size_t>(ids[i]) >= vocab)
+      return Status::Fail(std::string(op) + ": " + name + "[" + std::to_string(i) + "] is " +
+                          std::to_string(ids[i]) + ", expected an integer in [0, vocab = " +
+                          std::to_string(vocab) + ")");
+  return Status::Ok();
+}
+
+}  // namespace
+
+// A lookup's gradient is a scatter-add: a token that appears twice gets both rows' gradients.
+Status embedding_backward(const int* ids, size_t n, size_t vocab, size_t d_model, const float* dout,
+                          float* dtable) {
+  constexpr const char* op = "embeddingBackward";
+  ATTNLAB_CHECK(detail::check_positive(op, "vocab", vocab));
+  ATTNLAB_CHECK(detail::check_positive(op, "dModel", d_model));
+  ATTNLAB_CHECK(detail::check_positive(op, "ids.length", n));
+  ATTNLAB_CHECK(detail::check_count(op, "vocab·dModel", {vocab, d_model}));
+  ATTNLAB_CHECK(detail::check_count(op, "ids.length·dModel", {n, d_model}));
+  ATTNLAB_CHECK(check_ids(op, "ids", ids, n, vocab));
+  ATTNLAB_CHECK(detail::check_not_null(op, "dout", dout));
+  ATTNLAB_CHECK(detail::check_not_null(op, "dtable", dtable));
+  for (size_t i = 0; i < n; ++i) {
+    float* row = dtable + static_cast<size_t>(ids[i]) * d_model;
+    const float* g = dout + i * d_model;
+    for (size_t c = 0; c < d_model; ++c) row[c] += g[c];
+  }
+  return Status::Ok();
+}
+
+// logits = h·W_Eᵀ + b:  dh += dlogits·W_E;  dW_E += dlogitsᵀ·h;  db += Σ_rows dlogits.
+Status output_head_backward(const float* h, size_t rows, const float* table, size_t vocab,
+                            size_t d_model, const float* dlogits, float* dh, float* dtable,
+                            float* dbias) {
+  constexpr const char* op = "outputHeadBackward";
+  ATTNLAB_CHECK(detail::check_positive(op, "rows", rows));
+  ATTNLAB_CHECK(detail::check_positive(op, "vocab", vocab));
+  ATTNLAB_CHECK(detail::check_positive(op, "dModel", d_model));
+  ATTNLAB_CHECK(detail::check_count(op, "rows·vocab", {rows, vocab}));
+  ATTNLAB_CHECK(detail::check_count(op, "rows·dModel", {rows, d_model}));
+  ATTNLAB_CHECK(detail::check_count(op, "vocab·dModel", {vocab, d_model}));
+  ATTNLAB_CHECK(detail::check_not_null(op, "dlogits", dlogits));
+  if (dh) ATTNLAB_CHECK(detail::check_not_null(op, "table", table));
+  if (dtable) ATTNLAB_CHECK(detail::check_not_null(op, "h", h));
+  // dh [rows, D] += dlogits [rows, V]·W_E [V, D]
+  if (dh) kernels::gemm_nn_acc_f32(rows, d_model, vocab, dlogits, vocab, table, d_model, dh, d_model);
+  // dW_E [V, D] += dlogitsᵀ [V, rows]·h [rows, D]
+  if (dtable) kernels::gemm_tn_acc_f32(vocab, d_model, rows, dlogits, vocab, h, d_model, dtable, d_model);
+  if (dbias)
+    for (size_t r = 0; r < rows; ++r)
+      for (size_t j = 0; j < vocab; ++j) dbias[j] += dlogits[r * vocab + j];
+  return Status::Ok();
+}
+
+// loss = mean_r (log Σ_j exp(l_rj) − l_r,t), by log-sum-exp in double (no log of a probability that
+// rounded to 0); probs = softmax(logits) for the backward pass.
+Status softmax_cross_entropy_forward(const float* logits, size_t rows, size_t vocab, const int* targets,
+                                     float* probs, float* loss) {
+  constexpr const char* op = "crossEntropy";
+  ATTNLAB_CHECK(detail::check_positive(op, "rows", rows));
+  ATTNLAB_CHECK(detail::check_positive(op, "vocab", vocab));
+  ATTNLAB_CHECK(detail::check_count(op, "rows·vocab", {rows, vocab}));
+  ATTNLAB_CHECK(detail::check_not_null(op, "logits", logits));
+  ATTNLAB_CHECK(check_ids(op, "targets", targets, rows, vocab));
+  ATTNLAB_CHECK(detail::check_not_null(op, "probs", probs));
+  ATTNLAB_CHECK(detail::check_not_null(op, "loss", loss));
+  ATTNLAB_CHECK(detail::check_finite(op, "logits", logits, rows * vocab));
+  double total = 0.0;
+  for (size_t r = 0; r < rows; ++r) {
+    const float* lr = logits + r * vocab;
+    float mx = lr[0];
+    for (size_t j = 1; j < vocab; ++j) mx = lr[j] > mx ? lr[j] : mx;
+    double sum = 0.0;
+    for (size_t j = 0; j < vocab; ++j) sum += std::exp(static_cast<double>(lr[j]) - mx);
+    total += static_cast<double>(mx) + std::log(sum) - lr[targets[r]];
+  }
+  kernels::softmax_rows_f32(rows, vocab, logits, vocab, probs, vocab);
+  *loss = static_cast<float>(total / static_cast<double>(rows));
+  return Status::Ok();
+}
+
+// d loss / d logits[r, j] = (probs[r, j] − [j = target_r]) / rows.
+Status softmax_cross_entropy_backward(const float* probs, size_t rows, size_t vocab, const int* targets,
+                                      float dloss, float* dlogits) {
+  constexpr const char* op = "crossEntropyBackward";
+  ATTNLAB_CHECK(detail::check_positive(op, "rows", rows));
+  ATTNLAB_CHECK(detail::check_positive(op, "vocab", vocab));
+  ATTNLAB_CHECK(detail::check_count(op, "rows·vocab", {rows, vocab}));
+  ATTNLAB_CHECK(detail::check_not_null(op, "probs", probs));
+  ATTNLAB_CHECK(check_ids(op, "targets", targets, rows, vocab));
+  ATTNLAB_CHECK(detail::check_not_null(op, "dlogits", dlogits));
+  if (!std::isfinite(dloss))
+    return Status::Fail(std::string(op) + ": dloss is " + detail::value_str(dloss) + ", expected a finite number");
+  const float s = dloss / static_cast<float>(rows);
+  for (size_t r = 0; r < rows; ++r) {
+    const float* p = probs + r * vocab;
+    float* d = dlogits + r * vocab;
+    for (size_t j = 0; j < vocab; ++j) d[j] += s * p[j];
+    d[targets[r]] -= s;
+  }
   return Status::Ok();
 }
 

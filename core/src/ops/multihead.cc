@@ -8,6 +8,7 @@
 #include <string>
 
 #include "../kernels/dispatch.h"
+#include "attnlab/backward.h"
 #include "check.h"
 #include "multihead_detail.h"
 #include "positional_detail.h"
@@ -15,6 +16,8 @@
 namespace attnlab {
 
 void attention_forward_unchecked(const AttentionArgs& a, const AttentionOutputs& o);  // attention.cc
+void attention_backward_unchecked(const AttentionArgs& a, const float* weights, const float* dout,
+                                  size_t lddo, const AttentionGrads& g, float* scratch);  // attention.cc
 
 // The argument checks shared with the streaming op (multihead_detail.h).
 Status detail::check_multihead_args(const MultiHeadArgs& a) {
@@ -185,6 +188,100 @@ Status multihead_attention_forward(const MultiHeadArgs& a, const MultiHeadOutput
       {"heads", o.heads, tq * D, "v within float32 range"},
       {"output", o.out, tq * D, "heads·wo + bo within float32 range"}};
   for (const auto& r : results) ATTNLAB_CHECK(detail::check_multihead_result(a, r.name, r.p, r.n, r.hint));
+  return Status::Ok();
+}
+
+// ---- Backward ------------------------------------------------------------------------------------
+// workspace: dheads [max(t_q, t_k), D] (then the projections' scratch) | dq [t_q, D] | dk [t_k, D] |
+// dv [t_k, D] | one head's dweights [t_q, t_k].
+size_t multihead_backward_workspace_floats(size_t t_q, size_t t_k, size_t d_model) {
+  size_t b = 0, c = 0, n = 0;
+  const size_t rows = t_q > t_k ? t_q : t_k;
+  if (t_q > SIZE_MAX / 4 || t_k > SIZE_MAX / 4 || __builtin_mul_overflow(rows + t_q + 2 * t_k, d_model, &b) ||
+      __builtin_mul_overflow(t_q, t_k, &c) || __builtin_add_overflow(b, c, &n) ||
+      n > SIZE_MAX / sizeof(float))
+    return SIZE_MAX;
+  return n;
+}
+
+namespace {
+
+// c[0:n] += column sums of y [rows, n].
+void add_column_sums(const float* y, size_t rows, size_t n, float* c) {
+  for (size_t r = 0; r < rows; ++r)
+    for (size_t j = 0; j < n; ++j) c[j] += y[r * n + j];
+}
+
+// The backward of one projection Y = X·W + b, X [rows, D], W [D, D]: dW += Xᵀ·dY, db += Σ dY,
+// dX += dY·Wᵀ (through tmp [rows, D]).
+void projection_backward(const float* x, size_t rows, size_t D, const float* w, const float* dy,
+                         float* dx, float* dw, float* db, float* tmp) {
+  if (dw) kernels::gemm_tn_acc_f32(D, D, rows, x, D, dy, D, dw, D);
+  if (db) add_column_sums(dy, rows, D, db);
+  if (dx) {
+    kernels::gemm_nt_f32(rows, D, D, dy, D, w, D, tmp, D);
+    for (size_t i = 0; i < rows * D; ++i) dx[i] += tmp[i];
+  }
+}
+
+}  // namespace
+
+Status multihead_attention_backward(const MultiHeadArgs& a, const MultiHeadOutputs& saved,
+                                    const float* dout, const MultiHeadGrads& g, float* workspace) {
+  constexpr const char* op = "multiHeadAttentionBackward";
+  {
+    // The forward's argument rules, under this op's name.
+    Status st = detail::check_multihead_args(a);
+    if (!st.ok) {
+      const std::string fwd = "multiHeadAttention:";
+      if (st.message.rfind(fwd, 0) == 0) st.message = op + st.message.substr(fwd.size() - 1);
+      return st;
+    }
+  }
+  const size_t D = a.d_model, H = a.heads, dk = D / H;
+  const size_t tq = a.t_q, tk = a.context ? a.t_k : a.t_q;
+  ATTNLAB_CHECK(detail::check_count(op, "heads·tq·tk", {H, tq, tk}));
+  if (multihead_backward_workspace_floats(tq, tk, D) == SIZE_MAX)
+    return Status::Fail(std::string(op) + ": workspace is too large, expected sizes whose product fits in memory");
+  const struct { const char* name; const void* p; } needed[] = {
+      {"saved.q", saved.q},         {"saved.k", saved.k},         {"saved.v", saved.v},
+      {"saved.weights", saved.weights}, {"saved.heads", saved.heads}, {"dout", dout},
+      {"workspace", workspace}};
+  for (const auto& n : needed) ATTNLAB_CHECK(detail::check_not_null(op, n.name, n.p));
+
+  float* dheads = workspace;          // [max(t_q, t_k), D]
+  float* dq = dheads + (tq > tk ? tq : tk) * D;  // [t_q, D]
+  float* dkk = dq + tq * D;           // [t_k, D]
+  float* dv = dkk + tk * D;           // [t_k, D]
+  float* scratch = dv + tk * D;       // [t_q, t_k]
+
+  // out = heads·W_O + b_O
+  if (g.dwo) kernels::gemm_tn_acc_f32(D, D, tq, saved.heads, D, dout, D, g.dwo, D);
+  if (g.dbo) add_column_sums(dout, tq, D, g.dbo);
+  kernels::gemm_nt_f32(tq, D, D, dout, D, a.w.wo, D, dheads, D);
+
+  // Each head's attention, into its column slices of dQ, dK, dV.
+  for (size_t i = 0; i < (tq + 2 * tk) * D; ++i) dq[i] = 0.0f;  // dq, dk, dv are contiguous
+  const float scale = detail::multihead_scale(a);
+  for (size_t h = 0; h < H; ++h) {
+    AttentionArgs ha{saved.q + h * dk, D, saved.k + h * dk, D, saved.v + h * dk, D, tq, tk, dk, dk, scale,
+                     a.mask, a.alibi ? alibi_slope(h, H) : 0.0f};
+    AttentionGrads hg{dq + h * dk, dkk + h * dk, dv + h * dk};
+    attention_backward_unchecked(ha, saved.weights + h * tq * tk, dheads + h * dk, D, hg, scratch);
+  }
+  // RoPE rotated q and k after the projections: rotate their gradients back.
+  if (a.rope) {
+    for (size_t t = 0; t < tq; ++t)
+      for (size_t h = 0; h < H; ++h) detail::rope_unrotate_row(dq + t * D + h * dk, dk, a.rope_base, t);
+    for (size_t t = 0; t < tk; ++t)
+      for (size_t h = 0; h < H; ++h) detail::rope_unrotate_row(dkk + t * D + h * dk, dk, a.rope_base, t);
+  }
+  // The projections; dheads is free again and serves as their scratch.
+  const float* ctx = a.context ? a.context : a.x;
+  float* dctx = a.context ? g.dcontext : g.dx;
+  projection_backward(a.x, tq, D, a.w.wq, dq, g.dx, g.dwq, g.dbq, dheads);
+  projection_backward(ctx, tk, D, a.w.wk, dkk, dctx, g.dwk, g.dbk, dheads);
+  projection_backward(ctx, tk, D, a.w.wv, dv, dctx, g.dwv, g.dbv, dheads);
   return Status::Ok();
 }
 

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "attnlab/backward.h"
 #include "check.h"
 #include "positional_detail.h"
 
@@ -56,6 +57,43 @@ Status rope_rotate(const float* x, size_t t, size_t d, float base, size_t offset
   }
   // A rotation can grow a component by up to √2: x near 3.4e38 overflows.
   return detail::check_no_overflow(op, "output", out, t * d, "|x| < 2.4e38 (a rotation can grow a value by √2)");
+}
+
+void detail::rope_unrotate_row(float* x, size_t d, float base, size_t pos) {
+  for (size_t i = 0; i + 1 < d; i += 2) {
+    const double theta = static_cast<double>(pos) *
+                         std::pow(static_cast<double>(base), -static_cast<double>(i) / d);
+    const float c = static_cast<float>(std::cos(theta)), s = static_cast<float>(std::sin(theta));
+    const float y0 = x[i], y1 = x[i + 1];
+    x[i] = y0 * c + y1 * s;
+    x[i + 1] = -y0 * s + y1 * c;
+  }
+}
+
+// out = R·x per pair, so dx = Rᵀ·dout: the inverse rotation of dout, accumulated.
+Status rope_backward(const float* dout, size_t t, size_t d, float base, size_t offset, float* dx) {
+  constexpr const char* op = "ropeBackward";
+  ATTNLAB_CHECK(detail::check_positive(op, "t", t));
+  ATTNLAB_CHECK(detail::check_positive(op, "dim", d));
+  if (d % 2 != 0)
+    return Status::Fail(std::string(op) + ": dim is " + std::to_string(d) +
+                        ", expected an even number (RoPE rotates pairs)");
+  ATTNLAB_CHECK(detail::check_base(op, "base", base));
+  ATTNLAB_CHECK(detail::check_count(op, "t·dim", {t, d}));
+  ATTNLAB_CHECK(detail::check_not_null(op, "dout", dout));
+  ATTNLAB_CHECK(detail::check_not_null(op, "dx", dx));
+  for (size_t r = 0; r < t; ++r) {
+    const float* dy = dout + r * d;
+    float* g = dx + r * d;
+    for (size_t i = 0; i < d; i += 2) {
+      const double theta = static_cast<double>(offset + r) *
+                           std::pow(static_cast<double>(base), -static_cast<double>(i) / d);
+      const float c = static_cast<float>(std::cos(theta)), s = static_cast<float>(std::sin(theta));
+      g[i] += dy[i] * c + dy[i + 1] * s;
+      g[i + 1] += -dy[i] * s + dy[i + 1] * c;
+    }
+  }
+  return Status::Ok();
 }
 
 float alibi_slope(size_t head, size_t heads) {

@@ -41,6 +41,19 @@ void gemm_nt_f32_scalar(size_t m, size_t n, size_t k, const float* a, size_t lda
   }
 }
 
+void gemm_tn_acc_f32_scalar(size_t m, size_t n, size_t k, const float* a, size_t lda,
+                            const float* b, size_t ldb, float* c, size_t ldc) {
+  // i-p-j: row i of C gathers column i of A against the rows of B, summed in p order.
+  for (size_t i = 0; i < m; ++i) {
+    float* ci = c + i * ldc;
+    for (size_t p = 0; p < k; ++p) {
+      const float api = a[p * lda + i];
+      const float* bp = b + p * ldb;
+      for (size_t j = 0; j < n; ++j) ci[j] += api * bp[j];
+    }
+  }
+}
+
 void pack_b_nt_f32_scalar(size_t n, size_t k, const float* b, size_t ldb, float* bp) {
   for (size_t j = 0; j < (n + 7) / 8 * 8; ++j)
     for (size_t p = 0; p < k; ++p) bp[j / 8 * 8 * k + p * 8 + j % 8] = j < n ? b[j * ldb + p] : 0.0f;

@@ -228,4 +228,43 @@ void gemm_nt_f32_wasmsimd(size_t m, size_t n, size_t k, const float* a, size_t l
   gemm_packed<true>(m, n, k, a, lda, b, ldb, nullptr, false, c, ldc);
 }
 
+// C += Aᵀ·B as rank-1 updates: for each row p of A and B, every row i of C adds A[p, i]·B[p, :].
+// Each C entry sums its products in p order, as the scalar twin does, so the two agree exactly.
+// Four rows of C per pass share each loaded vector of B.
+void gemm_tn_acc_f32_wasmsimd(size_t m, size_t n, size_t k, const float* a, size_t lda,
+                              const float* b, size_t ldb, float* c, size_t ldc) {
+  size_t i = 0;
+  for (; i + 4 <= m; i += 4) {
+    float* c0 = c + i * ldc;
+    for (size_t p = 0; p < k; ++p) {
+      const float* ap = a + p * lda + i;
+      const float* bp = b + p * ldb;
+      const v128_t a0 = wasm_f32x4_splat(ap[0]), a1 = wasm_f32x4_splat(ap[1]);
+      const v128_t a2 = wasm_f32x4_splat(ap[2]), a3 = wasm_f32x4_splat(ap[3]);
+      size_t j = 0;
+      for (; j + 4 <= n; j += 4) {
+        const v128_t bj = wasm_v128_load(bp + j);
+        float* r = c0 + j;
+        wasm_v128_store(r, wasm_f32x4_add(wasm_v128_load(r), wasm_f32x4_mul(a0, bj)));
+        wasm_v128_store(r + ldc, wasm_f32x4_add(wasm_v128_load(r + ldc), wasm_f32x4_mul(a1, bj)));
+        wasm_v128_store(r + 2 * ldc, wasm_f32x4_add(wasm_v128_load(r + 2 * ldc), wasm_f32x4_mul(a2, bj)));
+        wasm_v128_store(r + 3 * ldc, wasm_f32x4_add(wasm_v128_load(r + 3 * ldc), wasm_f32x4_mul(a3, bj)));
+      }
+      for (; j < n; ++j)
+        for (size_t r = 0; r < 4; ++r) c0[r * ldc + j] += ap[r] * bp[j];
+    }
+  }
+  for (; i < m; ++i) {
+    float* ci = c + i * ldc;
+    for (size_t p = 0; p < k; ++p) {
+      const v128_t ai = wasm_f32x4_splat(a[p * lda + i]);
+      const float* bp = b + p * ldb;
+      size_t j = 0;
+      for (; j + 4 <= n; j += 4)
+        wasm_v128_store(ci + j, wasm_f32x4_add(wasm_v128_load(ci + j), wasm_f32x4_mul(ai, wasm_v128_load(bp + j))));
+      for (; j < n; ++j) ci[j] += a[p * lda + i] * bp[j];
+    }
+  }
+}
+
 }  // namespace attnlab::kernels

@@ -479,6 +479,50 @@ TEST(GradAttention, TiedEmbeddingAndHeadAccumulateIntoOneTable) {
   check_grad(dtable, finite_diff(td, L), "tied embedding + head + loss: dtable");
 }
 
+// Gradients accumulate (a second call adds the same again) and a nullptr gradient is skipped.
+TEST(GradAttention, BackwardsAccumulateAndSkipMissingGradients) {
+  const size_t t = 4, D = 6, H = 3;
+  FVec x = random_f(t * D, 91), w = random_f(4 * D * D, 92, -0.5f, 0.5f);
+  attnlab::MultiHeadArgs a{};
+  a.x = x.data();
+  a.t_q = t;
+  a.d_model = D;
+  a.heads = H;
+  a.w = {w.data(), w.data() + D * D, w.data() + 2 * D * D, w.data() + 3 * D * D};
+  a.mask = Mask::Causal();
+  a.rope = true;
+  FVec q(t * D), k(t * D), v(t * D), weights(H * t * t), heads(t * D), out(t * D);
+  attnlab::MultiHeadOutputs o{q.data(), k.data(), v.data(), nullptr, weights.data(), heads.data(), out.data()};
+  ASSERT_TRUE(attnlab::multihead_attention_forward(a, o).ok);
+  const FVec dout = random_f(t * D, 93);
+  FVec ws(attnlab::multihead_backward_workspace_floats(t, t, D));
+  FVec dx(t * D, 0.0f), dwk(D * D, 0.0f);
+  attnlab::MultiHeadGrads g;  // only dx and dwk wanted
+  g.dx = dx.data();
+  g.dwk = dwk.data();
+  ASSERT_TRUE(attnlab::multihead_attention_backward(a, o, dout.data(), g, ws.data()).ok);
+  const FVec dx1 = dx, dwk1 = dwk;
+  ASSERT_TRUE(attnlab::multihead_attention_backward(a, o, dout.data(), g, ws.data()).ok);
+  for (size_t i = 0; i < dx.size(); ++i) EXPECT_CLOSE(dx[i], 2.0 * dx1[i], tol::kUlps);
+  for (size_t i = 0; i < dwk.size(); ++i) EXPECT_CLOSE(dwk[i], 2.0 * dwk1[i], tol::kUlps);
+
+  // Attention with only dv wanted: dv = weightsᵀ·dout, twice.
+  attnlab::AttentionArgs aa{q.data(), D, k.data(), D, v.data(), D, t, t, D, D, 0.5f, Mask::None()};
+  FVec aw(t * t), ao(t * D), dv(t * D, 0.0f), scratch(t * t);
+  attnlab::AttentionOutputs ao_{nullptr, nullptr, aw.data(), ao.data(), D};
+  ASSERT_TRUE(attnlab::attention_forward(aa, ao_).ok);
+  attnlab::AttentionGrads ag;
+  ag.dv = dv.data();
+  ASSERT_TRUE(attnlab::attention_backward(aa, aw.data(), dout.data(), D, ag, scratch.data()).ok);
+  ASSERT_TRUE(attnlab::attention_backward(aa, aw.data(), dout.data(), D, ag, scratch.data()).ok);
+  for (size_t j = 0; j < t; ++j)
+    for (size_t c = 0; c < D; ++c) {
+      double want = 0;
+      for (size_t i = 0; i < t; ++i) want += double(aw[i * t + j]) * dout[i * D + c];
+      EXPECT_CLOSE(dv[j * D + c], 2.0 * want, tol::kSum);
+    }
+}
+
 TEST(GradAttention, BadSizesAreRefusedWithClearMessages) {
   float buf[64] = {};
   const int ids[] = {0, 9};

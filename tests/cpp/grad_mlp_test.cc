@@ -218,6 +218,37 @@ TEST(GradMlp, ResidualPassesTheGradientToBothBranches) {
   expect_grad(db, finite_diff([&](const Vec& v) { return dot(dd, attnlab_test::add_d(A, v)); }, B), "residual db");
 }
 
+// ---- Composed: a pre-LN MLP sub-layer, out = x + FFN(LN(x)) ------------------------------------------
+// The pieces chain as a model will chain them: the residual hands dout to x and to the FFN, the FFN's
+// dx flows into LayerNorm's, and LayerNorm adds its share onto the residual's in dx.
+TEST(GradMlp, PreLnMlpSubLayerMatchesFiniteDifferences) {
+  const size_t R = 3, D = 6, F = 10;
+  std::mt19937 rng(13);
+  const Floats x = randn(rng, R * D, 1.0f, 0.5f), gamma = randn(rng, D, 0.2f, 1.0f), beta = randn(rng, D, 0.2f),
+               w1 = randn(rng, D * F, 0.4f), b1 = randn(rng, F, 0.2f), w2 = randn(rng, F * D, 0.4f),
+               b2 = randn(rng, D, 0.2f), dout = randn(rng, R * D);
+  const float eps = 1e-5f;
+  Floats ln(R * D), mean(R), rstd(R), pre(R * F), act(R * F), ffn(R * D);
+  attnlab::FeedForwardWeights w{w1.data(), b1.data(), w2.data(), b2.data()};
+  ASSERT_TRUE(attnlab::layer_norm_forward(x.data(), R, D, gamma.data(), beta.data(), eps, ln.data(), mean.data(), rstd.data()).ok);
+  ASSERT_TRUE(attnlab::feed_forward_forward(ln.data(), R, D, F, w, Activation::gelu, {pre.data(), act.data(), ffn.data()}).ok);
+  Floats dx(R * D), dffn(R * D), dln(R * D), dgamma(D), dbeta(D), dw1(D * F), db1(F), dw2(F * D), db2(D), scratch(R * F);
+  ASSERT_TRUE(attnlab::residual_backward(dout.data(), R * D, dx.data(), dffn.data()).ok);
+  ASSERT_TRUE(attnlab::feed_forward_backward(ln.data(), R, D, F, w, Activation::gelu, pre.data(), act.data(), dffn.data(),
+                                             dln.data(), {dw1.data(), db1.data(), dw2.data(), db2.data()}, scratch.data()).ok);
+  ASSERT_TRUE(attnlab::layer_norm_backward(x.data(), R, D, gamma.data(), mean.data(), rstd.data(), dln.data(), dx.data(),
+                                           dgamma.data(), dbeta.data()).ok);
+  const Vec dd = dbl(dout), X = dbl(x), G = dbl(gamma), B = dbl(beta), W1 = dbl(w1);
+  auto L = [&](const Vec& xx, const Vec& gg, const Vec& ww1) {
+    Vec h = attnlab_test::matmul_d(attnlab_test::layer_norm_d(xx, R, D, gg, B, eps), ww1, R, D, F, dbl(b1));
+    for (double& v : h) v = attnlab_test::gelu_d(v);
+    return dot(dd, attnlab_test::add_d(xx, attnlab_test::matmul_d(h, dbl(w2), R, F, D, dbl(b2))));
+  };
+  expect_grad(dx, finite_diff([&](const Vec& v) { return L(v, G, W1); }, X), "x + FFN(LN(x)) dx");
+  expect_grad(dgamma, finite_diff([&](const Vec& v) { return L(X, v, W1); }, G), "x + FFN(LN(x)) dgamma");
+  expect_grad(dw1, finite_diff([&](const Vec& v) { return L(X, G, v); }, W1), "x + FFN(LN(x)) dw1");
+}
+
 // ---- Accumulation and bad input ----------------------------------------------------------------------
 // Two calls give twice one call: every backward adds into its gradients (d = 0 + g, then g + g exactly).
 TEST(GradMlp, BackwardsAccumulate) {

@@ -66,7 +66,7 @@ void expect_grad(const Floats& got, const Vec& fd, const std::string& what) {
   for (size_t i = 0; i < fd.size(); ++i)
     worst = std::max(worst, std::fabs(got[i] - fd[i]) / std::max(std::fabs(fd[i]), 1e-3 * scale));
   std::printf("[grad] %-28s max rel err %.2e (n = %zu)\n", what.c_str(), worst, fd.size());
-  attnlab_test::expect_close_all(got, fd, tol::kGradFD, what);
+  attnlab_test::expect_close_all(got, fd, tol::kGrad, what);
 }
 
 // ---- LayerNorm ---------------------------------------------------------------------------------------

@@ -34,10 +34,6 @@ inline constexpr Tol kRef{1e-4, 1e-4};
 inline constexpr Tol kGrad{1e-4, 1e-5};
 // The lecture notes' numbers, printed to 4 decimals.
 inline constexpr Tol kPrinted4{0, 5e-5};
-// A float32 backward pass against central finite differences of a float64 forward at the same point
-// (tests/cpp/grad_mlp_test.cc): the backward's own float32 rounding over O(10) terms; the differences'
-// truncation (h = 1e-5: O(h²)) and cancellation (O(1e-16/h)) errors are far below it.
-inline constexpr Tol kGradFD{1e-4, 1e-5};
 }  // namespace tol
 
 inline double bound(double want, Tol t) { return std::max(t.abs, t.rel * std::fabs(want)); }

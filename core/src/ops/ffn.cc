@@ -47,8 +47,8 @@ Status feed_forward_forward(const float* x, size_t rows, size_t d_model, size_t 
 //   dact  = dout·W2ᵀ        [R, F]     dpre  = act'(pre)·dact   (in scratch)
 //   db1 += Σ_rows dpre                 dW1 += xᵀ·dpre           [D, F]
 //   dx   += dpre·W1ᵀ        [R, D]
-// Plain loops, ordered so the inner one runs along contiguous rows; SIMD kernels for the transposed
-// products are a later step.
+// The weight gradients run on the "tn" GEMM kernel; dx's dpre·W1ᵀ (an accumulating "nt" product, no
+// kernel yet) and the bias sums are plain loops along contiguous rows.
 Status feed_forward_backward(const float* x, size_t rows, size_t d_model, size_t d_ff,
                              const FeedForwardWeights& w, Activation act, const float* pre,
                              const float* activated, const float* dout, float* dx,
@@ -65,27 +65,13 @@ Status feed_forward_backward(const float* x, size_t rows, size_t d_model, size_t
   if (g.db2 && w.b2)
     for (size_t r = 0; r < R; ++r)
       for (size_t j = 0; j < D; ++j) g.db2[j] += dout[r * D + j];
-  if (g.dw2)
-    for (size_t r = 0; r < R; ++r)
-      for (size_t f = 0; f < F; ++f) {
-        const float a = activated[r * F + f];
-        float* dw = g.dw2 + f * D;
-        const float* dr = dout + r * D;
-        for (size_t j = 0; j < D; ++j) dw[j] += a * dr[j];
-      }
+  if (g.dw2) kernels::gemm_tn_acc_f32(F, D, R, activated, F, dout, D, g.dw2, D);  // dW2 += activatedᵀ·dout
   kernels::gemm_nt_f32(R, F, D, dout, D, w.w2, D, scratch, F);  // dact = dout·W2ᵀ (W2 is [F, D])
   detail::activation_backward_rows(act, pre, R * F, scratch, scratch, false);  // dpre, in place
   if (g.db1 && w.b1)
     for (size_t r = 0; r < R; ++r)
       for (size_t f = 0; f < F; ++f) g.db1[f] += scratch[r * F + f];
-  if (g.dw1)
-    for (size_t r = 0; r < R; ++r)
-      for (size_t i = 0; i < D; ++i) {
-        const float xi = x[r * D + i];
-        float* dw = g.dw1 + i * F;
-        const float* dp = scratch + r * F;
-        for (size_t f = 0; f < F; ++f) dw[f] += xi * dp[f];
-      }
+  if (g.dw1) kernels::gemm_tn_acc_f32(D, F, R, x, D, scratch, F, g.dw1, F);  // dW1 += xᵀ·dpre
   if (dx)
     for (size_t r = 0; r < R; ++r)
       for (size_t i = 0; i < D; ++i) {

@@ -30,6 +30,7 @@
 #include "attnlab/multihead.h"
 #include "attnlab/norm.h"       // LayerNorm, RMSNorm, activations
 #include "attnlab/ops.h"
+#include "attnlab/optimizer.h"  // AdamW, gradient clipping, warm-up + cosine schedule (training)
 #include "attnlab/positional.h"
 #include "attnlab/status.h"
 

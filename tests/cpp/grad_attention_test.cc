@@ -530,6 +530,12 @@ TEST(GradAttention, BadSizesAreRefusedWithClearMessages) {
   EXPECT_EQ(st.message, "embeddingBackward: ids[1] is 9, expected an integer in [0, vocab = 4)");
   st = attnlab::softmax_cross_entropy_forward(buf, 2, 4, ids, buf, buf);
   EXPECT_EQ(st.message, "crossEntropy: targets[1] is 9, expected an integer in [0, vocab = 4)");
+  const float huge[4] = {3e38f, -3e38f, 0.0f, 1.0f};
+  const int zero[1] = {1};
+  float loss = 0;
+  st = attnlab::softmax_cross_entropy_forward(huge, 1, 4, zero, buf, &loss);
+  EXPECT_EQ(st.message, "crossEntropy: loss is Infinity after a float32 overflow, expected logits whose spread "
+                        "(max − target) is within 3.4e38");
   st = attnlab::softmax_cross_entropy_backward(buf, 2, 4, nullptr, 1.0f, buf);
   EXPECT_EQ(st.message, "crossEntropyBackward: targets is missing");
   st = attnlab::rope_backward(buf, 2, 3, 10000.0f, 0, buf);

@@ -1,6 +1,7 @@
 // The two ends of the Transformer, with tied weights (Press & Wolf):
 //   embedding:    e_i = one-hot(i)ᵀ·W_E = W_E[i, :]                    (a row lookup)
 //   output head:  logits = h·W_Eᵀ (+ b),  probs = softmax(logits / temperature)
+#include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -147,8 +148,13 @@ Status softmax_cross_entropy_forward(const float* logits, size_t rows, size_t vo
     for (size_t j = 0; j < vocab; ++j) sum += std::exp(static_cast<double>(lr[j]) - mx);
     total += static_cast<double>(mx) + std::log(sum) - lr[targets[r]];
   }
+  // Finite logits of opposite signs near ±3.4e38 give a loss beyond float32 (max − target > 3.4e38).
+  const double mean = total / static_cast<double>(rows);
+  if (!(mean <= FLT_MAX))
+    return Status::Fail(std::string(op) + ": loss is " + detail::value_str(static_cast<float>(mean)) +
+                        " after a float32 overflow, expected logits whose spread (max − target) is within 3.4e38");
   kernels::softmax_rows_f32(rows, vocab, logits, vocab, probs, vocab);
-  *loss = static_cast<float>(total / static_cast<double>(rows));
+  *loss = static_cast<float>(mean);
   return Status::Ok();
 }
 

@@ -20,16 +20,17 @@ bool uses_simd128() { return kernels::kUsesSimd128; }
 
 namespace {
 
-Status check_attention(const AttentionArgs& a, const AttentionOutputs& o) {
-  constexpr const char* op = "attention";
+// The sizes and row strides of an attention call and of its output (or output-gradient) rows, named
+// `out_ld` in messages: forward and backward check them alike. No buffer's byte count may wrap size_t
+// (32-bit on wasm32).
+Status check_attention_shape(const char* op, const AttentionArgs& a, size_t out_ld, const char* out_ld_name) {
   ATTNLAB_CHECK(detail::check_positive(op, "tq", a.t_q));
   ATTNLAB_CHECK(detail::check_positive(op, "tk", a.t_k));
   ATTNLAB_CHECK(detail::check_positive(op, "dk", a.d_k));
   ATTNLAB_CHECK(detail::check_positive(op, "dv", a.d_v));
-  // Row strides cover a row, and no buffer's byte count wraps size_t (32-bit on wasm32).
   const struct { const char* name; size_t ld, width; const char* width_name; } strides[] = {
       {"ldq", a.ldq, a.d_k, "dk"}, {"ldk", a.ldk, a.d_k, "dk"}, {"ldv", a.ldv, a.d_v, "dv"},
-      {"ldo", o.ldo, a.d_v, "dv"}};
+      {out_ld_name, out_ld, a.d_v, "dv"}};
   for (const auto& st : strides)
     if (st.ld < st.width)
       return Status::Fail(std::string(op) + ": " + st.name + " is " + std::to_string(st.ld) +
@@ -38,7 +39,12 @@ Status check_attention(const AttentionArgs& a, const AttentionOutputs& o) {
   ATTNLAB_CHECK(detail::check_count(op, "tq·ldq", {a.t_q, a.ldq}));
   ATTNLAB_CHECK(detail::check_count(op, "tk·ldk", {a.t_k, a.ldk}));
   ATTNLAB_CHECK(detail::check_count(op, "tk·ldv", {a.t_k, a.ldv}));
-  ATTNLAB_CHECK(detail::check_count(op, "tq·ldo", {a.t_q, o.ldo}));
+  return detail::check_count(op, (std::string("tq·") + out_ld_name).c_str(), {a.t_q, out_ld});
+}
+
+Status check_attention(const AttentionArgs& a, const AttentionOutputs& o) {
+  constexpr const char* op = "attention";
+  ATTNLAB_CHECK(check_attention_shape(op, a, o.ldo, "ldo"));
   ATTNLAB_CHECK(detail::check_not_null(op, "weights buffer", o.weights));
   ATTNLAB_CHECK(detail::check_not_null(op, "output buffer", o.out));
   if (!(std::isfinite(a.scale) && a.scale > 0.0f))
@@ -154,22 +160,7 @@ void attention_backward_unchecked(const AttentionArgs& a, const float* weights, 
 Status attention_backward(const AttentionArgs& a, const float* weights, const float* dout, size_t lddo,
                           const AttentionGrads& g, float* scratch) {
   constexpr const char* op = "attentionBackward";
-  ATTNLAB_CHECK(detail::check_positive(op, "tq", a.t_q));
-  ATTNLAB_CHECK(detail::check_positive(op, "tk", a.t_k));
-  ATTNLAB_CHECK(detail::check_positive(op, "dk", a.d_k));
-  ATTNLAB_CHECK(detail::check_positive(op, "dv", a.d_v));
-  const struct { const char* name; size_t ld, width; const char* width_name; } strides[] = {
-      {"ldq", a.ldq, a.d_k, "dk"}, {"ldk", a.ldk, a.d_k, "dk"}, {"ldv", a.ldv, a.d_v, "dv"},
-      {"lddo", lddo, a.d_v, "dv"}};
-  for (const auto& st : strides)
-    if (st.ld < st.width)
-      return Status::Fail(std::string(op) + ": " + st.name + " is " + std::to_string(st.ld) +
-                          ", expected a row stride ≥ " + st.width_name + " = " + std::to_string(st.width));
-  ATTNLAB_CHECK(detail::check_count(op, "tq·tk", {a.t_q, a.t_k}));
-  ATTNLAB_CHECK(detail::check_count(op, "tq·ldq", {a.t_q, a.ldq}));
-  ATTNLAB_CHECK(detail::check_count(op, "tk·ldk", {a.t_k, a.ldk}));
-  ATTNLAB_CHECK(detail::check_count(op, "tk·ldv", {a.t_k, a.ldv}));
-  ATTNLAB_CHECK(detail::check_count(op, "tq·lddo", {a.t_q, lddo}));
+  ATTNLAB_CHECK(check_attention_shape(op, a, lddo, "lddo"));
   if (a.score != AttentionArgs::Score::dot)
     return Status::Fail(std::string(op) + ": score is neg_sq_dist, expected dot (the only score with a backward pass)");
   if (!(std::isfinite(a.scale) && a.scale > 0.0f))

@@ -39,15 +39,24 @@ void detail::rope_rotate_row(float* x, size_t d, float base, size_t pos) {
   }
 }
 
-Status rope_rotate(const float* x, size_t t, size_t d, float base, size_t offset, float* out) {
-  constexpr const char* op = "rope";
+namespace {
+
+// t rows of dim values rotated in pairs: forward and backward accept the same shapes.
+Status check_rope_shape(const char* op, size_t t, size_t d, float base) {
   ATTNLAB_CHECK(detail::check_positive(op, "t", t));
   ATTNLAB_CHECK(detail::check_positive(op, "dim", d));
   if (d % 2 != 0)
     return Status::Fail(std::string(op) + ": dim is " + std::to_string(d) +
                         ", expected an even number (RoPE rotates pairs)");
   ATTNLAB_CHECK(detail::check_base(op, "base", base));
-  ATTNLAB_CHECK(detail::check_count(op, "t·dim", {t, d}));  // no size_t wrap
+  return detail::check_count(op, "t·dim", {t, d});  // no size_t wrap
+}
+
+}  // namespace
+
+Status rope_rotate(const float* x, size_t t, size_t d, float base, size_t offset, float* out) {
+  constexpr const char* op = "rope";
+  ATTNLAB_CHECK(check_rope_shape(op, t, d, base));
   ATTNLAB_CHECK(detail::check_finite(op, "x", x, t * d));
   for (size_t r = 0; r < t; ++r) {
     float* row = out + r * d;
@@ -73,13 +82,7 @@ void detail::rope_unrotate_row(float* x, size_t d, float base, size_t pos) {
 // out = R·x per pair, so dx = Rᵀ·dout: the inverse rotation of dout, accumulated.
 Status rope_backward(const float* dout, size_t t, size_t d, float base, size_t offset, float* dx) {
   constexpr const char* op = "ropeBackward";
-  ATTNLAB_CHECK(detail::check_positive(op, "t", t));
-  ATTNLAB_CHECK(detail::check_positive(op, "dim", d));
-  if (d % 2 != 0)
-    return Status::Fail(std::string(op) + ": dim is " + std::to_string(d) +
-                        ", expected an even number (RoPE rotates pairs)");
-  ATTNLAB_CHECK(detail::check_base(op, "base", base));
-  ATTNLAB_CHECK(detail::check_count(op, "t·dim", {t, d}));
+  ATTNLAB_CHECK(check_rope_shape(op, t, d, base));
   ATTNLAB_CHECK(detail::check_not_null(op, "dout", dout));
   ATTNLAB_CHECK(detail::check_not_null(op, "dx", dx));
   for (size_t r = 0; r < t; ++r) {

@@ -28,16 +28,24 @@ Status sinusoidal_positional_encoding_forward(size_t length, size_t d_model, flo
   return Status::Ok();
 }
 
-void detail::rope_rotate_row(float* x, size_t d, float base, size_t pos) {
+namespace {
+
+// Rotates pairs (2i, 2i+1) of one row by direction·pos·base^(−2i/d): +1 is RoPE, −1 its inverse
+// (the backward pass: Rᵀ = R(−θ)). Negating sin is exact, so both directions round alike.
+void rotate_pairs(float* x, size_t d, float base, size_t pos, float direction) {
   for (size_t i = 0; i + 1 < d; i += 2) {
     const double theta = static_cast<double>(pos) *
                          std::pow(static_cast<double>(base), -static_cast<double>(i) / d);
-    const float c = static_cast<float>(std::cos(theta)), s = static_cast<float>(std::sin(theta));
+    const float c = static_cast<float>(std::cos(theta)), s = direction * static_cast<float>(std::sin(theta));
     const float x0 = x[i], x1 = x[i + 1];
     x[i] = x0 * c - x1 * s;
     x[i + 1] = x0 * s + x1 * c;
   }
 }
+
+}  // namespace
+
+void detail::rope_rotate_row(float* x, size_t d, float base, size_t pos) { rotate_pairs(x, d, base, pos, 1.0f); }
 
 namespace {
 
@@ -68,16 +76,7 @@ Status rope_rotate(const float* x, size_t t, size_t d, float base, size_t offset
   return detail::check_no_overflow(op, "output", out, t * d, "|x| < 2.4e38 (a rotation can grow a value by √2)");
 }
 
-void detail::rope_unrotate_row(float* x, size_t d, float base, size_t pos) {
-  for (size_t i = 0; i + 1 < d; i += 2) {
-    const double theta = static_cast<double>(pos) *
-                         std::pow(static_cast<double>(base), -static_cast<double>(i) / d);
-    const float c = static_cast<float>(std::cos(theta)), s = static_cast<float>(std::sin(theta));
-    const float y0 = x[i], y1 = x[i + 1];
-    x[i] = y0 * c + y1 * s;
-    x[i + 1] = -y0 * s + y1 * c;
-  }
-}
+void detail::rope_unrotate_row(float* x, size_t d, float base, size_t pos) { rotate_pairs(x, d, base, pos, -1.0f); }
 
 // out = R·x per pair, so dx = Rᵀ·dout: the inverse rotation of dout, accumulated.
 Status rope_backward(const float* dout, size_t t, size_t d, float base, size_t offset, float* dx) {

@@ -78,19 +78,32 @@ async function checkWidgets(page, slideSel, boxSel, where) {
   return { widgets, problems };
 }
 
+/** Where a Slidev deck is: "#/12?clicks=3" → { no: 12, clicks: 3 }. */
+export function slidevAt(page) {
+  return page.evaluate(() => {
+    const m = location.hash.match(/#\/(\d+)(?:\?clicks=(\d+))?/);
+    return m ? { no: Number(m[1]), clicks: Number(m[2] ?? 0) } : null;
+  });
+}
+
+/** Presses → and waits until the deck leaves `at` (at the last click nothing changes: it gives up after 1.5 s). */
+export async function slidevNext(page, at) {
+  await page.keyboard.press('ArrowRight');
+  await page.waitForFunction(([no, clicks]) => {
+    const m = location.hash.match(/#\/(\d+)(?:\?clicks=(\d+))?/);
+    return m && (Number(m[1]) !== no || Number(m[2] ?? 0) !== clicks);
+  }, [at.no, at.clicks], { timeout: 1500 }).catch(() => {});
+}
+
 /** Every Slidev slide and click; `url` is the built deck's index.html. */
 export async function walkSlidev(page, url) {
   await page.setViewportSize({ width: 1280, height: 720 });
   await page.goto(`${url}#/1`);
   await page.locator('.slidev-page-1').first().waitFor();
-  const where = () => page.evaluate(() => {
-    const m = location.hash.match(/#\/(\d+)(?:\?clicks=(\d+))?/);
-    return m ? { no: Number(m[1]), clicks: Number(m[2] ?? 0) } : null;
-  });
   const problems = [];
   let last = null, steps = 0, widgets = 0;
   for (; steps < 500; steps++) {
-    const at = await where();
+    const at = await slidevAt(page);
     if (last && at.no === last.no && at.clicks === last.clicks) break;
     const sel = `#slide-content .slidev-page-${at.no}`;
     await page.locator(sel).first().waitFor();
@@ -98,11 +111,7 @@ export async function walkSlidev(page, url) {
     widgets += r.widgets.length;
     problems.push(...r.problems);
     last = at;
-    await page.keyboard.press('ArrowRight');
-    await page.waitForFunction(([no, clicks]) => {
-      const m = location.hash.match(/#\/(\d+)(?:\?clicks=(\d+))?/);
-      return m && (Number(m[1]) !== no || Number(m[2] ?? 0) !== clicks);
-    }, [last.no, last.clicks], { timeout: 1500 }).catch(() => {});
+    await slidevNext(page, last);
   }
   return { problems, steps, widgets };
 }

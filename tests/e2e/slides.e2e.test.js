@@ -5,6 +5,7 @@
 // the presenter view reaches the audience view.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { BASE_URL, launch, watchedPage } from './browser.js';
+import { slidevAt, slidevNext } from './deck-fit.js';
 
 // The number of the first Slidev slide on which `selector` ({n} = the slide number) matches, or −1.
 // Waits for each slide to be rendered rather than sleeping a fixed time (a loaded machine renders
@@ -155,11 +156,7 @@ describe('reveal.js deck', () => {
 
 describe('Slidev deck', () => {
   const deckUrl = (route) => new URL(`slides/slidev/index.html#${route}`, BASE_URL()).href;
-  // "#/12?clicks=3" → { no: 12, clicks: 3 }
-  const where = (page) => page.evaluate(() => {
-    const m = location.hash.match(/#\/(\d+)(?:\?clicks=(\d+))?/);
-    return m ? { no: Number(m[1]), clicks: Number(m[2] ?? 0) } : null;
-  });
+  const where = slidevAt;
 
   test('every slide and click: widgets render, no console errors, nothing off localhost', async () => {
     const { page, problems } = await watchedPage(browser.context);
@@ -179,11 +176,7 @@ describe('Slidev deck', () => {
         widgets += report.length;
       }
       last = at;
-      await page.keyboard.press('ArrowRight');
-      await page.waitForFunction(([no, clicks]) => {
-        const m = location.hash.match(/#\/(\d+)(?:\?clicks=(\d+))?/);
-        return m && (Number(m[1]) !== no || Number(m[2] ?? 0) !== clicks);
-      }, [last.no, last.clicks], { timeout: 1500 }).catch(() => {});
+      await slidevNext(page, last);
     }
     // Every slide from 1 to the last ("The End") was visited.
     expect(Math.max(...seen)).toBe(seen.size);

@@ -34,7 +34,39 @@ inline constexpr Tol kRef{1e-4, 1e-4};
 inline constexpr Tol kGrad{1e-4, 1e-5};
 // The lecture notes' numbers, printed to 4 decimals.
 inline constexpr Tol kPrinted4{0, 5e-5};
+// A whole float32 model (forward and backward, ~20 ops deep) against a float64 reference, measured per
+// TENSOR by tensor_rel_error: max|got − want| / max(max|want|, floor). Not per element: a logit or
+// gradient near 0 is a sum of large terms that cancel, and carries their absolute rounding error, so
+// per-element relative error fails on correct code, while a per-element absolute bound would need
+// tuning to each tensor's scale. The tensor's own largest value is the scale its rounding follows.
+// 1e-4 ≈ 800 float32 ulps.
+inline constexpr Tol kModel{1e-4, 0};
+// Two float32 runs of the same few training steps (the model and torch in float32), per tensor as
+// kModel: gradients agree to ~1e-6, and Adam's m̂/√v̂ barely moves with their relative error, so the
+// parameters differ by a small multiple of lr·1e-6 (torch float32 vs float64 measures 2e-7).
+inline constexpr Tol kTrainSteps{1e-5, 0};
+// A parameter whose exact gradient is 0, so that float32 gives rounding noise (b_K: softmax ignores a
+// constant added to every key), after Adam steps: Adam normalises the noise, so the value is only
+// bounded, not reproducible. Each step moves it by at most lr·√Σᵢ wᵢ²/uᵢ (m̂ = Σ wᵢgᵢ, v̂ = Σ uᵢgᵢ²;
+// Cauchy–Schwarz), which is 1, 1.0004, 1.001 for steps 1–3 at β = (0.9, 0.95): ≤ 1.01·lr per step.
+inline constexpr double kAdamNoiseStep = 1.01;  // × lr: the bound per step on such a parameter
 }  // namespace tol
+
+// The error of a whole tensor relative to its own scale (tol::kModel): max|got − want| / max(max|want|,
+// floor). floor > 0 keeps a tensor whose reference is 0 from dividing by 0; *at: the worst element.
+template <class Got, class Want>
+double tensor_rel_error(const Got& got, const Want& want, double floor, size_t* at = nullptr) {
+  double diff = 0, scale = floor;
+  size_t worst = 0;
+  for (size_t i = 0; i < want.size() && i < got.size(); ++i) {
+    double d = std::fabs(double(got[i]) - double(want[i]));
+    if (std::isnan(d)) d = INFINITY;
+    if (d > diff) diff = d, worst = i;
+    scale = std::max(scale, std::fabs(double(want[i])));
+  }
+  if (at) *at = worst;
+  return got.size() == want.size() ? diff / scale : INFINITY;
+}
 
 inline double bound(double want, Tol t) { return std::max(t.abs, t.rel * std::fabs(want)); }
 

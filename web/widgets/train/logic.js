@@ -1,0 +1,355 @@
+// <attn-train> logic: the task and model presets, which snapshot and head each slide stage shows, the
+// head mask for ablation, and the plot series. Pure functions (no DOM, no core): every number they
+// pass on comes from the trainer (its progress events, snapshots and inspect results); they only pick,
+// order and label.
+
+/** The tasks web/train/tasks.js defines (createTrainer's `task`). */
+export const TASKS = [
+  { id: 'induction', label: 'induction (repeat a random sequence)' },
+  { id: 'names', label: 'names (next letter)' },
+  { id: 'reverse', label: 'reverse a sequence' },
+];
+
+/**
+ * Model size presets: createTrainer's `model` (vocab and context come from the task) and the training
+ * settings that go with it. Two layers are the smallest model that can form an induction head (a
+ * previous-token head in layer 0 whose output a layer-1 head's keys read); one layer cannot.
+ */
+export const SIZES = [
+  {
+    id: 'attn2', label: '2-layer attention-only (induction)',
+    model: { layers: 2, heads: 4, dModel: 64, attentionOnly: true, layerNorm: false },
+    optimizer: { lr: 1e-3, weightDecay: 0.01, maxGradNorm: 1, warmupSteps: 50 },
+    batch: 8, steps: 1500,
+  },
+  {
+    id: 'mlp2', label: '2-layer with MLP + LayerNorm',
+    model: { layers: 2, heads: 4, dModel: 64, dFF: 256, attentionOnly: false, layerNorm: true },
+    optimizer: { lr: 1e-3, weightDecay: 0.01, maxGradNorm: 1, warmupSteps: 50 },
+    batch: 8, steps: 1500,
+  },
+  {
+    id: 'attn1', label: '1-layer attention-only (no induction head possible)',
+    model: { layers: 1, heads: 4, dModel: 64, attentionOnly: true, layerNorm: false },
+    optimizer: { lr: 1e-3, weightDecay: 0.01, maxGradNorm: 1, warmupSteps: 50 },
+    batch: 8, steps: 1500,
+  },
+];
+
+export const sizeById = (id) => SIZES.find((s) => s.id === id) ?? SIZES[0];
+
+/** createTrainer's options for a task and size preset (seed: the model's initialisation). */
+export function trainerOptions(task, sizeId, { seed = 0, worker } = {}) {
+  const s = sizeById(sizeId);
+  const o = {
+    task, model: { ...s.model, seed }, optimizer: { ...s.optimizer }, batch: s.batch,
+    evalEvery: 25, snapshotEvery: 100,
+  };
+  if (worker !== undefined) o.worker = worker;
+  return o;
+}
+
+/** The slide stages (the `stage` attribute). */
+export const STAGES = ['untrained', 'loss falls', 'previous-token head', 'induction head'];
+
+/** "L0H1": layer 0, head 1 (both counted from 0, as interpretability papers do). */
+export const headName = (layer, head) => `L${layer}H${head}`;
+
+/** Shape of a snapshot's `heads` ([layer][head]): { layers, heads }. */
+export function headShape(heads) {
+  return { layers: heads?.length ?? 0, heads: heads?.[0]?.length ?? 0 };
+}
+
+/**
+ * The head mask createTrainer's inspect takes: [layers·heads], 1 keep, 0 ablate; `ablated` holds flat
+ * indices layer·heads + head. Indices outside the model are ignored. null when nothing is ablated.
+ */
+export function headMask(ablated, layers, heads) {
+  const n = layers * heads, list = (ablated ?? []).filter((i) => Number.isInteger(i) && i >= 0 && i < n);
+  if (!list.length) return null;
+  const mask = new Array(n).fill(1);
+  for (const i of list) mask[i] = 0;
+  return mask;
+}
+
+/** `ablated` with head `i` switched (a sorted list without duplicates). */
+export function toggleHead(ablated, i) {
+  const set = new Set(ablated ?? []);
+  if (set.has(i)) set.delete(i); else set.add(i);
+  return [...set].sort((a, b) => a - b);
+}
+
+/**
+ * The head with the largest `kind` score ('prev' | 'induction') among the layers `from`…`to`
+ * (inclusive) of `heads` ([layer][head] { prev, induction }): { layer, head, score }, or null.
+ */
+export function bestHead(heads, kind, from = 0, to = Infinity) {
+  let best = null;
+  (heads ?? []).forEach((row, l) => {
+    if (l < from || l > to) return;
+    row.forEach((h, j) => {
+      const s = h?.[kind];
+      if (Number.isFinite(s) && (!best || s > best.score)) best = { layer: l, head: j, score: s };
+    });
+  });
+  return best;
+}
+
+/**
+ * What slide stage `stage` shows, from a list of snapshots ({ step, evalLoss, heads }, in step order):
+ *   0 untrained: the first snapshot;
+ *   1 loss falls: the first snapshot whose held-out loss is at most halfway from the first to the last;
+ *   2 previous-token head: the first snapshot where layer 0's best previous-token score reaches 80 % of
+ *     the highest it ever reaches — that head highlighted;
+ *   3 induction head: the last snapshot, the best induction head of layers ≥ 1 highlighted (layer 0
+ *     in a one-layer model).
+ * Returns { index, focus: { layer, head, kind } | null, emphasis: 'maps' | 'loss' | 'prev' | 'induction' },
+ * or null when there is no snapshot.
+ */
+export function stageView(snapshots, stage) {
+  const n = snapshots?.length ?? 0;
+  if (!n) return null;
+  const s = Math.max(0, Math.min(3, stage ?? 3));
+  if (s === 0) return { index: 0, focus: null, emphasis: 'maps' };
+  if (s === 1) {
+    const first = snapshots[0].evalLoss, last = snapshots[n - 1].evalLoss;
+    let index = n - 1;
+    if (Number.isFinite(first) && Number.isFinite(last)) {
+      const half = (first + last) / 2;
+      const k = snapshots.findIndex((x) => Number.isFinite(x.evalLoss) && x.evalLoss <= half);
+      if (k >= 0) index = k;
+    }
+    return { index, focus: null, emphasis: 'loss' };
+  }
+  if (s === 2) {
+    const best = snapshots.map((x) => bestHead(x.heads, 'prev', 0, 0));
+    const top = Math.max(...best.map((b) => b?.score ?? -Infinity));
+    let index = n - 1;
+    if (Number.isFinite(top)) {
+      const k = best.findIndex((b) => b && b.score >= 0.8 * top);
+      if (k >= 0) index = k;
+    }
+    const b = best[index];
+    return { index, focus: b ? { layer: b.layer, head: b.head, kind: 'prev' } : null, emphasis: 'prev' };
+  }
+  const last = snapshots[n - 1], { layers } = headShape(last.heads);
+  const b = bestHead(last.heads, 'induction', layers > 1 ? 1 : 0);
+  return { index: n - 1, focus: b ? { layer: b.layer, head: b.head, kind: 'induction' } : null, emphasis: 'induction' };
+}
+
+/** Every `k`-th point of a long history (and always the last), so a plot stays a few hundred points. */
+export function thin(list, maxPoints = 400) {
+  const n = list?.length ?? 0;
+  if (n <= maxPoints) return list ?? [];
+  const k = Math.ceil(n / maxPoints), out = [];
+  for (let i = 0; i < n; i += k) out.push(list[i]);
+  if (out[out.length - 1] !== list[n - 1]) out.push(list[n - 1]);
+  return out;
+}
+
+const pts = (list, key) => list.filter((r) => Number.isFinite(r?.[key])).map((r) => [r.step, r[key]]);
+
+/** One colour per meaning in the loss plot (Okabe–Ito). */
+export const LOSS_COLORS = { loss: '#8c959f', evalLoss: '#0072b2', firstHalfLoss: '#e69f00', repeatedLoss: '#009e73', ratio: '#cc79a7' };
+
+/**
+ * The loss plot's series from a history ([{ step, loss, evalLoss, firstHalfLoss, repeatedLoss }]):
+ * train loss (smoothed, as the trainer reports it), held-out loss and, for induction, the held-out
+ * loss on the first and on the repeated half. Series with no point are left out.
+ */
+export function lossSeries(history, task) {
+  const h = thin(history);
+  const defs = [
+    ['loss', 'train loss', null], ['evalLoss', 'held-out loss', null],
+    ...(task === 'induction' ? [['firstHalfLoss', 'first half', '6 3'], ['repeatedLoss', 'repeated half', null]] : []),
+  ];
+  return defs.map(([key, label, dash]) => ({ key, label, color: LOSS_COLORS[key], dash, points: pts(h, key) })).filter((s) => s.points.length);
+}
+
+/** The induction task's ratio: repeated-half loss / first-half loss, as the trainer reports it. */
+export function ratioSeries(history) {
+  const p = pts(thin(history), 'ratio');
+  return p.length ? [{ key: 'ratio', label: 'repeated / first-half loss', color: LOSS_COLORS.ratio, points: p }] : [];
+}
+
+/** Head colours: one per head index (Okabe–Ito); layers differ by dash. */
+export const HEAD_COLORS = ['#0072b2', '#e69f00', '#009e73', '#cc79a7', '#56b4e9', '#d55e00', '#000000', '#999999'];
+export const LAYER_DASH = [null, '7 4', '2 3', '10 3 2 3'];
+
+/**
+ * Per-head score curves over steps: one series per head (`kind` 'prev' | 'induction'), coloured by
+ * head, dashed by layer. With `focus` ({ layer, head }) the other heads are drawn grey so that one stands out.
+ */
+export function scoreSeries(history, kind, focus = null) {
+  const h = thin(history).filter((r) => r?.heads);
+  const { layers, heads } = headShape(h[h.length - 1]?.heads);
+  const out = [];
+  for (let l = 0; l < layers; l++) {
+    for (let j = 0; j < heads; j++) {
+      const points = h.filter((r) => Number.isFinite(r.heads[l]?.[j]?.[kind])).map((r) => [r.step, r.heads[l][j][kind]]);
+      const isFocus = focus && focus.layer === l && focus.head === j;
+      const color = focus && !isFocus ? '#c4cad0' : HEAD_COLORS[j % HEAD_COLORS.length];
+      out.push({ key: headName(l, j), label: headName(l, j), layer: l, head: j, color, dash: LAYER_DASH[l % LAYER_DASH.length], points, focus: !!isFocus });
+    }
+  }
+  // The highlighted head drawn last: on top of the grey ones.
+  return focus ? [...out.filter((s) => !s.focus), ...out.filter((s) => s.focus)] : out;
+}
+
+/** [min, max] of every y in `series` (a plot's domain shared with a marker line), padded a little. */
+export function yRange(series, { floor = null } = {}) {
+  let lo = Infinity, hi = -Infinity;
+  for (const s of series) for (const [, y] of s.points) { lo = Math.min(lo, y); hi = Math.max(hi, y); }
+  if (!Number.isFinite(lo)) return [0, 1];
+  if (floor !== null) lo = Math.min(lo, floor);
+  if (hi - lo < 1e-9) hi = lo + 1;
+  const pad = (hi - lo) * 0.06;
+  return [floor !== null && lo === floor ? lo : lo - pad, hi + pad];
+}
+
+/**
+ * The eval sequence's predictions beside the next token: rows for a table, one per position i < t − 1:
+ * { pos, token, next, pred, predAblated, right, rightAblated }. `decode(id)` names a token; ids the
+ * decoder does not know are written "#id". Only positions from `from` on (induction: the repeated half).
+ */
+export function predictionRows(base, ablated, decode, from = 0) {
+  if (!base?.ids) return [];
+  const ids = base.ids, name = (id) => decode?.(id) ?? `#${id}`;
+  const rows = [];
+  for (let i = Math.max(0, from); i + 1 < ids.length; i++) {
+    const next = ids[i + 1], p = base.predictions?.[i], q = ablated?.predictions?.[i];
+    rows.push({ pos: i, token: base.tokens?.[i] ?? name(ids[i]), next: base.tokens?.[i + 1] ?? name(next),
+      pred: name(p), predAblated: ablated ? name(q) : null, right: p === next, rightAblated: ablated ? q === next : null });
+  }
+  return rows;
+}
+
+/** A decoder for token ids from an inspect result's ids and their decoded tokens (the eval sequence's own vocabulary). */
+export function decoderFrom(inspect, decode = null) {
+  const map = new Map();
+  if (inspect?.ids && inspect?.tokens) for (let i = 0; i < inspect.ids.length; i++) map.set(inspect.ids[i], inspect.tokens[i]);
+  return (id) => (decode ? decode(id) : undefined) ?? map.get(id);
+}
+
+/** Clamps a snapshot index to [0, n − 1] (null when there are none). */
+export function clampIndex(i, n) {
+  if (!n) return null;
+  if (!Number.isFinite(i)) return n - 1;
+  return Math.max(0, Math.min(n - 1, Math.trunc(i)));
+}
+
+/** A history entry from a trainer progress event's detail (the fields the plots read). */
+export function historyEntry(d) {
+  return { step: d.step, loss: d.loss, evalLoss: d.evalLoss, firstHalfLoss: d.firstHalfLoss, repeatedLoss: d.repeatedLoss, ratio: d.ratio, heads: d.heads };
+}
+
+/**
+ * A live training run seen from the widget: listens to a trainer (createTrainer's events, see
+ * web/train/trainer.js), keeps the history the plots read (one entry per progress event), the
+ * snapshots, running / step / speed and the last error, and calls `onChange()` after each of them.
+ * `target` (steps): the run pauses itself there (the progress bar's end).
+ */
+export class LiveRun {
+  constructor(trainer, { onChange = () => {}, target = Infinity } = {}) {
+    this.trainer = trainer;
+    this.onChange = onChange;
+    this.target = target;
+    this.history = Array.isArray(trainer.history) ? trainer.history.map(historyEntry) : [];
+    this.snapshots = [...(trainer.snapshots ?? [])];
+    this.running = !!trainer.running;
+    this.step = trainer.stepCount ?? 0;
+    this.speed = null;
+    this.error = '';
+    this.last = this.history[this.history.length - 1] ?? null;
+    this.disposed = false;
+    this._on = {
+      progress: (e) => {
+        const d = e.detail ?? {};
+        const entry = historyEntry(d);
+        // A reset starts a new history: steps go back.
+        if (this.history.length && entry.step < this.history[this.history.length - 1].step) this.history = [];
+        this.history.push(entry);
+        this.last = entry;
+        this.step = d.step ?? this.step;
+        if (Number.isFinite(d.tokensPerSec) || Number.isFinite(d.stepsPerSec)) this.speed = { tokensPerSec: d.tokensPerSec, stepsPerSec: d.stepsPerSec };
+        if (this.running && this.step >= this.target) this.trainer.pause();
+        this.onChange('progress');
+      },
+      snapshot: (e) => {
+        const d = e.detail ?? {};
+        this.snapshots = [...(this.trainer.snapshots ?? [])];
+        if (!this.snapshots.some((s) => s.index === d.index)) this.snapshots.push(d);
+        this.onChange('snapshot');
+      },
+      state: (e) => {
+        const d = e.detail ?? {};
+        this.running = !!d.running;
+        if (Number.isFinite(d.step)) this.step = d.step;
+        if (this.running) this.error = '';
+        this.onChange('state');
+      },
+      error: (e) => {
+        this.error = e.detail?.message ?? String(e.detail ?? 'training failed');
+        this.running = false;
+        this.snapshots = [...(this.trainer.snapshots ?? this.snapshots)];
+        this.onChange('error');
+      },
+    };
+    for (const [type, fn] of Object.entries(this._on)) trainer.addEventListener(type, fn);
+  }
+
+  start() { this.error = ''; this.trainer.start(); }
+  pause() { this.trainer.pause(); }
+
+  async step1(n = 1) {
+    await this.trainer.step(n);
+    this.step = this.trainer.stepCount ?? this.step;
+    this.onChange('step');
+  }
+
+  async reset(options) {
+    await this.trainer.reset(options);
+    this.history = [];
+    this.snapshots = [...(this.trainer.snapshots ?? [])];
+    this.step = this.trainer.stepCount ?? 0;
+    this.last = null;
+    this.error = '';
+    this.onChange('reset');
+  }
+
+  /** Stops listening and ends the trainer (its worker). */
+  dispose() {
+    if (this.disposed) return;
+    this.disposed = true;
+    for (const [type, fn] of Object.entries(this._on)) this.trainer.removeEventListener(type, fn);
+    this.trainer.terminate?.();
+  }
+}
+
+/**
+ * Runs `fn(request)` one at a time: while one runs, later requests wait and only the newest of them
+ * runs next (a training run asks for a new picture on every progress event; the pictures must not pile
+ * up). `done(result, request)` gets each result, `fail(error, request)` each error.
+ */
+export function latestOnly(fn, done, fail = () => {}) {
+  let busy = false, queued = null;
+  const run = async (req) => {
+    busy = true;
+    try {
+      done(await fn(req), req);
+    } catch (e) {
+      fail(e, req);
+    } finally {
+      busy = false;
+      if (queued) {
+        const next = queued.req;
+        queued = null;
+        run(next);
+      }
+    }
+  };
+  return (req) => {
+    if (busy) queued = { req };
+    else run(req);
+  };
+}

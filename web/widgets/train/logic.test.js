@@ -1,0 +1,242 @@
+import { describe, expect, test } from 'vitest';
+import {
+  LiveRun, SIZES, TASKS, bestHead, clampIndex, headMask, headName, latestOnly, lossSeries, predictionRows, ratioSeries,
+  scoreSeries, stageView, thin, toggleHead, trainerOptions, yRange,
+} from './logic.js';
+
+// Heads of a 2-layer, 2-head model whose layer-0 head 1 becomes a previous-token head from step
+// `prevAt` and whose layer-1 head 0 becomes an induction head from step `indAt` (scores 0.1 → 0.9).
+function heads(step, prevAt = 300, indAt = 600) {
+  const on = (at) => (step >= at ? 0.9 : 0.1);
+  return [
+    [{ prev: 0.1, induction: 0.05 }, { prev: on(prevAt), induction: 0.05 }],
+    [{ prev: 0.1, induction: on(indAt) }, { prev: 0.1, induction: 0.2 }],
+  ];
+}
+const snapshotsEvery100 = (n = 10) => Array.from({ length: n }, (_, i) => ({
+  index: i, step: i * 100, evalLoss: i < 6 ? 2.8 : 0.9, ratio: i < 6 ? 1 : 0.2, heads: heads(i * 100),
+}));
+
+/** A stand-in for createTrainer's trainer (web/train/trainer.js): events and the calls the widget makes. */
+class FakeTrainer extends EventTarget {
+  constructor() {
+    super();
+    this.running = false;
+    this.stepCount = 0;
+    this.snapshots = [];
+    this.calls = [];
+    this.terminated = false;
+  }
+  emit(type, detail) { this.dispatchEvent(new CustomEvent(type, { detail })); }
+  start() { this.calls.push('start'); this.running = true; this.emit('state', { running: true, step: this.stepCount }); }
+  pause() { this.calls.push('pause'); this.running = false; this.emit('state', { running: false, step: this.stepCount }); }
+  async step(n = 1) { this.stepCount += n; this.emit('progress', { step: this.stepCount, loss: 2, evalLoss: 2.1, heads: heads(this.stepCount) }); }
+  async reset() { this.stepCount = 0; this.snapshots = []; }
+  terminate() { this.terminated = true; }
+  /** What the real trainer does while running: a progress event every evalEvery steps. */
+  progress(step, extra = {}) { this.stepCount = step; this.emit('progress', { step, loss: 3 - step / 1000, evalLoss: 3.1 - step / 1000, heads: heads(step), ...extra }); }
+  snapshot(step) {
+    const s = { index: this.snapshots.length, step, evalLoss: 3 - step / 1000, ratio: 1, heads: heads(step) };
+    this.snapshots.push(s);
+    this.emit('snapshot', s);
+  }
+}
+
+describe('presets', () => {
+  test('every task and size makes trainer options with the model the preset names', () => {
+    for (const t of TASKS) {
+      for (const s of SIZES) {
+        const o = trainerOptions(t.id, s.id, { seed: 3 });
+        expect(o.task).toBe(t.id);
+        expect(o.model).toEqual({ ...s.model, seed: 3 });
+        expect(o.model.heads).toBeGreaterThan(0);
+        expect(o.model.dModel % o.model.heads).toBe(0);
+        expect(o.snapshotEvery % o.evalEvery).toBe(0);  // every snapshot has eval numbers
+      }
+    }
+    expect(trainerOptions('names', 'nope').model.layers).toBe(SIZES[0].model.layers);
+    expect(trainerOptions('names', 'attn2', { worker: false }).worker).toBe(false);
+  });
+});
+
+describe('heads', () => {
+  test('names count layers and heads from 0', () => {
+    expect(headName(1, 3)).toBe('L1H3');
+  });
+
+  test('the head mask keeps every head but the ablated ones; null when none is', () => {
+    expect(headMask([], 2, 4)).toBeNull();
+    expect(headMask(null, 2, 4)).toBeNull();
+    expect(headMask([1, 6], 2, 4)).toEqual([1, 0, 1, 1, 1, 1, 0, 1]);
+    expect(headMask([9, -1, 2.5], 2, 4)).toBeNull();  // outside the model: ignored
+  });
+
+  test('toggleHead switches one head and keeps the list sorted', () => {
+    expect(toggleHead([], 5)).toEqual([5]);
+    expect(toggleHead([5], 1)).toEqual([1, 5]);
+    expect(toggleHead([1, 5], 5)).toEqual([1]);
+  });
+
+  test('bestHead finds the largest score in the layers asked for', () => {
+    expect(bestHead(heads(1000), 'prev', 0, 0)).toEqual({ layer: 0, head: 1, score: 0.9 });
+    expect(bestHead(heads(1000), 'induction', 1)).toEqual({ layer: 1, head: 0, score: 0.9 });
+    expect(bestHead([[{ prev: NaN, induction: NaN }]], 'induction')).toBeNull();
+    expect(bestHead(undefined, 'prev')).toBeNull();
+  });
+});
+
+describe('stages', () => {
+  const snaps = snapshotsEvery100();
+
+  test('0: the untrained snapshot, no head highlighted', () => {
+    expect(stageView(snaps, 0)).toEqual({ index: 0, focus: null, emphasis: 'maps' });
+  });
+
+  test('1: the first snapshot at least halfway down the held-out loss', () => {
+    expect(stageView(snaps, 1).index).toBe(6);
+    expect(stageView(snaps, 1).emphasis).toBe('loss');
+  });
+
+  test('2: the first snapshot with a previous-token head in layer 0, that head highlighted', () => {
+    const v = stageView(snaps, 2);
+    expect(snaps[v.index].step).toBe(300);
+    expect(v.focus).toEqual({ layer: 0, head: 1, kind: 'prev' });
+  });
+
+  test('3 (and no stage): the last snapshot, layer 1’s induction head highlighted', () => {
+    const v = stageView(snaps, 3);
+    expect(v.index).toBe(snaps.length - 1);
+    expect(v.focus).toEqual({ layer: 1, head: 0, kind: 'induction' });
+    expect(stageView(snaps, null)).toEqual(v);
+  });
+
+  test('no snapshots: nothing to show', () => {
+    expect(stageView([], 2)).toBeNull();
+  });
+
+  test('a one-layer model highlights its own best induction head', () => {
+    const one = [{ step: 0, evalLoss: 3, heads: [[{ prev: 0.2, induction: 0.1 }, { prev: 0.3, induction: 0.4 }]] }];
+    expect(stageView(one, 3).focus).toEqual({ layer: 0, head: 1, kind: 'induction' });
+  });
+});
+
+describe('plot series', () => {
+  const history = Array.from({ length: 11 }, (_, i) => ({ step: i * 50, loss: 3 - i * 0.1, evalLoss: 3.1 - i * 0.1, firstHalfLoss: 2.7, repeatedLoss: 2.7 - i * 0.2, ratio: 1 - i * 0.07, heads: heads(i * 50, 100, 300) }));
+
+  test('loss: train and held-out for every task, the halves for induction only', () => {
+    expect(lossSeries(history, 'names').map((s) => s.key)).toEqual(['loss', 'evalLoss']);
+    const ind = lossSeries(history, 'induction');
+    expect(ind.map((s) => s.key)).toEqual(['loss', 'evalLoss', 'firstHalfLoss', 'repeatedLoss']);
+    expect(ind[3].points[4]).toEqual([history[4].step, history[4].repeatedLoss]);
+    expect(ratioSeries(history)[0].points).toHaveLength(history.length);
+    expect(ratioSeries([{ step: 0, loss: 1 }])).toEqual([]);
+  });
+
+  test('scores: one line per head; with a focus the others are grey and the focus is drawn last', () => {
+    const s = scoreSeries(history, 'prev');
+    expect(s.map((x) => x.key)).toEqual(['L0H0', 'L0H1', 'L1H0', 'L1H1']);
+    expect(s[1].points.map(([, y]) => y)).toEqual(history.map((h) => h.heads[0][1].prev));
+    const f = scoreSeries(history, 'prev', { layer: 0, head: 1 });
+    expect(f[f.length - 1].key).toBe('L0H1');
+    expect(new Set(f.slice(0, -1).map((x) => x.color)).size).toBe(1);
+    expect(f[f.length - 1].color).not.toBe(f[0].color);
+  });
+
+  test('thin keeps long histories short, first and last kept', () => {
+    const long = Array.from({ length: 1001 }, (_, i) => ({ step: i }));
+    const t = thin(long, 100);
+    expect(t.length).toBeLessThanOrEqual(101);
+    expect(t[0].step).toBe(0);
+    expect(t[t.length - 1].step).toBe(1000);
+    expect(thin(history, 100)).toBe(history);
+  });
+
+  test('yRange spans the points (from the floor when given)', () => {
+    const [lo, hi] = yRange([{ points: [[0, 1], [1, 3]] }]);
+    expect(lo).toBeLessThan(1);
+    expect(hi).toBeGreaterThan(3);
+    expect(yRange([{ points: [[0, 1], [1, 3]] }], { floor: 0 })[0]).toBe(0);
+    expect(yRange([])).toEqual([0, 1]);
+  });
+
+  test('clampIndex keeps a snapshot index inside the list (absent: the last)', () => {
+    expect(clampIndex(7, 3)).toBe(2);
+    expect(clampIndex(-1, 3)).toBe(0);
+    expect(clampIndex(null, 3)).toBe(2);
+    expect(clampIndex(0, 0)).toBeNull();
+  });
+});
+
+describe('predictions', () => {
+  test('each position beside the token after it, with and without the ablated heads', () => {
+    const base = { ids: Int32Array.from([0, 1, 2, 1, 2]), tokens: ['^', 'A', 'B', 'A', 'B'], predictions: Int32Array.from([1, 1, 1, 2, 0]) };
+    const abl = { ids: base.ids, tokens: base.tokens, predictions: Int32Array.from([1, 2, 1, 1, 0]) };
+    const rows = predictionRows(base, abl, (id) => '^AB'[id], 2);
+    expect(rows.map((r) => r.pos)).toEqual([2, 3]);
+    expect(rows[1]).toEqual({ pos: 3, token: 'A', next: 'B', pred: 'B', predAblated: 'A', right: true, rightAblated: false });
+    expect(predictionRows(base, null, null)[0].pred).toBe('#1');
+    expect(predictionRows(null, null, null)).toEqual([]);
+  });
+});
+
+describe('a live run (against a stand-in trainer)', () => {
+  test('progress builds the history; snapshots are kept; the run pauses itself at the target', () => {
+    const tr = new FakeTrainer(), changes = [];
+    const run = new LiveRun(tr, { target: 200, onChange: (why) => changes.push(why) });
+    run.start();
+    expect(run.running).toBe(true);
+    tr.progress(100, { tokensPerSec: 5000, stepsPerSec: 20 });
+    tr.snapshot(100);
+    expect(run.history.map((h) => h.step)).toEqual([100]);
+    expect(run.snapshots.map((s) => s.step)).toEqual([100]);
+    expect(run.speed).toEqual({ tokensPerSec: 5000, stepsPerSec: 20 });
+    expect(tr.calls).toEqual(['start']);
+    tr.progress(200);
+    expect(tr.calls).toEqual(['start', 'pause']);
+    expect(run.running).toBe(false);
+    expect(changes).toContain('snapshot');
+  });
+
+  test('an error stops the run and keeps its message and the snapshots', () => {
+    const tr = new FakeTrainer();
+    const run = new LiveRun(tr);
+    run.start();
+    tr.snapshot(0);
+    tr.emit('error', { message: 'trainStep: loss is NaN' });
+    expect(run.running).toBe(false);
+    expect(run.error).toBe('trainStep: loss is NaN');
+    expect(run.snapshots).toHaveLength(1);
+    run.start();
+    expect(run.error).toBe('');
+  });
+
+  test('a step, a reset and disposing', async () => {
+    const tr = new FakeTrainer();
+    const run = new LiveRun(tr);
+    await run.step1(5);
+    expect(run.step).toBe(5);
+    expect(run.history.map((h) => h.step)).toEqual([5]);
+    await run.reset();
+    expect(run.history).toEqual([]);
+    expect(run.step).toBe(0);
+    run.dispose();
+    tr.progress(50);
+    expect(run.history).toEqual([]);  // no longer listening
+    expect(tr.terminated).toBe(true);
+  });
+});
+
+test('latestOnly runs one request at a time and skips to the newest', async () => {
+  const seen = [], done = [];
+  let release;
+  const fn = (r) => { seen.push(r); return new Promise((ok) => { release = () => ok(r * 10); }); };
+  const ask = latestOnly(fn, (v) => done.push(v));
+  ask(1); ask(2); ask(3);
+  expect(seen).toEqual([1]);
+  release();
+  await new Promise((ok) => setTimeout(ok, 0));
+  expect(seen).toEqual([1, 3]);
+  release();
+  await new Promise((ok) => setTimeout(ok, 0));
+  expect(done).toEqual([10, 30]);
+});

@@ -189,7 +189,8 @@ export function scoreSeries(history, kind, focus = null) {
       const points = h.filter((r) => Number.isFinite(r.heads[l]?.[j]?.[kind])).map((r) => [r.step, r.heads[l][j][kind]]);
       const isFocus = focus && focus.layer === l && focus.head === j;
       const color = focus && !isFocus ? '#c4cad0' : HEAD_COLORS[j % HEAD_COLORS.length];
-      out.push({ key: headName(l, j), label: headName(l, j), layer: l, head: j, color, dash: LAYER_DASH[l % LAYER_DASH.length], points, focus: !!isFocus });
+      // The highlighted head solid whatever its layer: it is the line to follow.
+      out.push({ key: headName(l, j), label: headName(l, j), layer: l, head: j, color, dash: isFocus ? null : LAYER_DASH[l % LAYER_DASH.length], points, focus: !!isFocus });
     }
   }
   // The highlighted head drawn last: on top of the grey ones.
@@ -254,7 +255,7 @@ export class LiveRun {
     this.trainer = trainer;
     this.onChange = onChange;
     this.target = target;
-    this.history = Array.isArray(trainer.history) ? trainer.history.map(historyEntry) : [];
+    this._history = [];
     this.snapshots = [...(trainer.snapshots ?? [])];
     this.running = !!trainer.running;
     this.step = trainer.stepCount ?? 0;
@@ -265,11 +266,15 @@ export class LiveRun {
     this._on = {
       progress: (e) => {
         const d = e.detail ?? {};
-        const entry = historyEntry(d);
-        // A reset starts a new history: steps go back.
-        if (this.history.length && entry.step < this.history[this.history.length - 1].step) this.history = [];
-        this.history.push(entry);
-        this.last = entry;
+        // A trainer without a history of its own: keep one from the evaluations the event carries.
+        if (!Array.isArray(this.trainer.history)) {
+          const points = Array.isArray(d.lossHistory) ? d.lossHistory : [d];
+          for (const p of points) {
+            if (this._history.length && p.step < this._history[this._history.length - 1].step) this._history = [];  // a reset
+            if (!this._history.length || p.step > this._history[this._history.length - 1].step) this._history.push(historyEntry(p));
+          }
+        }
+        this.last = { ...historyEntry(d), loss: d.loss };
         this.step = d.step ?? this.step;
         if (Number.isFinite(d.tokensPerSec) || Number.isFinite(d.stepsPerSec)) this.speed = { tokensPerSec: d.tokensPerSec, stepsPerSec: d.stepsPerSec };
         if (this.running && this.step >= this.target) this.trainer.pause();
@@ -277,7 +282,7 @@ export class LiveRun {
       },
       snapshot: (e) => {
         const d = e.detail ?? {};
-        this.snapshots = [...(this.trainer.snapshots ?? [])];
+        this.snapshots = [...(this.trainer.snapshots ?? this.snapshots)];
         if (!this.snapshots.some((s) => s.index === d.index)) this.snapshots.push(d);
         this.onChange('snapshot');
       },
@@ -298,6 +303,11 @@ export class LiveRun {
     for (const [type, fn] of Object.entries(this._on)) trainer.addEventListener(type, fn);
   }
 
+  /** One entry per held-out evaluation: [{ step, loss, evalLoss, firstHalfLoss, repeatedLoss, ratio, heads }]. */
+  get history() {
+    return Array.isArray(this.trainer.history) ? this.trainer.history : this._history;
+  }
+
   start() { this.error = ''; this.trainer.start(); }
   pause() { this.trainer.pause(); }
 
@@ -309,7 +319,7 @@ export class LiveRun {
 
   async reset(options) {
     await this.trainer.reset(options);
-    this.history = [];
+    this._history = [];
     this.snapshots = [...(this.trainer.snapshots ?? [])];
     this.step = this.trainer.stepCount ?? 0;
     this.last = null;

@@ -17,24 +17,34 @@ const snapshotsEvery100 = (n = 10) => Array.from({ length: n }, (_, i) => ({
   index: i, step: i * 100, evalLoss: i < 6 ? 2.8 : 0.9, ratio: i < 6 ? 1 : 0.2, heads: heads(i * 100),
 }));
 
-/** A stand-in for createTrainer's trainer (web/train/trainer.js): events and the calls the widget makes. */
+/**
+ * A stand-in for createTrainer's trainer (web/train/trainer.js): its events, the calls the widget makes,
+ * and, like the real one, a `history` it extends with each progress event's evaluations (lossHistory)
+ * before emitting it. `keepsHistory: false`: a trainer without one (the run keeps its own).
+ */
 class FakeTrainer extends EventTarget {
-  constructor() {
+  constructor({ keepsHistory = true } = {}) {
     super();
     this.running = false;
     this.stepCount = 0;
     this.snapshots = [];
+    if (keepsHistory) this.history = [];
     this.calls = [];
     this.terminated = false;
   }
   emit(type, detail) { this.dispatchEvent(new CustomEvent(type, { detail })); }
   start() { this.calls.push('start'); this.running = true; this.emit('state', { running: true, step: this.stepCount }); }
   pause() { this.calls.push('pause'); this.running = false; this.emit('state', { running: false, step: this.stepCount }); }
-  async step(n = 1) { this.stepCount += n; this.emit('progress', { step: this.stepCount, loss: 2, evalLoss: 2.1, heads: heads(this.stepCount) }); }
-  async reset() { this.stepCount = 0; this.snapshots = []; }
+  async step(n = 1) { this.progress(this.stepCount + n); return this.stepCount; }
+  async reset() { this.stepCount = 0; this.snapshots = []; if (this.history) this.history = []; }
   terminate() { this.terminated = true; }
-  /** What the real trainer does while running: a progress event every evalEvery steps. */
-  progress(step, extra = {}) { this.stepCount = step; this.emit('progress', { step, loss: 3 - step / 1000, evalLoss: 3.1 - step / 1000, heads: heads(step), ...extra }); }
+  /** What the real trainer does while running: a progress event with the evaluations since the last one. */
+  progress(step, extra = {}) {
+    this.stepCount = step;
+    const point = { step, loss: 3 - step / 1000, evalLoss: 3.1 - step / 1000, heads: heads(step) };
+    this.history?.push(point);
+    this.emit('progress', { ...point, lossHistory: [point], ...extra });
+  }
   snapshot(step) {
     const s = { index: this.snapshots.length, step, evalLoss: 3 - step / 1000, ratio: 1, heads: heads(step) };
     this.snapshots.push(s);
@@ -210,9 +220,20 @@ describe('a live run (against a stand-in trainer)', () => {
     expect(run.error).toBe('');
   });
 
+  test('a trainer without a history of its own: the run keeps one from the events (a reset starts it over)', () => {
+    const tr = new FakeTrainer({ keepsHistory: false });
+    const run = new LiveRun(tr);
+    tr.progress(50);
+    tr.progress(100);
+    expect(run.history.map((h) => h.step)).toEqual([50, 100]);
+    tr.progress(25);
+    expect(run.history.map((h) => h.step)).toEqual([25]);
+  });
+
   test('a step, a reset and disposing', async () => {
     const tr = new FakeTrainer();
-    const run = new LiveRun(tr);
+    let changes = 0;
+    const run = new LiveRun(tr, { onChange: () => { changes++; } });
     await run.step1(5);
     expect(run.step).toBe(5);
     expect(run.history.map((h) => h.step)).toEqual([5]);
@@ -220,8 +241,10 @@ describe('a live run (against a stand-in trainer)', () => {
     expect(run.history).toEqual([]);
     expect(run.step).toBe(0);
     run.dispose();
+    const before = changes;
     tr.progress(50);
-    expect(run.history).toEqual([]);  // no longer listening
+    expect(changes).toBe(before);  // no longer listening
+    expect(run.step).toBe(0);
     expect(tr.terminated).toBe(true);
   });
 });

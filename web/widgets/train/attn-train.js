@@ -1,0 +1,731 @@
+// <attn-train>: watch a small Transformer's heads form while it trains.
+//
+// A task (induction / names / reverse) and a model size; start / pause / step / reset; the loss curves
+// (train and held-out; induction: the first and the repeated half, and their ratio); every head's
+// attention on the task's fixed held-out sequence (layers × heads), updating as it trains; each head's
+// previous-token and induction score over the steps; a checkpoint scrubber; head ablation (click or
+// Enter on a head's map: the loss and the predictions with and without it); for names, samples as it
+// learns. The induction task's pretrained snapshots (web/train/pretrained/induction/) show formed heads
+// at once; "Train live" starts from scratch in a Web Worker.
+//
+// Attributes: task, size (a preset of logic.js SIZES), source ("pretrained" | "live"), snapshot (index
+// into the snapshots; absent: the stage's, else the latest), stage (slides: 0 untrained, 1 loss falls,
+// 2 previous-token head, 3 induction head; absent: 3 on a slide), weight-range, hash-key, and
+// AttnWidget's layout / controls / fit-height. Property `ablated`: flat head indices (layer·heads + head).
+// Events: attn-state-change { state }.
+// Numbers: all from the trainer (web/train: createTrainer's progress, snapshots, inspect, sample) and
+// the pretrained snapshots' index; the widget plots them and compares predicted ids with the next id.
+import { html, css, nothing, unsafeCSS } from 'lit';
+import { viridis, css as rgb } from '../shared/colormap.js';
+import { AttnWidget, optionalInt } from '../shared/widget.js';
+import { widgetStyles } from '../shared/styles.js';
+import { plot } from '../shared/plot.js';
+import { fmt as fmt0 } from '../shared/format.js';
+import { packRow } from '../shared/fit.js';
+import { FitBoxes, SLIDE_CSS, padRange, plotInner } from '../convex/fit-boxes.js';
+import {
+  LiveRun, SIZES, STAGES, TASKS, clampIndex, decoderFrom, headMask, headName, headShape, latestOnly, lossSeries,
+  predictionRows, ratioSeries, scoreSeries, sizeById, stageView, toggleHead, trainerOptions, yRange, LOSS_COLORS,
+} from './logic.js';
+import { openPretrained, openTrainer } from './source.js';
+import '../shared/heatmap.js';
+
+/** The sequential colour map as a CSS gradient (a legend drawn once for a grid of maps). */
+const RAMP = Array.from({ length: 11 }, (_, i) => rgb(viridis(i / 10))).join(', ');
+const SHORT_STAGES = ['untrained', 'loss falls', 'prev-token head', 'induction head'];
+const MAX_HEADS = 64;
+const FOCUS_TEXT = { prev: 'previous-token head', induction: 'induction head' };
+const MARK = '#d1242f';
+/** A number as the widgets print it; '–' for one the trainer has not reported (null) yet. */
+const fmt = (x, d) => (typeof x === 'number' ? fmt0(x, d) : '–');
+
+export class AttnTrain extends AttnWidget {
+  static properties = {
+    task: { type: String, reflect: true },
+    size: { type: String, reflect: true },
+    source: { type: String, reflect: true },
+    snapshot: { converter: optionalInt },
+    stage: { converter: optionalInt, reflect: true },
+    weightRange: { type: String, attribute: 'weight-range' },
+    ablated: { attribute: false },
+    _pre: { state: true },
+    _run: { state: true },
+    _view: { state: true },
+    _tick: { state: true },
+    _error: { state: true },
+    _samples: { state: true },
+  };
+
+  static stateSchema = {
+    task: { type: 'enum', values: TASKS.map((t) => t.id) },
+    size: { type: 'enum', values: SIZES.map((s) => s.id) },
+    source: { type: 'enum', values: ['pretrained', 'live'] },
+    snapshot: { type: 'int', min: 0, max: 100000 },
+    ablated: { type: 'nums', maxLength: MAX_HEADS, min: 0, max: MAX_HEADS - 1 },
+  };
+
+  static checkState(s) {
+    if (s.ablated && s.ablated.some((i) => !Number.isInteger(i))) return 'ablated holds a head that is not a whole number';
+    return '';
+  }
+
+  static styles = [widgetStyles, css`
+    ${SLIDE_CSS}
+    .plots { display: flex; flex-wrap: wrap; gap: 12px 20px; align-items: flex-start; }
+    .plots .plot-panel { max-width: 100%; }
+    .grid { display: flex; flex-direction: column; gap: 6px; }
+    .layer { display: flex; flex-wrap: wrap; gap: 8px 12px; align-items: flex-start; }
+    .layer-name { writing-mode: vertical-rl; transform: rotate(180deg); font-weight: 600; color: #57606a; align-self: center; }
+    attn-heatmap.off { opacity: 0.45; }
+    attn-heatmap.focus { outline: 3px solid #d1242f; outline-offset: 2px; border-radius: 2px; }
+    .status { font-variant-numeric: tabular-nums; }
+    progress { width: 10em; }
+    .scrub input[type='range'] { width: min(28em, 60vw); }
+    .scrub output { font-variant-numeric: tabular-nums; }
+    .jump button[aria-pressed='true'] { background: #0969da; color: #fff; border-color: #0969da; }
+    .source button[aria-pressed='true'] { background: #0969da; color: #fff; border-color: #0969da; }
+    table.preds { border-collapse: collapse; font-variant-numeric: tabular-nums; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
+    table.preds :is(th, td) { border: 1px solid #d0d7de; padding: 1px 5px; text-align: center; }
+    table.preds th[scope='row'] { text-align: left; font-family: system-ui, sans-serif; font-weight: 600; white-space: nowrap; }
+    td.right { background: #dafbe1; }
+    td.wrong { background: #ffebe9; }
+    .samples { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
+    .samples li { margin: 2px 0; }
+    .legend-line .line-swatch.thick { border-top-width: 5px; }
+    .empty { color: #57606a; font-style: italic; }
+    /* slide layout */
+    .slide-head { display: flex; flex-direction: column; gap: 4px; }
+    .slide-head .topline { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 14px; }
+    .slide-head .stagestrip { margin: 0; }
+    .slide-head .controls { margin: 0; gap: 4px 10px; font-size: 16px; flex-wrap: nowrap; }
+    .slide-head .controls button { padding: 1px 8px; }
+    .slide-head .scrub input[type='range'] { width: 9em; }
+    .slide-head .caption { font-size: 18px; line-height: 1.3; margin: 0; font-variant-numeric: tabular-nums; }
+    .caption .em { background: #fff8c5; box-shadow: 0 0 0 2px #d4a72c inset; border-radius: 4px; padding: 0 4px; }
+    .slide-frame .slide-body { margin-top: 6px; }
+    .slide-body.column { flex-direction: column; gap: 6px; }
+    .panel { display: flex; flex-direction: column; min-width: 0; min-height: 0; }
+    .panel.maps-panel { flex: 1 1 0; overflow: visible; }
+    .panel.em .plotbox { box-shadow: 0 0 0 2px #d4a72c; border-radius: 4px; }
+    .maps { display: flex; flex-direction: column; gap: 4px; align-items: flex-start; }
+    .maps .mrow { display: flex; gap: 8px; align-items: flex-start; }
+    /* A grid too wide for its column even at the smallest cells: the maps (colours only) shrink together. */
+    .maps.grid.shrink, .maps.grid.shrink .mrow { width: 100%; }
+    .maps.grid.shrink attn-heatmap { flex: 1 1 0; min-width: 0; }
+    .grid-legend .ramp { display: inline-block; width: 80px; height: 12px; margin-right: 6px; vertical-align: -1px; border: 1px solid #8c959f;
+      background: linear-gradient(to right, ${unsafeCSS(RAMP)}); }
+    .slide-frame p.error { margin: 4px 0 0; font-size: 16px; }
+  `];
+
+  constructor() {
+    super();
+    this.task = 'induction';
+    this.size = 'attn2';
+    this.source = null;  // null: pretrained when the task has them, else live
+    this.snapshot = null;
+    this.stage = null;
+    this.weightRange = 'fixed';
+    this.ablated = [];
+    this._pre = { task: null, status: 'idle', snapshots: [], message: '' };
+    this._run = null;
+    this._view = null;
+    this._viewKey = '';
+    this._tick = 0;
+    this._error = '';
+    this._samples = [];
+    this.boxes = new FitBoxes(this);
+    this._inspect = latestOnly((req) => this.#fetchView(req), (v, req) => {
+      if (req.key === this._wantKey) this._view = { ...v, key: req.key };
+    }, (e, req) => {
+      if (req.key === this._wantKey) this._view = { key: req.key, error: e.message ?? String(e) };
+    });
+  }
+
+  // ---- sources: the pretrained snapshots, a live run ------------------------------------------------
+
+  /** The source shown: the attribute, else the pretrained snapshots when this task has them, else live. */
+  get #source() {
+    if (this.source === 'live') return 'live';
+    if (this.source === 'pretrained' && this.task === 'induction') return 'pretrained';
+    return this.task === 'induction' && this._pre.status !== 'none' && this._pre.status !== 'error' && !this._run ? 'pretrained' : 'live';
+  }
+
+  #snaps() {
+    return this.#source === 'pretrained' ? this._pre.snapshots : this._run?.snapshots ?? [];
+  }
+
+  #history() {
+    if (this.#source === 'pretrained') return this._pre.snapshots;
+    return this._run?.history ?? [];
+  }
+
+  /** The view: which snapshot (null: the live weights), the highlighted head and what a slide emphasises. */
+  #current() {
+    const snaps = this.#snaps(), n = snaps.length, live = this.#source === 'live';
+    const sv = this.stage !== null && this.stage !== undefined || this.slideLayout ? stageView(snaps, this.stage) : null;
+    let index;
+    if (this.snapshot !== null && this.snapshot !== undefined && n) index = live && this.snapshot >= n ? null : clampIndex(this.snapshot, n);
+    else if (sv && (!live || !this._run?.running)) index = sv.index;
+    else index = live ? null : clampIndex(null, n);
+    const snap = index === null ? null : snaps[index];
+    const step = snap ? snap.step : this._run?.step ?? 0;
+    return { index, snap, step, n, focus: sv?.focus ?? null, emphasis: sv?.emphasis ?? null, live };
+  }
+
+  async #loadPretrained() {
+    const task = this.task;
+    if (task !== 'induction' || this._pre.task === task) return;
+    this._pre = { task, status: 'loading', snapshots: [], message: '' };
+    try {
+      const pre = await openPretrained(task);
+      if (this.task !== task) return;
+      this._pre = pre.snapshots.length ? { task, status: 'ready', ...pre, message: '' }
+        : { task, status: 'none', snapshots: [], message: 'no pretrained snapshots' };
+    } catch (e) {
+      if (this.task !== task) return;
+      this._pre = { task, status: 'none', snapshots: [], message: `no pretrained snapshots (${e.message ?? e})` };
+    }
+  }
+
+  /** A live run for this task and size (made on first use). */
+  async #ensureRun() {
+    if (this._run) return this._run;
+    if (this._making) return this._making;
+    const { task, size } = this;
+    this._making = (async () => {
+      try {
+        const trainer = await openTrainer(trainerOptions(task, size, { seed: 0 }));
+        if (this.task !== task || this.size !== size || !this.isConnected) { trainer.terminate?.(); return null; }
+        this._run = new LiveRun(trainer, { target: sizeById(size).steps, onChange: (why) => this.#onRun(why) });
+        this._runFor = `${task}|${size}`;
+        this._error = '';
+        return this._run;
+      } catch (e) {
+        this._error = `The trainer could not start: ${e.message ?? e}`;
+        return null;
+      } finally {
+        this._making = null;
+      }
+    })();
+    return this._making;
+  }
+
+  #onRun(why) {
+    this._tick++;
+    if (why === 'error') this._error = this._run.error;
+    if (why === 'snapshot' && this.task === 'names') this.#sampleNames();
+  }
+
+  #dropRun() {
+    this._run?.dispose();
+    this._run = null;
+    this._samples = [];
+    this._view = null;
+    this._viewKey = '';
+  }
+
+  async #sampleNames() {
+    const run = this._run;
+    if (!run || this._sampling) return;
+    this._sampling = true;
+    try {
+      const step = run.step;
+      const out = await run.trainer.sample({ steps: 48, temperature: 0.8, seed: step });
+      const text = typeof out === 'string' ? out : String(out);
+      const names = text.split('.').map((s) => s.trim()).filter(Boolean).slice(0, 8);
+      if (run === this._run) this._samples = [{ step, names }, ...this._samples].slice(0, 6);
+    } catch (e) {
+      if (run === this._run) this._samples = [{ step: run.step, names: [], error: e.message ?? String(e) }, ...this._samples].slice(0, 6);
+    } finally {
+      this._sampling = false;
+    }
+  }
+
+  // ---- the picture on the eval sequence ---------------------------------------------------------
+
+  async #fetchView({ source, index, mask }) {
+    if (source === 'pretrained') {
+      const snap = this._pre.snapshots[index];
+      const base = await this._pre.inspect(index, {});
+      const abl = mask ? await this._pre.inspect(index, { headMask: mask }) : null;
+      return { base, abl, step: snap?.step };
+    }
+    const run = this._run;
+    if (!run) throw new Error('no training run');
+    const opts = index === null ? {} : { snapshot: this._run.snapshots[index]?.index ?? index };
+    const base = await run.trainer.inspect(opts);
+    const abl = mask ? await run.trainer.inspect({ ...opts, headMask: mask }) : null;
+    return { base, abl };
+  }
+
+  #requestView() {
+    const cur = this.#current(), source = this.#source;
+    const shape = this.#shape();
+    const mask = headMask(this.ablated, shape.layers, shape.heads);
+    if (source === 'pretrained' && (this._pre.status !== 'ready' || cur.index === null)) return;
+    if (source === 'live' && !this._run) return;
+    const key = `${this.task}|${this.size}|${source}|${cur.index ?? `live${this._run?.step ?? 0}`}|${mask ?? ''}`;
+    this._wantKey = key;
+    if (key === this._viewKey) return;
+    this._viewKey = key;
+    this._inspect({ key, source, index: cur.index, mask });
+  }
+
+  /** Layers and heads of the model shown (from its scores, else the preset). */
+  #shape() {
+    const snaps = this.#snaps(), h = this.#history();
+    const heads = this._view?.base?.attention ? this._view.base.attention.map((l) => l.map(() => ({}))) : (snaps[snaps.length - 1] ?? h[h.length - 1])?.heads;
+    const s = headShape(heads);
+    if (s.layers) return s;
+    const m = this.#source === 'pretrained' && this._pre.config ? this._pre.config : sizeById(this.size).model;
+    return { layers: m.layers, heads: m.heads };
+  }
+
+  // ---- lifecycle --------------------------------------------------------------------------------
+
+  willUpdate(changed) {
+    super.willUpdate(changed);
+    // A run belongs to one task and size (set as attributes, or restored from a link).
+    if ((changed.has('task') || changed.has('size')) && this._run && (this._runFor !== `${this.task}|${this.size}`)) this.#dropRun();
+    if (changed.has('stage') && changed.get('stage') !== undefined) this.snapshot = null;  // a deck's click shows the stage's snapshot
+  }
+
+  updated(changed) {
+    super.updated(changed);
+    if (!this._lab || this._syncQueued) return;
+    // After this update, not inside it: what it starts sets state (loading, the view) of its own.
+    this._syncQueued = true;
+    queueMicrotask(() => {
+      this._syncQueued = false;
+      if (!this.isConnected) return;
+      if (this.task === 'induction') this.#loadPretrained();
+      if (this.#source === 'live' && !this._run && !this._making && !this._error) this.#ensureRun();
+      this.#requestView();
+    });
+  }
+
+  disconnectedCallback() {
+    super.disconnectedCallback();
+    this.#dropRun();
+  }
+
+  // ---- user actions -----------------------------------------------------------------------------
+
+  #setTask(task) {
+    if (task === this.task) return;
+    this.#dropRun();
+    this.task = task;
+    this.source = null;
+    this.snapshot = null;
+    this.ablated = [];
+    this._error = '';
+    this.stateChanged();
+  }
+
+  #setSize(size) {
+    if (size === this.size) return;
+    this.#dropRun();
+    this.size = size;
+    this.source = this.#source === 'pretrained' ? 'live' : this.source;
+    this.snapshot = null;
+    this.ablated = [];
+    this._error = '';
+    this.stateChanged();
+  }
+
+  #setSource(source) {
+    if (source === this.#source) return;
+    this.source = source;
+    this.snapshot = null;  // the heads switched off stay off: the same model shape
+    this._view = null;
+    this._viewKey = '';
+    this.stateChanged();
+  }
+
+  /** Start (or resume) live training: from scratch when the pretrained snapshots were shown. */
+  async #start() {
+    if (this.#source !== 'live') this.#setSource('live');
+    this.snapshot = null;
+    const run = await this.#ensureRun();
+    if (!run) return;
+    if (run.step >= run.target) run.target = run.step + sizeById(this.size).steps;
+    this._error = '';
+    run.start();
+    this._tick++;
+  }
+
+  #pause() { this._run?.pause(); }
+
+  async #step(n) {
+    if (this.#source !== 'live') this.#setSource('live');
+    this.snapshot = null;
+    const run = await this.#ensureRun();
+    if (!run || run.running) return;
+    try {
+      await run.step1(n);
+    } catch (e) {
+      this._error = e.message ?? String(e);
+    }
+  }
+
+  async #reset() {
+    const run = this._run;
+    if (!run) return;
+    run.pause();
+    this.snapshot = null;
+    this._samples = [];
+    try {
+      await run.reset();
+    } catch (e) {
+      this._error = e.message ?? String(e);
+    }
+    this._viewKey = '';
+  }
+
+  #scrub(value) {
+    const cur = this.#current();
+    this.snapshot = cur.live && value >= cur.n ? null : value;
+    this.stateChanged();
+  }
+
+  #toggle(layer, head) {
+    const { heads } = this.#shape();
+    this.ablated = toggleHead(this.ablated, layer * heads + head);
+    this.stateChanged();
+  }
+
+  #jump(stage) {
+    this.stage = stage;
+    this.snapshot = null;
+    this.stateChanged();
+  }
+
+  async #downloadWeights() {
+    const cur = this.#current();
+    let bytes;
+    try {
+      if (this.#source === 'pretrained') bytes = cur.snap?.bytes ?? (await this._pre.bytes?.(cur.index));
+      else bytes = await this._run?.trainer.save();
+    } catch (e) {
+      this._error = e.message ?? String(e);
+      return;
+    }
+    if (!bytes) return;
+    this.#download(new Blob([bytes], { type: 'application/octet-stream' }), `attnlab-${this.task}-step${cur.step}.safetensors`);
+  }
+
+  #downloadHistory() {
+    const plain = (x) => (ArrayBuffer.isView(x) ? Array.from(x) : x);
+    const rows = this.#history().map(({ bytes, ...r }) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, plain(v)])));
+    this.#download(new Blob([JSON.stringify({ task: this.task, size: this.size, source: this.#source, history: rows }, null, 1)], { type: 'application/json' }), `attnlab-${this.task}-history.json`);
+  }
+
+  #download(blob, name) {
+    const a = document.createElement('a');
+    a.href = URL.createObjectURL(blob);
+    a.download = name;
+    this.renderRoot.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+  }
+
+  // ---- pieces -----------------------------------------------------------------------------------
+
+  #runControls({ compact = false } = {}) {
+    const run = this._run, live = this.#source === 'live', running = !!run?.running;
+    const busy = !!this._making;
+    const startLabel = !live ? (compact ? 'train live' : 'Train live (from scratch)') : running ? 'Pause' : run?.step ? 'Resume' : 'Start';
+    const start = html`<button type="button" class=${running ? 'pause' : 'start'} aria-disabled=${busy ? 'true' : 'false'}
+      @click=${() => (busy ? null : running ? this.#pause() : this.#start())}>${startLabel}</button>`;
+    if (compact) {
+      const back = live && this._pre.status === 'ready' ? html`<button type="button" class="pretrained" @click=${() => { this.#pause(); this.#setSource('pretrained'); }}>pretrained</button>` : nothing;
+      return html`${start}${back}`;
+    }
+    return html`${start}
+      <button type="button" class="step" ?disabled=${running} @click=${() => this.#step(10)}>Step ×10</button>
+      <button type="button" class="reset" ?disabled=${!run || !live} @click=${() => this.#reset()}>Reset</button>`;
+  }
+
+  #statusText() {
+    const run = this._run, live = this.#source === 'live';
+    if (!live) {
+      const p = this._pre;
+      if (p.status === 'loading') return 'loading the pretrained snapshots…';
+      if (p.status === 'ready') return `${p.snapshots.length} pretrained snapshots (steps ${p.snapshots[0].step}–${p.snapshots[p.snapshots.length - 1].step})`;
+      return p.message || '';
+    }
+    if (this._making) return 'starting the trainer…';
+    if (!run) return '';
+    const sp = run.speed;
+    const speed = run.running && sp ? ` · ${sp.tokensPerSec ? `${Math.round(sp.tokensPerSec).toLocaleString('en')} tokens/s` : `${fmt(sp.stepsPerSec, 1)} steps/s`}` : '';
+    return `${run.running ? 'training' : 'paused'}: step ${run.step}${Number.isFinite(run.target) ? ` of ${run.target}` : ''}${speed}`;
+  }
+
+  #scrubber(cur, { compact = false } = {}) {
+    const n = cur.n, live = cur.live;
+    if (!n) return compact ? nothing : html`<span class="empty">no snapshots yet</span>`;
+    const max = live ? n : n - 1, value = cur.index === null ? n : cur.index;
+    const text = cur.index === null ? `now, step ${cur.step}` : `step ${cur.step}${compact ? '' : ` (snapshot ${cur.index + 1} of ${n})`}`;
+    return html`<label class="scrub">${compact ? 'step' : 'checkpoint'} <input type="range" class="scrubber" min="0" max=${max} step="1" .value=${String(value)}
+        aria-valuetext=${text} @input=${(e) => this.#scrub(Number(e.target.value))}></label>
+      <output class="scrub-at" aria-live="off">${compact ? cur.step : text}</output>`;
+  }
+
+  /** The status line's numbers for the snapshot shown (from its eval, or the view's inspect). */
+  #numbers(cur) {
+    const v = this._view?.base, a = this._view?.abl;
+    const evalLoss = v?.loss ?? cur.snap?.evalLoss ?? this._run?.last?.evalLoss;
+    const ratio = v?.ratio ?? cur.snap?.ratio ?? this._run?.last?.ratio;
+    return { evalLoss, ratio, ablLoss: a?.loss, ablRatio: a?.ratio };
+  }
+
+  /** The steps axis: first to last step, with room at the right end for the last tick's label. */
+  #xDomain(hist, cur, width, fs) {
+    if (hist.length < 2 && !cur.step) return undefined;
+    const lo = hist[0]?.step ?? 0, hi = Math.max(hist[hist.length - 1]?.step ?? 0, cur.step);
+    if (hi <= lo) return undefined;
+    return padRange(lo, hi, plotInner(width, 100, fs).width, 0, 1.4 * fs);
+  }
+
+  #plotLoss(width, height, fs, cur, { upTo = null } = {}) {
+    const hist = this.#history();
+    let series = lossSeries(upTo === null ? hist : hist.filter((r) => r.step <= upTo), this.task);
+    const all = lossSeries(hist, this.task);
+    const yDomain = yRange(all, { floor: 0 });
+    const xDomain = this.#xDomain(hist, cur, width, fs);
+    if (hist.length && upTo === null) series = [...series, { points: [[cur.step, yDomain[0]], [cur.step, yDomain[1]]], color: MARK, dash: '5 4' }];
+    // The snapshot shown: its held-out loss as a dot (a run's first point is a dot, not yet a line).
+    const here = this.#numbers(cur).evalLoss;
+    if (Number.isFinite(here)) series = [...series, { kind: 'dots', points: [[cur.step, here]], color: LOSS_COLORS.evalLoss, r: 6 }];
+    return plot({ series: series.map((s) => ({ ...s, label: undefined })), xLabel: 'step', yLabel: 'loss (nats)', width, height, fontSize: fs, yDomain, xDomain });
+  }
+
+  #plotScores(kind, width, height, fs, cur, focus, { upTo = null } = {}) {
+    const hist = this.#history();
+    const series = scoreSeries(upTo === null ? hist : hist.filter((r) => r.step <= upTo), kind, focus);
+    const xDomain = this.#xDomain(hist, cur, width, fs);
+    const marker = hist.length && upTo === null ? [{ points: [[cur.step, 0], [cur.step, 1]], color: MARK, dash: '5 4' }] : [];
+    return plot({ series: [...series.map((s) => ({ ...s, label: undefined })), ...marker], xLabel: 'step', yLabel: `${kind === 'prev' ? 'previous-token' : 'induction'} score`, width, height, fontSize: fs, yDomain: [0, 1], xDomain });
+  }
+
+  #lossLegend() {
+    const short = { loss: 'train', evalLoss: 'held-out', firstHalfLoss: 'first half', repeatedLoss: 'repeated half' };
+    const present = lossSeries(this.#history(), this.task);
+    const list = present.length ? present : lossSeries([{ step: 0, loss: 0, evalLoss: 0, firstHalfLoss: 0, repeatedLoss: 0 }], this.task).filter((x) => x.key !== 'loss' || this.#source === 'live');
+    return html`<div class="legend-line">${list.map((x) => html`<span><span class="line-swatch" style=${`border-color:${x.color};border-top-style:${x.dash ? 'dashed' : 'solid'}`}></span>${short[x.key]}</span>`)}</div>`;
+  }
+
+  #scoreLegend(kind, focus) {
+    const hist = this.#history(), series = scoreSeries(hist.slice(-1), kind, focus);
+    if (focus) {
+      const f = series.find((s) => s.focus);
+      return html`<div class="legend-line"><span><span class="line-swatch thick" style=${`border-color:${f?.color}`}></span>${headName(focus.layer, focus.head)} (${FOCUS_TEXT[focus.kind]})</span>
+        <span><span class="line-swatch" style="border-color:#c4cad0"></span>other heads</span></div>`;
+    }
+    return html`<div class="legend-line">${series.map((s) => html`<span><span class="line-swatch" style=${`border-color:${s.color};border-top-style:${s.dash ? 'dashed' : 'solid'}`}></span>${s.label}</span>`)}</div>`;
+  }
+
+  /** One head's attention map on the eval sequence. */
+  #map(l, h, o) {
+    const v = this._view, base = v?.abl ?? v?.base, att = base?.attention?.[l]?.[h];
+    if (!att) return nothing;
+    const t = base.ids?.length ?? Math.round(Math.sqrt(att.length));
+    const { heads } = this.#shape(), off = this.ablated.includes(l * heads + h);
+    const fixed = this.weightRange !== 'map';
+    const sc = (o.scores ?? null);
+    const label = o.label ?? `${headName(l, h)}${off ? ' (off)' : ''}${sc ? ` · prev ${fmt(sc.prev, 2)} · ind ${fmt(sc.induction, 2)}` : ''}`;
+    const cls = `head ${headName(l, h)}${off ? ' off' : ''}${o.focus ? ' focus' : ''}`;
+    return html`<attn-heatmap class=${cls} .label=${label} .values=${att} .rows=${t} .cols=${t} .rowLabels=${o.rowLabels ?? base.tokens} .colLabels=${o.colLabels ?? base.tokens}
+      colormap="sequential" .vmin=${fixed ? 0 : null} .vmax=${fixed ? 1 : null} clickable .legend=${o.legend ?? true} .noRowLabels=${!!o.noRowLabels}
+      .compact=${!!o.compact} .fitWidth=${o.fitWidth ?? 0} .fitHeight=${o.fitHeight ?? 0} .cellSize=${o.cellSize ?? 16} max-width=${o.maxWidth ?? 260}
+      .readoutFor=${(i, j) => (j === null ? '' : `${headName(l, h)}: query ${base.tokens?.[i] ?? i} (${i}) → key ${base.tokens?.[j] ?? j} (${j}): ${fmt(att[i * t + j], 4)}`)}
+      aria-description=${`${headName(l, h)}${off ? ', ablated' : ''}: Enter or a click switches this head off or on`}
+      @attn-cell-toggle=${() => this.#toggle(l, h)}></attn-heatmap>`;
+  }
+
+  #viewMessage() {
+    const v = this._view;
+    if (v?.error) return html`<p class="error" role="alert">The picture could not be computed: ${v.error}</p>`;
+    if (this.#source === 'pretrained' && this._pre.status === 'loading') return html`<p class="empty">loading the pretrained snapshots…</p>`;
+    if (this.#source === 'pretrained' && this._pre.status !== 'ready') return html`<p class="empty">${this._pre.message}</p>`;
+    if (!v?.base) return html`<p class="empty">${this._making ? 'starting the trainer…' : 'computing the attention maps…'}</p>`;
+    return null;
+  }
+
+  #ablation(cur) {
+    const { heads } = this.#shape(), v = this._view;
+    const names = this.ablated.map((i) => headName(Math.floor(i / heads), i % heads));
+    const base = v?.base, abl = v?.abl;
+    const task = this.task;
+    const from = task === 'induction' && base?.ids ? Math.floor((base.ids.length - 1) / 2) : 0;
+    const rows = predictionRows(base, abl, decoderFrom(base), from);
+    const right = (key) => rows.filter((r) => r[key]).length;
+    return html`<div class="ablation">
+      <h3>Ablation: switch heads off</h3>
+      <p class="note">Click a head’s map, or focus it and press Enter: its output is set to zero (the others keep theirs).
+        ${names.length ? html`Off: <strong>${names.join(', ')}</strong> <button type="button" class="clear-ablation" @click=${() => { this.ablated = []; this.stateChanged(); }}>all heads on</button>` : 'All heads on.'}</p>
+      ${base ? html`<p class="loss-compare">held-out sequence loss: <strong>${fmt(base.loss, 3)}</strong> with every head${abl ? html`, <strong>${fmt(abl.loss, 3)}</strong> without ${names.join(', ')}` : nothing}
+        ${Number.isFinite(base.ratio) ? html` · repeated / first-half loss ${fmt(base.ratio, 2)}${abl && Number.isFinite(abl.ratio) ? html` → ${fmt(abl.ratio, 2)}` : nothing}` : nothing}</p>
+      ${rows.length ? html`<p class="note preds-note">${task === 'induction' ? 'The repeated half' : 'Each position'} of the held-out sequence: the model’s most likely next token
+        (green: it is the next token) — ${right('right')} of ${rows.length} right${abl ? `, ${right('rightAblated')} without ${names.join(', ')}` : ''}.</p>
+      <div class="scrollx" tabindex="0" role="region" aria-label="predictions on the held-out sequence"><table class="preds">
+        <tr><th scope="row">token</th>${rows.map((r) => html`<td>${r.token}</td>`)}</tr>
+        <tr><th scope="row">next</th>${rows.map((r) => html`<td>${r.next}</td>`)}</tr>
+        <tr><th scope="row">predicted</th>${rows.map((r) => html`<td class=${r.right ? 'right' : 'wrong'}>${r.pred}</td>`)}</tr>
+        ${abl ? html`<tr><th scope="row">without ${names.join(', ')}</th>${rows.map((r) => html`<td class=${r.rightAblated ? 'right' : 'wrong'}>${r.predAblated}</td>`)}</tr>` : nothing}
+      </table></div>` : nothing}` : nothing}
+    </div>`;
+  }
+
+  // ---- page layout ------------------------------------------------------------------------------
+
+  renderWidget() {
+    const cur = this.#current();
+    return this.slideLayout ? this.#renderSlide(cur) : this.#renderPage(cur);
+  }
+
+  #renderPage(cur) {
+    const live = this.#source === 'live', run = this._run, pw = this.pageFit(1400), W = pw < 700 ? this.pageFit(560) : Math.min(560, Math.floor((pw - 24) / 2)), H = 240;
+    const shape = this.#shape(), view = this._view;
+    const heads = cur.snap?.heads ?? (cur.index === null ? this._run?.last?.heads : null);
+    const focus = cur.focus;
+    const msg = this.#viewMessage();
+    const ctl = this.controlsMode;
+    // The maps of a layer side by side (up to 4 a row), as wide as the column allows; the last of a row carries the legend.
+    const colW = this.pageFit(1400), perRow = Math.max(1, Math.min(shape.heads, 4, Math.floor((colW - 30) / 180)));
+    const mapW = Math.max(150, Math.floor((colW - 40 - 70 - 14 * perRow) / perRow));
+    return html`
+      ${ctl === 'none' ? nothing : html`<div class="controls">
+        <label>task <select class="task" @change=${(e) => this.#setTask(e.target.value)}>
+          ${TASKS.map((t) => html`<option value=${t.id} ?selected=${t.id === this.task}>${t.label}</option>`)}</select></label>
+        <label>model <select class="size" @change=${(e) => this.#setSize(e.target.value)}>
+          ${SIZES.map((s) => html`<option value=${s.id} ?selected=${s.id === this.size}>${s.label}</option>`)}</select></label>
+        ${this.task === 'induction' ? html`<span class="source" role="group" aria-label="what to show">
+          <button type="button" class="show-pretrained" aria-pressed=${String(!live)} ?disabled=${this._pre.status !== 'ready'} @click=${() => { this.#pause(); this.#setSource('pretrained'); }}>pretrained snapshots</button>
+          <button type="button" class="show-live" aria-pressed=${String(live)} @click=${() => this.#setSource('live')}>live training</button></span>` : nothing}
+      </div>
+      <div class="controls run">${this.#runControls()}
+        ${live && run ? html`<progress class="progress" max=${Number.isFinite(run.target) ? run.target : 1} .value=${Math.min(run.step, run.target)} aria-label="training progress"></progress>` : nothing}
+        <span class="status" role="status">${this.#statusText()}</span></div>`}
+      ${this._error ? html`<p class="error train-error" role="alert">${this._error}</p>` : nothing}
+      <div class="controls scrubline">${this.#scrubber(cur)}</div>
+      ${ctl === 'full' && this.task === 'induction' ? html`<div class="controls jump" role="group" aria-label="jump to a stage">jump to:
+        ${STAGES.map((s, i) => html`<button type="button" aria-pressed=${String(this.stage === i)} @click=${() => this.#jump(i)}>${i} ${s}</button>`)}</div>` : nothing}
+      <div class="plots">
+        <div class="plot-panel loss" style=${`width:${W}px`}>${this.#lossLegend()}${this.#plotLoss(W, H, 12, cur)}</div>
+        ${this.task === 'induction' ? html`<div class="plot-panel ratio" style=${`width:${W}px`}><div class="legend-line"><span><span class="line-swatch" style=${`border-color:${LOSS_COLORS.ratio}`}></span>repeated-half loss ÷ first-half loss</span></div>
+          ${plot({ series: ratioSeries(this.#history()).map((x) => ({ ...x, label: undefined })), xLabel: 'step', yLabel: 'ratio', width: W, height: H, yDomain: [0, Math.max(1.1, ...ratioSeries(this.#history()).flatMap((s) => s.points.map(([, y]) => y)))] })}</div>` : nothing}
+      </div>
+      <div class="plots">
+        <div class="plot-panel prev" style=${`width:${W}px`}><strong>previous-token score</strong> (weight on the token just before)${this.#scoreLegend('prev', focus?.kind === 'prev' ? focus : null)}${this.#plotScores('prev', W, H, 12, cur, focus?.kind === 'prev' ? focus : null)}</div>
+        <div class="plot-panel induction" style=${`width:${W}px`}><strong>induction score</strong> (weight on the token after the earlier occurrence)${this.#scoreLegend('induction', focus?.kind === 'induction' ? focus : null)}${this.#plotScores('induction', W, H, 12, cur, focus?.kind === 'induction' ? focus : null)}</div>
+      </div>
+      <h3>Attention on the held-out sequence, ${cur.index === null ? `now (step ${cur.step})` : `step ${cur.step}`}</h3>
+      <p class="note">Each map: rows are queries, columns keys (the model is causal: nothing right of the diagonal). Colours are weights on [0, 1].
+        Click a map or press Enter on it to switch that head off.</p>
+      ${msg ?? html`<div class="grid">${Array.from({ length: shape.layers }, (_, l) => html`<div class="layer"><span class="layer-name">layer ${l}</span>
+        ${Array.from({ length: shape.heads }, (_, h) => this.#map(l, h, { scores: heads?.[l]?.[h], focus: focus && focus.layer === l && focus.head === h,
+          legend: h === shape.heads - 1 || (h + 1) % perRow === 0, maxWidth: mapW + (h === shape.heads - 1 || (h + 1) % perRow === 0 ? 60 : 0) }))}</div>`)}</div>`}
+      ${view?.base ? this.#ablation(cur) : nothing}
+      ${this.task === 'names' && live ? html`<div class="names-samples"><h3>Names it makes up as it learns</h3>
+        ${this._samples.length ? html`<ul class="samples">${this._samples.map((s) => html`<li>step ${s.step}: ${s.error ? html`<span class="error">${s.error}</span>` : s.names.join(' · ') || '(no complete name yet)'}</li>`)}</ul>`
+          : html`<p class="empty">A sample is drawn at every snapshot (every ${trainerOptions('names', this.size).snapshotEvery} steps) once training runs.</p>`}</div>` : nothing}
+      ${ctl === 'none' ? nothing : html`<div class="controls export">export:
+        <button type="button" class="download-weights" @click=${() => this.#downloadWeights()}>weights (.safetensors)</button>
+        <button type="button" class="download-history" @click=${() => this.#downloadHistory()}>history (JSON)</button>
+        <span class="note">each map has its own SVG / PNG buttons</span></div>`}`;
+  }
+
+  // ---- slide layout -----------------------------------------------------------------------------
+
+  #renderSlide(cur) {
+    const box = this.box, ctl = this.controlsMode, fs = 16;
+    const stage = Math.max(0, Math.min(3, this.stage ?? 3));
+    const focus = cur.focus, em = cur.emphasis ?? 'maps';
+    const narrow = box.width < 620;
+    const { evalLoss, ratio, ablLoss } = this.#numbers(cur);
+    const shape = this.#shape();
+    const names = this.ablated.map((i) => headName(Math.floor(i / shape.heads), i % shape.heads));
+    const heads = cur.snap?.heads ?? this._run?.last?.heads;
+    const fscore = focus ? heads?.[focus.layer]?.[focus.head]?.[focus.kind] : null;
+    // The caption: the numbers of the snapshot shown, the stage's own highlighted (a narrow box: only those).
+    const lossItem = html`<span class=${em === 'loss' ? 'em' : ''}>held-out loss <strong>${fmt(evalLoss, 2)}</strong>${names.length && Number.isFinite(ablLoss) ? html` (${fmt(ablLoss, 2)} without ${names.join(', ')})` : nothing}</span>`;
+    const ratioItem = this.task === 'induction' && Number.isFinite(ratio) ? html`<span>repeated ÷ first half <strong>${fmt(ratio, 2)}</strong></span>` : null;
+    const focusItem = focus && Number.isFinite(fscore) ? html`<span class="em">${headName(focus.layer, focus.head)} ${focus.kind === 'prev' ? 'previous-token' : 'induction'} score <strong>${fmt(fscore, 2)}</strong></span>` : null;
+    const items = [html`step <strong>${cur.step}</strong>`, ...(narrow && focusItem ? [focusItem] : [lossItem, ratioItem, focusItem])].filter(Boolean);
+    const caption = html`<p class="caption" role="status">${items.map((x, i) => html`${i ? ' · ' : ''}${x}`)}</p>`;
+    const controls = ctl === 'none' ? nothing : html`<div class="controls">${this.#runControls({ compact: ctl !== 'full' })}${this.#scrubber(cur, { compact: true })}</div>`;
+    const strip = this.task === 'induction' ? this.stageStrip(narrow ? ['untrained', 'loss', 'prev-token', 'induction'] : SHORT_STAGES) : nothing;
+    const head = html`<div class="slide-head"><div class="topline">${strip}${controls}</div>${caption}</div>`;
+    const msg = this.#viewMessage();
+    const body = this.boxes.get('body', { width: box.width, height: Math.max(120, box.height - (this._headH || 90) - 12) });
+    // A small box shows one panel: the stage's own (0: the maps, 1: the loss, 2 and 3: the head's map).
+    const single = narrow && body.height < 480;
+    const showPlot = !single || em === 'loss', showMaps = !single || em !== 'loss';
+    // Share of the body the plot takes: the loss curve is the point of stage 1.
+    const share = single ? 1 : narrow ? 0.42 : em === 'loss' ? 0.56 : em === 'maps' ? 0.36 : 0.4;
+    const gap = 16;
+    const plotW = narrow ? body.width : Math.floor((body.width - gap) * share);
+    const mapsW = narrow ? body.width : body.width - gap - (showPlot ? plotW : 0);
+    const plotGuess = { width: plotW, height: Math.max(80, (narrow ? Math.floor(body.height * share) : body.height) - 30) };
+    const pb = this.boxes.get('plot', plotGuess);
+    const mb = this.boxes.get('maps', { width: mapsW, height: narrow && !single ? body.height - plotGuess.height - 36 : body.height });
+    const kind = em === 'prev' ? 'prev' : em === 'induction' ? 'induction' : null;
+    const upTo = cur.index === null ? null : cur.step;
+    const plotStyle = narrow ? (single ? 'flex:1 1 0' : `height:${Math.floor(body.height * share)}px`) : `width:${plotW}px`;
+    const plotPanel = !showPlot ? nothing : html`<div class=${`panel plot-panel ${kind ? `${kind}-scores` : 'loss'}${em === 'loss' ? ' em' : ''}`} style=${plotStyle}>
+      ${kind ? this.#scoreLegend(kind, focus) : this.#lossLegend()}
+      <div class="plotbox" data-fit="plot">${kind ? this.#plotScores(kind, pb.width, pb.height, fs, cur, focus, { upTo }) : this.#plotLoss(pb.width, pb.height, fs, cur, { upTo })}</div></div>`;
+    const mapsPanel = !showMaps ? nothing : html`<div class="panel maps-panel" data-fit="maps">${msg ?? this.#slideMaps(stage, focus, mb.width, mb.height)}</div>`;
+    return html`<div class="slide-frame" style=${`height:${box.height}px`}>
+      ${head}
+      ${this._error ? html`<p class="error train-error" role="alert">${this._error}</p>` : nothing}
+      <div class=${`slide-body${narrow ? ' column' : ''}`} data-fit="body">${plotPanel}${mapsPanel}</div>
+    </div>`;
+  }
+
+  /** The maps of a slide: every head (stages 0 and 1), or the highlighted head large (2 and 3; in 3 with its layer-0 partner). */
+  #slideMaps(stage, focus, width, height) {
+    const base = this._view?.abl ?? this._view?.base;
+    if (!base?.attention) return nothing;
+    const t = base.ids?.length ?? 0, tokens = base.tokens;
+    const L = base.attention.length, H = base.attention[0].length;
+    const panel = (o) => ({ rows: t, cols: t, rowLabels: tokens, colLabels: tokens, compact: true, ...o });
+    if (focus && stage >= 2) {
+      const list = [panel({ label: `${headName(focus.layer, focus.head)}: ${FOCUS_TEXT[focus.kind]}`, l: focus.layer, h: focus.head, focus: true })];
+      if (stage === 3 && L > 1) {
+        const prev = bestPrev(this.#current().snap?.heads ?? this._run?.last?.heads);
+        if (prev) list.unshift(panel({ label: `${headName(prev.layer, prev.head)}: previous token`, l: prev.layer, h: prev.head, weight: 0.6, legend: false }));
+      }
+      // The layer-0 partner only while the induction head keeps most of its size beside it.
+      let r = packRow(list, width, height, { maxCell: 40 });
+      if (list.length > 1) {
+        const alone = packRow(list.slice(-1), width, height, { maxCell: 40 });
+        if (!r.fits || r.cell < 0.8 * alone.cell) { list.splice(0, list.length - 1); r = alone; }
+      }
+      return html`<div class="maps"><div class="mrow">${list.map((p, i) => this.#map(p.l, p.h, { ...p, ...r.panels[i], cellSize: 40, compact: true }))}</div></div>`;
+    }
+    // Every head: a row per layer, one shared legend (weights on [0, 1]) at the end of each row.
+    const rowH = Math.floor((height - 4 * (L - 1)) / L);
+    let row = Array.from({ length: H }, (_, h) => panel({ label: headName(0, h), legend: h === H - 1, noRowLabels: h > 0 }));
+    let r = packRow(row, width, rowH, { gap: 8, maxCell: 30, minCell: 2 });
+    let shrink = false;
+    if (r.cell < 10 || !r.fits) {  // token labels would crowd out the cells: colours only (the readout names the tokens)
+      const blank = Array(t).fill('');
+      const bare = row.map((p) => ({ ...p, rowLabels: blank, colLabels: blank, noRowLabels: true, legend: false }));
+      const rb = packRow(bare, width, rowH - Math.ceil(28 / L), { gap: 8, maxCell: 30, minCell: 2 });  // room for the one legend line
+      if (rb.cell > r.cell || !r.fits) { row = bare; r = rb; shrink = !rb.fits; }
+    }
+    const legend = row.some((p) => p.legend) ? nothing : html`<div class="legend-line grid-legend"><span class="ramp" aria-hidden="true"></span>weight 0 → 1</div>`;
+    return html`<div class=${`maps grid${shrink ? ' shrink' : ''}`}>${Array.from({ length: L }, (_, l) => html`<div class="mrow">${Array.from({ length: H }, (_, h) =>
+      this.#map(l, h, { ...row[h], label: headName(l, h), ...r.panels[h], cellSize: 30, compact: true }))}</div>`)}${legend}</div>`;
+  }
+}
+
+/** Layer 0's best previous-token head (the partner an induction head reads). */
+function bestPrev(heads) {
+  let best = null;
+  (heads?.[0] ?? []).forEach((x, h) => { if (Number.isFinite(x?.prev) && (!best || x.prev > best.score)) best = { layer: 0, head: h, score: x.prev }; });
+  return best;
+}

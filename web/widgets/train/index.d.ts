@@ -1,0 +1,3 @@
+import type { AttnTrain } from './attn-train.js';
+export { AttnTrain };
+declare global { interface HTMLElementTagNameMap { 'attn-train': AttnTrain; } }

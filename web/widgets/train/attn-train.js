@@ -549,7 +549,10 @@ export class AttnTrain extends AttnWidget {
     if (v?.error) return html`<p class="error" role="alert">The picture could not be computed: ${v.error}</p>`;
     if (this.#source === 'pretrained' && this._pre.status === 'loading') return html`<p class="empty">loading the pretrained snapshots…</p>`;
     if (this.#source === 'pretrained' && this._pre.status !== 'ready') return html`<p class="empty">${this._pre.message}</p>`;
-    if (!v?.base) return html`<p class="empty">${this._making ? 'starting the trainer…' : 'computing the attention maps…'}</p>`;
+    if (!v?.base) {
+      const text = this._making ? 'starting the trainer…' : this.#source === 'live' && !this._run ? (this._error ? 'no model to show' : 'press Start to build the model') : 'computing the attention maps…';
+      return html`<p class="empty">${text}</p>`;
+    }
     return null;
   }
 
@@ -654,6 +657,7 @@ export class AttnTrain extends AttnWidget {
     const ratioItem = this.task === 'induction' && Number.isFinite(ratio) ? html`<span>repeated ÷ first half <strong>${fmt(ratio, 2)}</strong></span>` : null;
     const focusItem = focus && Number.isFinite(fscore) ? html`<span class="em">${headName(focus.layer, focus.head)} ${focus.kind === 'prev' ? 'previous-token' : 'induction'} score <strong>${fmt(fscore, 2)}</strong></span>` : null;
     const items = [html`step <strong>${cur.step}</strong>`, ...(narrow && focusItem ? [focusItem] : [lossItem, ratioItem, focusItem])].filter(Boolean);
+    if (this.task === 'induction' && this._pre.status === 'none' && !narrow) items.push(html`<span class="empty">no pretrained snapshots: train live</span>`);
     const caption = html`<p class="caption" role="status">${items.map((x, i) => html`${i ? ' · ' : ''}${x}`)}</p>`;
     const controls = ctl === 'none' ? nothing : html`<div class="controls">${this.#runControls({ compact: ctl !== 'full' })}${this.#scrubber(cur, { compact: true })}</div>`;
     const strip = this.task === 'induction' ? this.stageStrip(narrow ? ['untrained', 'loss', 'prev-token', 'induction'] : SHORT_STAGES) : nothing;

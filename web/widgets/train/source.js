@@ -2,7 +2,7 @@
 // Worker where there is one) or the task's pretrained snapshots (loadPretrained), whose attention maps
 // on the eval sequence come from the trainer module's own inspect (engine.js inspectModel: the same
 // forward pass and scores a live run's inspect() returns) run on the page's lab.
-import { createTrainer } from '../../train/trainer.js';
+import { createTrainer, loadPretrained } from '../../train/index.js';
 import { evalContext, inspectModel, resolveOptions } from '../../train/engine.js';
 import { getLab } from '../shared/lab.js';
 
@@ -11,24 +11,20 @@ export function openTrainer(options) {
   return createTrainer(options);
 }
 
-// web/train/pretrained.js ships with the pretrained snapshots; a build without it has none (the glob
-// is empty then, and the widget says "no pretrained snapshots").
-const pretrainedModule = import.meta.glob('../../train/pretrained.js');
-
 /**
  * The task's pretrained snapshots: { snapshots: [{ index, step, evalLoss, ratio, heads, bytes }],
  * config (the model's), inspect(index, { headMask }) → what trainer.inspect returns }. Rejects when
  * there are none.
  */
 export async function openPretrained(task) {
-  const load = Object.values(pretrainedModule)[0];
-  if (!load) throw new Error('this build has no web/train/pretrained.js');
-  const { loadPretrained } = await load();
   const pre = await loadPretrained(task);
   const snapshots = (pre?.snapshots ?? []).map((s, index) => ({ ...s, index }));
-  const ctx = evalContext(resolveOptions({ task, ...(pre?.trainerOptions ?? {}) }));
+  // The eval sequence of the run that made them (its task options, when index.json names them).
+  const meta = pre?.meta ?? {};
+  const taskOptions = meta.taskOptions ?? meta.task?.options ?? null;
+  const ctx = evalContext(resolveOptions({ task: taskOptions ? { name: task, ...taskOptions } : task }));
   const lab = await getLab();
-  let config = pre?.config ?? null;
+  let config = meta.model ?? meta.config ?? null;
   const inspect = async (index, { headMask = null } = {}) => {
     const snap = snapshots[index];
     if (!snap) throw new Error(`pretrained snapshot ${index} does not exist (${snapshots.length} snapshots)`);

@@ -59,6 +59,8 @@ export default defineConfig({
     target: 'es2022',
     assetsInlineLimit: 0,  // keep the .wasm a separate file: streaming compilation, cacheable
     // fit.html: one widget in a slide-sized box (the browser tests check each widget's slide layout there).
-    rollupOptions: { input: { main: resolve(import.meta.dirname, 'index.html'), fit: resolve(import.meta.dirname, 'fit.html') } },
+    // train-harness.html: the trainer and its worker, for tests/e2e/trainer.e2e.test.js.
+    rollupOptions: { input: { main: resolve(import.meta.dirname, 'index.html'), fit: resolve(import.meta.dirname, 'fit.html'),
+      train: resolve(import.meta.dirname, 'train-harness.html') } },
   },
 });

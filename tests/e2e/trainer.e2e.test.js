@@ -1,0 +1,159 @@
+// The trainer in real Chromium (dist/train-harness.html): createTrainer's Web Worker (bundled by Vite,
+// its own WASM module) trains the induction task until the repeated half is predicted, while the page's
+// main thread stays free; pause stops the steps, start resumes them; after terminate() the snapshots
+// the page received are still inspectable (with a lab of the page's own thread).
+//
+// Printed, not asserted (a timing depends on the machine and its load): the time from start() to a
+// held-out ratio < 0.15 ("time to induction in Chromium"), steps/s, and the longest main-thread stall.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { BASE_URL, launch, watchedPage } from './browser.js';
+
+let browser;
+beforeAll(async () => { browser = await launch(); });
+afterAll(async () => { await browser?.close(); });
+
+// Induction with a period drawn per sequence (4…11): no fixed offset to attend to, so the model must
+// form a previous-token head and an induction head (with one fixed period it can solve it by position).
+const OPTIONS = {
+  task: { name: 'induction', period: [4, 11] },
+  model: { layers: 2, heads: 4, dModel: 64, attentionOnly: true, layerNorm: false, seed: 0 },
+  optimizer: { lr: 3e-3, warmupSteps: 50, maxGradNorm: 1 },
+  batch: 8,
+  evalEvery: 50,
+  snapshotEvery: 250,
+};
+const TARGET_RATIO = 0.15;
+const MAX_STEPS = 20000;  // a run that has not got there by now is broken, not slow
+
+describe('trainer (Web Worker)', () => {
+  test('trains induction to ratio < 0.15 with no long task on the page; pause, resume and terminate keep what was received', async () => {
+    const { page, problems } = await watchedPage(browser.context);
+    await page.goto(new URL('train-harness.html', BASE_URL()).href);
+    await page.waitForFunction(() => !!window.attnTrain);
+
+    // 1. Train until the held-out repeated half is predicted (ratio < TARGET_RATIO).
+    const run = await page.evaluate(async ({ options, target, maxSteps }) => {
+      const { createTrainer, startWatch } = window.attnTrain;
+      const trainer = await createTrainer(options);
+      window.trainer = trainer;
+      const events = [];
+      for (const type of ['progress', 'snapshot', 'state', 'error'])
+        trainer.addEventListener(type, (e) => events.push(type === 'progress' ? ['progress', e.detail.step] : [type, e.detail]));
+      window.trainEvents = events;
+      startWatch();
+      const t0 = performance.now();
+      const detail = await new Promise((ok, no) => {
+        trainer.addEventListener('progress', (e) => {
+          const d = e.detail;
+          if (d.ratio !== null && d.ratio < target) ok(d);
+          else if (d.step >= maxSteps) no(new Error(`no induction after ${d.step} steps (ratio ${d.ratio})`));
+        });
+        trainer.addEventListener('error', (e) => no(new Error(e.detail.message)));
+        trainer.start();
+      });
+      return {
+        ms: performance.now() - t0, step: detail.step, evalStep: detail.evalStep, ratio: detail.ratio,
+        stepsPerSec: detail.stepsPerSec, tokensPerSec: detail.tokensPerSec, heads: detail.heads,
+        running: trainer.running, snapshots: trainer.snapshots.map((s) => ({ index: s.index, step: s.step, bytes: s.bytes.length })),
+        history: trainer.history.length, workerMode: trainer.config && !trainer.terminated,
+      };
+    }, { options: OPTIONS, target: TARGET_RATIO, maxSteps: MAX_STEPS });
+    console.log(`time to induction in Chromium: ${(run.ms / 1000).toFixed(1)} s, ${run.evalStep} steps ` +
+      `(held-out ratio ${run.ratio.toFixed(3)}), ${run.stepsPerSec?.toFixed(0)} steps/s, ${run.tokensPerSec?.toFixed(0)} tokens/s`);
+    expect(run.ratio).toBeLessThan(TARGET_RATIO);
+    expect(run.running).toBe(true);
+    // Snapshot 0 (untrained) and then every snapshotEvery steps, each with checkpoint bytes.
+    expect(run.snapshots[0]).toMatchObject({ index: 0, step: 0 });
+    run.snapshots.forEach((s, i) => {
+      expect(s.index).toBe(i);
+      expect(s.step).toBe(i * OPTIONS.snapshotEvery);
+      expect(s.bytes).toBeGreaterThan(0);
+    });
+    expect(run.history).toBe(run.evalStep / OPTIONS.evalEvery + 1);
+    // An induction head formed in layer 1 (its score is the attention on the token after the
+    // current one's earlier occurrence).
+    const bestInduction = Math.max(...run.heads[1].map((h) => h.induction));
+    console.log(`best layer-1 induction score ${bestInduction.toFixed(2)}, best layer-0 previous-token score ${Math.max(...run.heads[0].map((h) => h.prev)).toFixed(2)}`);
+    expect(bestInduction).toBeGreaterThan(0.5);
+
+    // 2. Inspect the current weights while training runs; ablating layer 1 takes the induction away.
+    const view = await page.evaluate(async () => {
+      const t = window.trainer, c = t.modelConfig;
+      const base = await t.inspect();
+      const mask = Array.from({ length: c.layers * c.heads }, (_, i) => (i >= c.heads ? 0 : 1));
+      const ablated = await t.inspect({ headMask: mask });
+      return {
+        t: base.ids.length, layers: base.attention.length, heads: base.attention[0].length, mapLength: base.attention[1][0].length,
+        tokens: base.tokens.length, predictions: base.predictions.length, ratio: base.ratio, ablatedRatio: ablated.ratio,
+      };
+    });
+    expect(view.layers).toBe(OPTIONS.model.layers);
+    expect(view.heads).toBe(OPTIONS.model.heads);
+    expect(view.mapLength).toBe(view.t * view.t);
+    expect(view.tokens).toBe(view.t);
+    expect(view.predictions).toBe(view.t);
+    expect(view.ablatedRatio).toBeGreaterThan(view.ratio);
+
+    // 3. Pause: the state event says so, and no step is taken afterwards.
+    const paused = await page.evaluate(async () => {
+      const t = window.trainer;
+      const stopped = new Promise((ok) => t.addEventListener('state', (e) => { if (!e.detail.running) ok(e.detail); }, { once: true }));
+      t.pause();
+      const state = await stopped;
+      await new Promise((ok) => setTimeout(ok, 200));  // the loop's last progress message, if any
+      const step = t.stepCount, progressBefore = window.trainEvents.filter((e) => e[0] === 'progress').length;
+      await new Promise((ok) => setTimeout(ok, 800));
+      return { state, step, after: t.stepCount, running: t.running,
+        progressWhilePaused: window.trainEvents.filter((e) => e[0] === 'progress').length - progressBefore };
+    });
+    expect(paused.state.running).toBe(false);
+    expect(paused.running).toBe(false);
+    expect(paused.after).toBe(paused.step);
+    expect(paused.progressWhilePaused).toBe(0);
+
+    // 4. Resume: steps are taken again.
+    const resumed = await page.evaluate(async (from) => {
+      const t = window.trainer;
+      t.start();
+      await new Promise((ok) => t.addEventListener('progress', function on(e) {
+        if (e.detail.step >= from + 100) { t.removeEventListener('progress', on); ok(); }
+      }));
+      return { step: t.stepCount, running: t.running };
+    }, paused.step);
+    expect(resumed.running).toBe(true);
+    expect(resumed.step).toBeGreaterThanOrEqual(paused.step + 100);
+
+    // 5. Terminate mid-run: the snapshots stay, and inspecting one on the page's thread gives what the
+    // worker gave for the same snapshot.
+    const ended = await page.evaluate(async () => {
+      const t = window.trainer;
+      const k = t.snapshots.length - 1;
+      const before = await t.inspect({ snapshot: k });
+      const { stopWatch } = window.attnTrain;
+      const watch = stopWatch();
+      t.terminate();
+      const after = await t.inspect({ snapshot: k });
+      let current = null;
+      try { await t.inspect(); } catch (e) { current = e.message; }
+      let startError = null;
+      try { t.start(); } catch (e) { startError = e.message; }
+      const same = before.loss === after.loss && before.attention.every((row, l) => row.every((a, h) => a.every((x, i) => x === after.attention[l][h][i])));
+      return { snapshots: t.snapshots.length, k, same, loss: after.loss, running: t.running, terminated: t.terminated, current, startError,
+        watch, stats: t.messageStats };
+    });
+    expect(ended.terminated).toBe(true);
+    expect(ended.running).toBe(false);
+    expect(ended.snapshots).toBe(ended.k + 1);
+    expect(ended.same).toBe(true);
+    expect(ended.current).toMatch(/terminated/);
+    expect(ended.startError).toMatch(/terminated/);
+
+    console.log(`main thread while training: ${ended.watch.longTasks.length} long tasks ` +
+      `(longest ${Math.max(0, ...ended.watch.longTasks.map((e) => e.duration)).toFixed(0)} ms), ` +
+      `a 10 ms timer was late by at most ${ended.watch.maxLateMs.toFixed(1)} ms; ` +
+      `${ended.stats.messages} messages from the worker, longest handling ${ended.stats.maxMs.toFixed(2)} ms, ` +
+      `total ${ended.stats.totalMs.toFixed(0)} ms`);
+    expect(ended.watch.longTasks).toEqual([]);
+    expect(problems).toEqual([]);
+  }, 600000);
+});

@@ -1,0 +1,68 @@
+// pretrained.js — the snapshots of a training run that ship with attnlab as static files, so a page can
+// show how a model learned without training it first:
+//   web/train/pretrained/<task>/index.json   [{ step, file, evalLoss, ratio, heads }, …]
+//                                            (or { snapshots: [...], config?, trainerOptions?, … })
+//   web/train/pretrained/<task>/<file>       a checkpoint (model.save() bytes, safetensors)
+//
+// Where the files come from: in Vite (the app, the decks) `new URL(`./pretrained/${task}/${file}`,
+// import.meta.url)` becomes a table of every file under pretrained/*/ (Vite emits each as an asset and
+// the lookup finds its hashed URL); fetch() reads it. In Node the same URL is a file: URL, read with fs.
+
+import { describe as show, fail } from '../api/validate.js';
+import { TASK_NAMES } from './tasks.js';
+
+function isNode() {
+  return typeof process === 'object' && !!process.versions?.node && typeof window === 'undefined';
+}
+
+// The URL of one pretrained file. Kept as one `new URL(template, import.meta.url)` expression: that is
+// the form Vite rewrites (a dynamic segment becomes a glob over pretrained/*/*).
+const fileUrl = (task, file) => new URL(`./pretrained/${task}/${file}`, import.meta.url);
+
+async function read(task, file) {
+  if (typeof file !== 'string' || !/^[\w.-]+$/.test(file) || file.startsWith('.'))
+    fail('loadPretrained', `index.json names the file ${show(file)}, expected a plain file name in pretrained/${task}/`);
+  const url = fileUrl(task, file);
+  if (isNode() && url.protocol === 'file:') {
+    const fsName = 'node:fs/promises';  // hidden from bundlers: never loaded in a browser
+    const { readFile } = await import(/* @vite-ignore */ fsName);
+    try {
+      return new Uint8Array(await readFile(url));
+    } catch (e) {
+      fail('loadPretrained', `cannot read pretrained/${task}/${file} (${e.code ?? e.message}), expected the file to ship with attnlab`);
+    }
+  }
+  let res;
+  try {
+    res = await fetch(url);
+  } catch (e) {
+    fail('loadPretrained', `cannot fetch pretrained/${task}/${file} (${e.message}), expected the file to ship with attnlab`);
+  }
+  if (!res.ok) fail('loadPretrained', `pretrained/${task}/${file} answered HTTP ${res.status}, expected the file to ship with attnlab`);
+  return new Uint8Array(await res.arrayBuffer());
+}
+
+/**
+ * The pretrained snapshots of `task` (default 'induction'), in step order:
+ *   { task, snapshots: [{ index, step, bytes, evalLoss, ratio, heads, … }], config, trainerOptions, meta }
+ * bytes: a checkpoint for lab.loadModel or createTrainer({ checkpoint }).
+ */
+export async function loadPretrained(task = 'induction') {
+  if (!TASK_NAMES.includes(task))
+    fail('loadPretrained', `task is ${show(task)}, expected one of ${TASK_NAMES.map((s) => `'${s}'`).join(', ')}`);
+  const text = new TextDecoder().decode(await read(task, 'index.json'));
+  let index;
+  try {
+    index = JSON.parse(text);
+  } catch (e) {
+    fail('loadPretrained', `pretrained/${task}/index.json is not JSON (${e.message}), expected a list of { step, file, … }`);
+  }
+  const list = Array.isArray(index) ? index : index?.snapshots;
+  if (!Array.isArray(list)) fail('loadPretrained', `pretrained/${task}/index.json holds ${show(index)}, expected a list of { step, file, … } (or { snapshots })`);
+  const meta = Array.isArray(index) ? {} : Object.fromEntries(Object.entries(index).filter(([k]) => k !== 'snapshots'));
+  const sorted = list.slice().sort((a, b) => a.step - b.step);
+  const snapshots = await Promise.all(sorted.map(async (entry, index) => ({ ...entry, index, bytes: await read(task, entry.file) })));
+  // config: the model's (createModel options); trainerOptions: createTrainer's for the run — when the
+  // index says (the run that made the files); meta: everything else index.json holds besides the list.
+  return { task, snapshots, config: meta.config ?? null, trainerOptions: meta.trainerOptions ?? null, meta };
+}

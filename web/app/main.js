@@ -12,6 +12,7 @@ import '../widgets/multihead/index.js';
 import '../widgets/positional/index.js';
 import '../widgets/block/index.js';
 import '../widgets/cost/index.js';
+import '../widgets/train/index.js';
 import './app.css';
 
 const status = document.querySelector('.status');

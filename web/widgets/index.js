@@ -10,3 +10,4 @@ export { AttnKernelRegression } from './kernel-regression/index.js';
 export { AttnCross } from './cross/index.js';
 export { AttnBlock } from './block/index.js';
 export { AttnCost } from './cost/index.js';
+export { AttnTrain } from './train/index.js';

@@ -24,7 +24,7 @@ import { fmt as fmt0 } from '../shared/format.js';
 import { packRow } from '../shared/fit.js';
 import { FitBoxes, SLIDE_CSS, padRange, plotInner } from '../convex/fit-boxes.js';
 import {
-  LiveRun, SIZES, STAGES, TASKS, clampIndex, decoderFrom, headMask, headName, headShape, latestOnly, lossSeries,
+  LiveRun, SCORE_KINDS, SIZES, STAGES, TASKS, clampIndex, decoderFrom, headMask, headName, headShape, latestOnly, lossSeries,
   predictionRows, ratioSeries, scoreSeries, sizeById, stageView, toggleHead, trainerOptions, yRange, LOSS_COLORS,
 } from './logic.js';
 import { openPretrained, openTrainer } from './source.js';
@@ -34,7 +34,9 @@ import '../shared/heatmap.js';
 const RAMP = Array.from({ length: 11 }, (_, i) => rgb(viridis(i / 10))).join(', ');
 const SHORT_STAGES = ['untrained', 'loss falls', 'prev-token head', 'induction head'];
 const MAX_HEADS = 64;
-const FOCUS_TEXT = { prev: 'previous-token head', induction: 'induction head' };
+const FOCUS_TEXT = { prev: 'previous-token head', induction: 'induction head', reverse: 'anti-diagonal head' };
+const SCORE_TEXT = { prev: 'previous-token', induction: 'induction', reverse: 'anti-diagonal' };
+const SCORE_NOTE = { prev: 'weight on the token just before', induction: 'weight on the token after the earlier occurrence', reverse: 'weight on the digit to copy next' };
 const MARK = '#d1242f';
 /** A number as the widgets print it; '–' for one the trainer has not reported (null) yet. */
 const fmt = (x, d) => (typeof x === 'number' ? fmt0(x, d) : '–');
@@ -150,6 +152,11 @@ export class AttnTrain extends AttnWidget {
     return this.task === 'induction' && this._pre.status !== 'none' && this._pre.status !== 'error' && !this._run ? 'pretrained' : 'live';
   }
 
+  /** The score kinds plotted for this task: ['prev', 'induction' | 'reverse']. */
+  #kinds() {
+    return SCORE_KINDS[this.task] ?? SCORE_KINDS.induction;
+  }
+
   #snaps() {
     return this.#source === 'pretrained' ? this._pre.snapshots : this._run?.snapshots ?? [];
   }
@@ -162,7 +169,7 @@ export class AttnTrain extends AttnWidget {
   /** The view: which snapshot (null: the live weights), the highlighted head and what a slide emphasises. */
   #current() {
     const snaps = this.#snaps(), n = snaps.length, live = this.#source === 'live';
-    const sv = this.stage !== null && this.stage !== undefined || this.slideLayout ? stageView(snaps, this.stage) : null;
+    const sv = this.stage !== null && this.stage !== undefined || this.slideLayout ? stageView(snaps, this.stage, { final: this.#kinds()[1] }) : null;
     let index;
     if (this.snapshot !== null && this.snapshot !== undefined && n) index = live && this.snapshot >= n ? null : clampIndex(this.snapshot, n);
     else if (sv && (!live || !this._run?.running)) index = sv.index;
@@ -189,9 +196,11 @@ export class AttnTrain extends AttnWidget {
 
   /** A live run for this task and size (made on first use). */
   async #ensureRun() {
+    this._wantRun = true;
     if (this._run) return this._run;
     if (this._making) return this._making;
     const { task, size } = this;
+    this._error = '';
     this._making = (async () => {
       try {
         const trainer = await openTrainer(trainerOptions(task, size, { seed: 0 }));
@@ -217,6 +226,7 @@ export class AttnTrain extends AttnWidget {
   }
 
   #dropRun() {
+    this._wantRun = false;
     this._run?.dispose();
     this._run = null;
     this._samples = [];
@@ -299,7 +309,8 @@ export class AttnTrain extends AttnWidget {
       this._syncQueued = false;
       if (!this.isConnected) return;
       if (this.task === 'induction') this.#loadPretrained();
-      if (this.#source === 'live' && !this._run && !this._making && !this._error) this.#ensureRun();
+      // A live model is made on a user's request only (a page load starts no worker).
+      if (this._wantRun && this.#source === 'live' && !this._run && !this._making && !this._error) this.#ensureRun();
       this.#requestView();
     });
   }
@@ -314,6 +325,7 @@ export class AttnTrain extends AttnWidget {
   #setTask(task) {
     if (task === this.task) return;
     this.#dropRun();
+    this._wantRun = true;
     this.task = task;
     this.source = null;
     this.snapshot = null;
@@ -325,6 +337,7 @@ export class AttnTrain extends AttnWidget {
   #setSize(size) {
     if (size === this.size) return;
     this.#dropRun();
+    this._wantRun = true;
     this.size = size;
     this.source = this.#source === 'pretrained' ? 'live' : this.source;
     this.snapshot = null;
@@ -334,6 +347,7 @@ export class AttnTrain extends AttnWidget {
   }
 
   #setSource(source) {
+    if (source === 'live') this._wantRun = true;
     if (source === this.#source) return;
     this.source = source;
     this.snapshot = null;  // the heads switched off stay off: the same model shape
@@ -456,7 +470,7 @@ export class AttnTrain extends AttnWidget {
       return p.message || '';
     }
     if (this._making) return 'starting the trainer…';
-    if (!run) return '';
+    if (!run) return `${this.task === 'induction' && this._pre.status === 'none' ? 'no pretrained snapshots; ' : ''}Start (or Step) trains a model from scratch here`;
     const sp = run.speed;
     const speed = run.running && sp ? ` · ${sp.tokensPerSec ? `${Math.round(sp.tokensPerSec).toLocaleString('en')} tokens/s` : `${fmt(sp.stepsPerSec, 1)} steps/s`}` : '';
     return `${run.running ? 'training' : 'paused'}: step ${run.step}${Number.isFinite(run.target) ? ` of ${run.target}` : ''}${speed}`;
@@ -501,12 +515,19 @@ export class AttnTrain extends AttnWidget {
     return plot({ series: series.map((s) => ({ ...s, label: undefined })), xLabel: 'step', yLabel: 'loss (nats)', width, height, fontSize: fs, yDomain, xDomain });
   }
 
+  #plotRatio(width, height, fs, cur) {
+    const hist = this.#history(), series = ratioSeries(hist).map((x) => ({ ...x, label: undefined }));
+    const top = Math.max(1.1, ...series.flatMap((x) => x.points.map(([, y]) => y)));
+    const marker = hist.length ? [{ points: [[cur.step, 0], [cur.step, top]], color: MARK, dash: '5 4' }] : [];
+    return plot({ series: [...series, ...marker], xLabel: 'step', yLabel: 'ratio', width, height, fontSize: fs, yDomain: [0, top], xDomain: this.#xDomain(hist, cur, width, fs) });
+  }
+
   #plotScores(kind, width, height, fs, cur, focus, { upTo = null } = {}) {
     const hist = this.#history();
     const series = scoreSeries(upTo === null ? hist : hist.filter((r) => r.step <= upTo), kind, focus);
     const xDomain = this.#xDomain(hist, cur, width, fs);
     const marker = hist.length && upTo === null ? [{ points: [[cur.step, 0], [cur.step, 1]], color: MARK, dash: '5 4' }] : [];
-    return plot({ series: [...series.map((s) => ({ ...s, label: undefined })), ...marker], xLabel: 'step', yLabel: `${kind === 'prev' ? 'previous-token' : 'induction'} score`, width, height, fontSize: fs, yDomain: [0, 1], xDomain });
+    return plot({ series: [...series.map((s) => ({ ...s, label: undefined })), ...marker], xLabel: 'step', yLabel: `${SCORE_TEXT[kind]} score`, width, height, fontSize: fs, yDomain: [0, 1], xDomain });
   }
 
   #lossLegend() {
@@ -534,7 +555,7 @@ export class AttnTrain extends AttnWidget {
     const { heads } = this.#shape(), off = this.ablated.includes(l * heads + h);
     const fixed = this.weightRange !== 'map';
     const sc = (o.scores ?? null);
-    const label = o.label ?? `${headName(l, h)}${off ? ' (off)' : ''}${sc ? ` · prev ${fmt(sc.prev, 2)} · ind ${fmt(sc.induction, 2)}` : ''}`;
+    const label = o.label ?? `${headName(l, h)}${off ? ' (off)' : ''}${sc ? this.#kinds().map((k) => ` · ${k === 'prev' ? 'prev' : k === 'induction' ? 'ind' : 'rev'} ${fmt(sc[k], 2)}`).join('') : ''}`;
     const cls = `head ${headName(l, h)}${off ? ' off' : ''}${o.focus ? ' focus' : ''}`;
     return html`<attn-heatmap class=${cls} .label=${label} .values=${att} .rows=${t} .cols=${t} .rowLabels=${o.rowLabels ?? base.tokens} .colLabels=${o.colLabels ?? base.tokens}
       colormap="sequential" .vmin=${fixed ? 0 : null} .vmax=${fixed ? 1 : null} clickable .legend=${o.legend ?? true} .noRowLabels=${!!o.noRowLabels}
@@ -618,11 +639,10 @@ export class AttnTrain extends AttnWidget {
       <div class="plots">
         <div class="plot-panel loss" style=${`width:${W}px`}>${this.#lossLegend()}${this.#plotLoss(W, H, 12, cur)}</div>
         ${this.task === 'induction' ? html`<div class="plot-panel ratio" style=${`width:${W}px`}><div class="legend-line"><span><span class="line-swatch" style=${`border-color:${LOSS_COLORS.ratio}`}></span>repeated-half loss ÷ first-half loss</span></div>
-          ${plot({ series: ratioSeries(this.#history()).map((x) => ({ ...x, label: undefined })), xLabel: 'step', yLabel: 'ratio', width: W, height: H, yDomain: [0, Math.max(1.1, ...ratioSeries(this.#history()).flatMap((s) => s.points.map(([, y]) => y)))] })}</div>` : nothing}
+          ${this.#plotRatio(W, H, 12, cur)}</div>` : nothing}
       </div>
       <div class="plots">
-        <div class="plot-panel prev" style=${`width:${W}px`}><strong>previous-token score</strong> (weight on the token just before)${this.#scoreLegend('prev', focus?.kind === 'prev' ? focus : null)}${this.#plotScores('prev', W, H, 12, cur, focus?.kind === 'prev' ? focus : null)}</div>
-        <div class="plot-panel induction" style=${`width:${W}px`}><strong>induction score</strong> (weight on the token after the earlier occurrence)${this.#scoreLegend('induction', focus?.kind === 'induction' ? focus : null)}${this.#plotScores('induction', W, H, 12, cur, focus?.kind === 'induction' ? focus : null)}</div>
+        ${this.#kinds().map((k) => html`<div class=${`plot-panel ${k}`} style=${`width:${W}px`}><strong>${SCORE_TEXT[k]} score</strong> (${SCORE_NOTE[k]})${this.#scoreLegend(k, focus?.kind === k ? focus : null)}${this.#plotScores(k, W, H, 12, cur, focus?.kind === k ? focus : null)}</div>`)}
       </div>
       <h3>Attention on the held-out sequence, ${cur.index === null ? `now (step ${cur.step})` : `step ${cur.step}`}</h3>
       <p class="note">Each map: rows are queries, columns keys (the model is causal: nothing right of the diagonal). Colours are weights on [0, 1].
@@ -655,7 +675,7 @@ export class AttnTrain extends AttnWidget {
     // The caption: the numbers of the snapshot shown, the stage's own highlighted (a narrow box: only those).
     const lossItem = html`<span class=${em === 'loss' ? 'em' : ''}>held-out loss <strong>${fmt(evalLoss, 2)}</strong>${names.length && Number.isFinite(ablLoss) ? html` (${fmt(ablLoss, 2)} without ${names.join(', ')})` : nothing}</span>`;
     const ratioItem = this.task === 'induction' && Number.isFinite(ratio) ? html`<span>repeated ÷ first half <strong>${fmt(ratio, 2)}</strong></span>` : null;
-    const focusItem = focus && Number.isFinite(fscore) ? html`<span class="em">${headName(focus.layer, focus.head)} ${focus.kind === 'prev' ? 'previous-token' : 'induction'} score <strong>${fmt(fscore, 2)}</strong></span>` : null;
+    const focusItem = focus && Number.isFinite(fscore) ? html`<span class="em">${headName(focus.layer, focus.head)} ${SCORE_TEXT[focus.kind]} score <strong>${fmt(fscore, 2)}</strong></span>` : null;
     const items = [html`step <strong>${cur.step}</strong>`, ...(narrow && focusItem ? [focusItem] : [lossItem, ratioItem, focusItem])].filter(Boolean);
     if (this.task === 'induction' && this._pre.status === 'none' && !narrow) items.push(html`<span class="empty">no pretrained snapshots: train live</span>`);
     const caption = html`<p class="caption" role="status">${items.map((x, i) => html`${i ? ' · ' : ''}${x}`)}</p>`;
@@ -675,7 +695,7 @@ export class AttnTrain extends AttnWidget {
     const plotGuess = { width: plotW, height: Math.max(80, (narrow ? Math.floor(body.height * share) : body.height) - 30) };
     const pb = this.boxes.get('plot', plotGuess);
     const mb = this.boxes.get('maps', { width: mapsW, height: narrow && !single ? body.height - plotGuess.height - 36 : body.height });
-    const kind = em === 'prev' ? 'prev' : em === 'induction' ? 'induction' : null;
+    const kind = SCORE_TEXT[em] ? em : null;
     const upTo = cur.index === null ? null : cur.step;
     const plotStyle = narrow ? (single ? 'flex:1 1 0' : `height:${Math.floor(body.height * share)}px`) : `width:${plotW}px`;
     const plotPanel = !showPlot ? nothing : html`<div class=${`panel plot-panel ${kind ? `${kind}-scores` : 'loss'}${em === 'loss' ? ' em' : ''}`} style=${plotStyle}>

@@ -49,6 +49,9 @@ export function trainerOptions(task, sizeId, { seed = 0, worker } = {}) {
   return o;
 }
 
+/** The score kinds plotted per task: each head's previous-token score and the task's own head score. */
+export const SCORE_KINDS = { induction: ['prev', 'induction'], names: ['prev', 'induction'], reverse: ['prev', 'reverse'] };
+
 /** The slide stages (the `stage` attribute). */
 export const STAGES = ['untrained', 'loss falls', 'previous-token head', 'induction head'];
 
@@ -102,11 +105,11 @@ export function bestHead(heads, kind, from = 0, to = Infinity) {
  *   2 previous-token head: the first snapshot where layer 0's best previous-token score reaches 80 % of
  *     the highest it ever reaches — that head highlighted;
  *   3 induction head: the last snapshot, the best induction head of layers ≥ 1 highlighted (layer 0
- *     in a one-layer model).
- * Returns { index, focus: { layer, head, kind } | null, emphasis: 'maps' | 'loss' | 'prev' | 'induction' },
+ *     in a one-layer model); with `final: 'reverse'` (the reverse task) its best anti-diagonal head.
+ * Returns { index, focus: { layer, head, kind } | null, emphasis: 'maps' | 'loss' | 'prev' | 'induction' | 'reverse' },
  * or null when there is no snapshot.
  */
-export function stageView(snapshots, stage) {
+export function stageView(snapshots, stage, { final = 'induction' } = {}) {
   const n = snapshots?.length ?? 0;
   if (!n) return null;
   const s = Math.max(0, Math.min(3, stage ?? 3));
@@ -133,8 +136,8 @@ export function stageView(snapshots, stage) {
     return { index, focus: b ? { layer: b.layer, head: b.head, kind: 'prev' } : null, emphasis: 'prev' };
   }
   const last = snapshots[n - 1], { layers } = headShape(last.heads);
-  const b = bestHead(last.heads, 'induction', layers > 1 ? 1 : 0);
-  return { index: n - 1, focus: b ? { layer: b.layer, head: b.head, kind: 'induction' } : null, emphasis: 'induction' };
+  const b = bestHead(last.heads, final, final === 'induction' && layers > 1 ? 1 : 0);
+  return { index: n - 1, focus: b ? { layer: b.layer, head: b.head, kind: final } : null, emphasis: final };
 }
 
 /** Every `k`-th point of a long history (and always the last), so a plot stays a few hundred points. */

@@ -120,6 +120,11 @@ describe('stages', () => {
     expect(stageView(snaps, null)).toEqual(v);
   });
 
+  test('the reverse task ends on its best anti-diagonal head, in any layer', () => {
+    const rev = [{ step: 0, evalLoss: 2, heads: [[{ prev: 0.1, reverse: 0.7 }, { prev: 0.1, reverse: 0.2 }], [{ prev: 0.1, reverse: 0.3 }, { prev: 0.1, reverse: 0.1 }]] }];
+    expect(stageView(rev, 3, { final: 'reverse' })).toEqual({ index: 0, focus: { layer: 0, head: 0, kind: 'reverse' }, emphasis: 'reverse' });
+  });
+
   test('no snapshots: nothing to show', () => {
     expect(stageView([], 2)).toBeNull();
   });

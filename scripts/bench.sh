@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench.sh — `npm run bench`: attnlab vs onnxruntime-web, tfjs-backend-wasm, naive JS and the native
 # builds, side by side (bench/mha.bench.mjs), plus page load → first widget in Chromium
-# (bench/page-load.mjs). Writes docs/performance.md. Takes several minutes; not a test.
+# (bench/page-load.mjs), and one training step of a small GPT vs TensorFlow.js (bench/train.bench.mjs).
+# Writes docs/performance.md. Takes several minutes; not a test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
@@ -14,3 +15,5 @@ echo "== page load in Chromium"
 node bench/page-load.mjs || echo "page-load: failed (see above); continuing"
 echo "== multi-head attention, side by side"
 node bench/mha.bench.mjs --native-dir build/native "$@"
+echo "== training step of a small GPT: attnlab vs TensorFlow.js"
+node bench/train.bench.mjs "$@"

@@ -242,7 +242,9 @@ export class AttnTrain extends AttnWidget {
       const step = run.step;
       const out = await run.trainer.sample({ steps: 48, temperature: 0.8, seed: step });
       const text = typeof out === 'string' ? out : String(out);
-      const names = text.split('.').map((s) => s.trim()).filter(Boolean).slice(0, 8);
+      const parts = text.split('.');
+      if (!text.endsWith('.')) parts.pop();  // the sample stopped inside a name: leave that one out
+      const names = parts.map((s) => s.trim()).filter(Boolean).slice(0, 8);
       if (run === this._run) this._samples = [{ step, names }, ...this._samples].slice(0, 6);
     } catch (e) {
       if (run === this._run) this._samples = [{ step: run.step, names: [], error: e.message ?? String(e) }, ...this._samples].slice(0, 6);
@@ -258,14 +260,14 @@ export class AttnTrain extends AttnWidget {
       const snap = this._pre.snapshots[index];
       const base = await this._pre.inspect(index, {});
       const abl = mask ? await this._pre.inspect(index, { headMask: mask }) : null;
-      return { base, abl, step: snap?.step };
+      return { base, abl, step: snap?.step, decode: this._pre.decode };
     }
     const run = this._run;
     if (!run) throw new Error('no training run');
     const opts = index === null ? {} : { snapshot: this._run.snapshots[index]?.index ?? index };
     const base = await run.trainer.inspect(opts);
     const abl = mask ? await run.trainer.inspect({ ...opts, headMask: mask }) : null;
-    return { base, abl };
+    return { base, abl, decode: taskDecoder(run.trainer) };
   }
 
   #requestView() {
@@ -583,7 +585,7 @@ export class AttnTrain extends AttnWidget {
     const base = v?.base, abl = v?.abl;
     const task = this.task;
     const from = task === 'induction' && base?.ids ? Math.floor((base.ids.length - 1) / 2) : 0;
-    const rows = predictionRows(base, abl, decoderFrom(base), from);
+    const rows = predictionRows(base, abl, decoderFrom(base, v?.decode), from);
     const right = (key) => rows.filter((r) => r[key]).length;
     return html`<div class="ablation">
       <h3>Ablation: switch heads off</h3>
@@ -745,6 +747,14 @@ export class AttnTrain extends AttnWidget {
     return html`<div class=${`maps grid${shrink ? ' shrink' : ''}`}>${Array.from({ length: L }, (_, l) => html`<div class="mrow">${Array.from({ length: H }, (_, h) =>
       this.#map(l, h, { ...row[h], label: headName(l, h), ...r.panels[h], cellSize: 30, compact: true }))}</div>`)}${legend}</div>`;
   }
+}
+
+/** A token id → its text, from the trainer's task (tasks.js decode), or undefined. */
+function taskDecoder(trainer) {
+  let task = null;
+  try { task = trainer.task; } catch { return undefined; }
+  if (!task?.decode) return undefined;
+  return (id) => { try { return task.decode([id]); } catch { return undefined; } };
 }
 
 /** Layer 0's best previous-token head (the partner an induction head reads). */

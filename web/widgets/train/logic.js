@@ -20,19 +20,19 @@ export const SIZES = [
     id: 'attn2', label: '2-layer attention-only (induction)',
     model: { layers: 2, heads: 4, dModel: 64, attentionOnly: true, layerNorm: false },
     optimizer: { lr: 1e-3, weightDecay: 0.01, maxGradNorm: 1, warmupSteps: 50 },
-    batch: 8, steps: 1500,
+    batch: 16, steps: 3000,
   },
   {
     id: 'mlp2', label: '2-layer with MLP + LayerNorm',
     model: { layers: 2, heads: 4, dModel: 64, dFF: 256, attentionOnly: false, layerNorm: true },
     optimizer: { lr: 1e-3, weightDecay: 0.01, maxGradNorm: 1, warmupSteps: 50 },
-    batch: 8, steps: 1500,
+    batch: 16, steps: 3000,
   },
   {
     id: 'attn1', label: '1-layer attention-only (no induction head possible)',
     model: { layers: 1, heads: 4, dModel: 64, attentionOnly: true, layerNorm: false },
     optimizer: { lr: 1e-3, weightDecay: 0.01, maxGradNorm: 1, warmupSteps: 50 },
-    batch: 8, steps: 1500,
+    batch: 16, steps: 3000,
   },
 ];
 

@@ -36,5 +36,6 @@ export async function openPretrained(task) {
       model.dispose();
     }
   };
-  return { snapshots, get config() { return config; }, inspect };
+  const decode = (id) => { try { return ctx.task.decode([id]); } catch { return undefined; } };
+  return { snapshots, get config() { return config; }, inspect, decode };
 }

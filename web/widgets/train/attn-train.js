@@ -214,6 +214,7 @@ export class AttnTrain extends AttnWidget {
         return null;
       } finally {
         this._making = null;
+        this.requestUpdate();  // the buttons' busy state, and a run for a task picked meanwhile
       }
     })();
     return this._making;
@@ -276,10 +277,13 @@ export class AttnTrain extends AttnWidget {
     const mask = headMask(this.ablated, shape.layers, shape.heads);
     if (source === 'pretrained' && (this._pre.status !== 'ready' || cur.index === null)) return;
     if (source === 'live' && !this._run) return;
-    const key = `${this.task}|${this.size}|${source}|${cur.index ?? `live${this._run?.step ?? 0}`}|${mask ?? ''}`;
+    // `key`: what is shown (a result for it is taken, however many steps a live run took since it
+    // was asked for); `ask`: when to ask again (the live weights change with every step).
+    const key = `${this.task}|${this.size}|${source}|${cur.index ?? 'live'}|${mask ?? ''}`;
+    const ask = `${key}|${cur.index === null ? this._run?.step ?? 0 : ''}`;
     this._wantKey = key;
-    if (key === this._viewKey) return;
-    this._viewKey = key;
+    if (ask === this._viewKey) return;
+    this._viewKey = ask;
     this._inspect({ key, source, index: cur.index, mask });
   }
 

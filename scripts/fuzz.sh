@@ -46,7 +46,7 @@ flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -msse4.2 -Icore/include
        -DATTNLAB_SIMDE -DATTNLAB_HAVE_SIMD128
        -fsanitize=address,undefined -fno-sanitize-recover=all)
 objs=()
-for src in core/src/kernels/*/*.cc core/src/ops/*.cc core/src/api/*.cc; do
+for src in core/src/kernels/*/*.cc core/src/ops/*.cc core/src/model/*.cc core/src/api/*.cc; do
   [ -f "$src" ] || continue
   obj="$out/obj/$(echo "$src" | tr / _ | sed 's/\.cc$/.o/')"
   if [ ! -f "$obj" ] || [ -n "$(find "$src" core/include core/src -newer "$obj" -name '*.h' -o -newer "$obj" -path "$src" | head -1)" ]; then

@@ -110,6 +110,58 @@ using f32 = float;
   F(ptr, xs) F(ptr, ys) F(i32, n) F(ptr, queries) F(i32, nq) F(i32, dim) F(i32, kernel)        \
   F(f32, bandwidth) F(ptr, scores) F(ptr, weights) F(ptr, predictions)
 
+// ---- The model (attnlab/gpt.h): a Gpt that lives in WebAssembly memory between calls ----------------
+// model: the handle createModel / loadModel gave: an id from the bindings' registry of live models,
+// not an address (a disposed model's address can be the next model's; an id is never reused), so a
+// stale or made-up handle is refused with a message, never dereferenced. result: the address of a
+// modelResult the call fills (the facade zeroes it first); ids/targets/prompt/out: int32 arrays.
+
+// What model calls give back. bytes/size: a malloc'd buffer (save's file, modelInfo's JSON) that the
+// facade copies out and frees with _free.
+#define ATTNLAB_MODEL_RESULT(F)                                                                \
+  F(i32, model) F(i32, numParams) F(i32, step) F(f32, loss) F(f32, gradNorm) F(ptr, params)     \
+  F(ptr, grads) F(ptr, bytes) F(i32, size)
+
+// dFF = 0: 4·dModel. seed: the low 32 bits (the facade takes seeds in [0, 2^32)).
+#define ATTNLAB_CREATE_MODEL_CALL(F)                                                           \
+  F(i32, vocab) F(i32, context) F(i32, layers) F(i32, heads) F(i32, dModel) F(i32, dFF)         \
+  F(i32, attentionOnly) F(i32, layerNorm) F(i32, activation) F(i32, seed) F(ptr, result)
+
+#define ATTNLAB_LOAD_MODEL_CALL(F) F(ptr, bytes) F(i32, size) F(ptr, result)
+
+// modelInfo: bytes = JSON { config, numParams, tensors: [[name, offset, [shape]], …] } (read once
+// per model); modelState: numParams, step, params and grads addresses (cheap: no string).
+#define ATTNLAB_MODEL_INFO_CALL(F) F(i32, model) F(ptr, result)
+#define ATTNLAB_MODEL_STATE_CALL(F) F(i32, model) F(ptr, result)
+#define ATTNLAB_MODEL_DISPOSE_CALL(F) F(i32, model)
+
+// ids, targets (0 = none): [batch·t]. Outputs the facade provides (0 = not wanted): logits
+// [batch·t·vocab]; attention [layers·heads·batch·t·t] (head-major, so each head's [batch·t·t] is one
+// block; the model keeps [batch, heads, t, t] per layer); tokenLosses [batch·t]. result: loss.
+#define ATTNLAB_MODEL_FORWARD_CALL(F)                                                          \
+  F(i32, model) F(ptr, ids) F(ptr, targets) F(i32, batch) F(i32, t) F(ptr, logits)             \
+  F(ptr, attention) F(ptr, tokenLosses) F(ptr, result)
+
+// result: loss (gradients stay in the model: modelState's grads).
+#define ATTNLAB_MODEL_GRADIENTS_CALL(F) \
+  F(i32, model) F(ptr, ids) F(ptr, targets) F(i32, batch) F(i32, t) F(ptr, result)
+
+// adamw: 6 float64 [lr, beta1, beta2, eps, weightDecay, maxGradNorm] — doubles, as torch's Python
+// floats (optimizer.h): 4-byte fields would round β2 = 0.999. result: loss, gradNorm, step.
+#define ATTNLAB_MODEL_TRAIN_STEP_CALL(F) \
+  F(i32, model) F(ptr, ids) F(ptr, targets) F(i32, batch) F(i32, t) F(ptr, adamw) F(ptr, result)
+
+// prompt [n], out [steps]; temperature 0 = greedy, topK 0 = all, seed: the low 32 bits.
+#define ATTNLAB_MODEL_GENERATE_CALL(F)                                                         \
+  F(i32, model) F(ptr, prompt) F(i32, n) F(i32, steps) F(f32, temperature) F(i32, topK)        \
+  F(i32, seed) F(ptr, out)
+
+// mask: [layers·heads] scales, 0 = every head kept.
+#define ATTNLAB_MODEL_HEAD_MASK_CALL(F) F(i32, model) F(ptr, mask)
+
+// result: bytes/size of the safetensors file.
+#define ATTNLAB_MODEL_SAVE_CALL(F) F(i32, model) F(i32, optimizer) F(ptr, result)
+
 // Every call: C(name the facade uses, struct, field list). The entry point is attnlab_<name>.
 // Adding an op: a field list above, a row here, its entry point in embind.cc, its JS in web/api/.
 #define ATTNLAB_CALLS(C)                                                     \
@@ -128,10 +180,23 @@ using f32 = float;
   C(decoderBlock, DecoderBlockCall, ATTNLAB_DECODER_BLOCK_CALL)              \
   C(embedding, EmbeddingCall, ATTNLAB_EMBEDDING_CALL)                        \
   C(outputHead, OutputHeadCall, ATTNLAB_OUTPUT_HEAD_CALL)                    \
-  C(kernelRegression, KernelRegressionCall, ATTNLAB_KERNEL_REGRESSION_CALL)
+  C(kernelRegression, KernelRegressionCall, ATTNLAB_KERNEL_REGRESSION_CALL) \
+  C(createModel, CreateModelCall, ATTNLAB_CREATE_MODEL_CALL)                 \
+  C(loadModel, LoadModelCall, ATTNLAB_LOAD_MODEL_CALL)                       \
+  C(modelInfo, ModelInfoCall, ATTNLAB_MODEL_INFO_CALL)                       \
+  C(modelState, ModelStateCall, ATTNLAB_MODEL_STATE_CALL)                    \
+  C(modelDispose, ModelDisposeCall, ATTNLAB_MODEL_DISPOSE_CALL)              \
+  C(modelForward, ModelForwardCall, ATTNLAB_MODEL_FORWARD_CALL)              \
+  C(modelGradients, ModelGradientsCall, ATTNLAB_MODEL_GRADIENTS_CALL)        \
+  C(modelTrainStep, ModelTrainStepCall, ATTNLAB_MODEL_TRAIN_STEP_CALL)       \
+  C(modelGenerate, ModelGenerateCall, ATTNLAB_MODEL_GENERATE_CALL)           \
+  C(modelHeadMask, ModelHeadMaskCall, ATTNLAB_MODEL_HEAD_MASK_CALL)          \
+  C(modelSave, ModelSaveCall, ATTNLAB_MODEL_SAVE_CALL)
 
 // Structs a call points to (not calls themselves): S(name, struct, field list).
-#define ATTNLAB_STRUCTS(S) S(multiHeadWeightSet, MultiHeadWeightSet, ATTNLAB_MULTIHEAD_WEIGHT_SET)
+#define ATTNLAB_STRUCTS(S)                                                  \
+  S(multiHeadWeightSet, MultiHeadWeightSet, ATTNLAB_MULTIHEAD_WEIGHT_SET)   \
+  S(modelResult, ModelResult, ATTNLAB_MODEL_RESULT)
 
 #define ATTNLAB_WIRE_FIELD(type, name) type name;
 #define ATTNLAB_WIRE_COUNT(type, name) +1

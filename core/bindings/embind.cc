@@ -1,10 +1,11 @@
-// embind.cc — the WebAssembly entry points: a thin skin over attnlab/ops.h (it includes only the
-// public headers). Every op is one plain C export, attnlab_<op>(const <Op>Call*), whose argument is
-// a struct declared in calls.h: the JS facade (web/api/core.js) writes it into the heap by field
-// name, from the layout attnlab_contract() reports. Buffers are WASM heap addresses (the facade owns
-// their lifetime, copies inputs in and results out); every entry point returns 0 or 1, and
+// embind.cc — the WebAssembly entry points: a thin skin over attnlab/ops.h and attnlab/gpt.h (it
+// includes only the public headers). Every op is one plain C export, attnlab_<op>(const <Op>Call*),
+// whose argument is a struct declared in calls.h: the JS facade (web/api/core.js) writes it into the
+// heap by field name, from the layout attnlab_contract() reports. Buffers are WASM heap addresses (the
+// facade owns their lifetime, copies inputs in and results out); every entry point returns 0 or 1, and
 // attnlab_last_error() gives the message. No C++ exception ever crosses into JS (the ops do not
-// throw), so a failed call leaves the WASM stack and heap exactly as they were.
+// throw), so a failed call leaves the WASM stack and heap exactly as they were. A model (Gpt) lives
+// in the heap between calls; the facade names it by a handle from the registry below.
 //
 // Plain exports, not Embind: Embind's generic invoker (no dynamic code: -sDYNAMIC_EXECUTION=0)
 // converts each argument in a JS loop, while a plain export is one direct WASM call, which matters
@@ -13,11 +14,18 @@
 #include <emscripten/stack.h>
 #include <malloc.h>
 
+#include <cctype>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <type_traits>
+#include <vector>
 
+#include "attnlab/gpt.h"
 #include "attnlab/mask.h"
 #include "attnlab/ops.h"
 #include "calls.h"
@@ -39,6 +47,21 @@ int report(const Status& s) {
   // A fixed capacity, so a failed call leaves heap use exactly as it was (a longer message than any
   // before would otherwise grow the string). Messages are far shorter; a longer one is cut.
   g_last_error.assign(s.message, 0, 1024);
+  return 1;
+}
+
+// The model's messages name the step that failed inside it ("forward: …" within a training step);
+// the user called a JS method, whose name replaces that first word: "trainStep: ids[3] is 16, …".
+int report_as(const char* op, const Status& s) {
+  if (s.ok) return 0;
+  const std::string& m = s.message;
+  size_t word = 0;
+  while (word < m.size() && word < 40 && (isalnum(static_cast<unsigned char>(m[word])) || m[word] == '_')) ++word;
+  const size_t rest = word > 0 && m.compare(word, 2, ": ") == 0 ? word + 2 : 0;
+  // Within the capacity reserved at start-up (see report()): no allocation on a failed call.
+  g_last_error.assign(op);
+  g_last_error.append(": ");
+  g_last_error.append(m, rest, 1024 - g_last_error.size());
   return 1;
 }
 
@@ -88,6 +111,11 @@ Status decode(const char* op, const char* what, const EnumName (&table)[N], int 
     const Status s_ = (expr);      \
     if (!s_.ok) return report(s_); \
   } while (0)
+#define ATTNLAB_TRY_AS(op, expr)           \
+  do {                                     \
+    const Status s_ = (expr);              \
+    if (!s_.ok) return report_as(op, s_);  \
+  } while (0)
 
 // The mask fields every attention call carries (ATTNLAB_MASK_FIELDS).
 [[gnu::noinline]] Status make_mask(const char* op, i32 mask_kind, i32 window, i32 causal, ptr values,
@@ -125,6 +153,115 @@ Status multihead_args(const char* op, const Call& c, attnlab::MultiHeadArgs* a) 
 template <class Call>
 attnlab::FeedForwardWeights ffn_weights(const Call& c) {
   return {in(c.w1), in(c.b1), in(c.w2), in(c.b2)};
+}
+
+// ---- Models: the live Gpt objects, by handle -------------------------------------------------------
+// A handle is an id, never reused (a freed model's address may be the next model's): the facade can
+// only name a model that is alive, and a stale or made-up handle is refused, never dereferenced. The
+// table is a malloc'd array grown by doubling (few models live at once; lookup is a short scan),
+// reserved at start-up so that creating and disposing models leaves heap use as it was.
+struct ModelSlot {
+  i32 id;
+  attnlab::Gpt* model;
+};
+struct ModelTable {
+  ModelSlot* slots = nullptr;
+  size_t count = 0, capacity = 0;
+  i32 next_id = 1;
+};
+ModelTable g_models = [] {
+  ModelTable t;
+  t.slots = static_cast<ModelSlot*>(malloc(16 * sizeof(ModelSlot)));
+  t.capacity = t.slots ? 16 : 0;
+  return t;
+}();
+
+[[gnu::noinline]] Status no_model(const char* op, i32 id) {
+  return Status::Fail(std::string(op) + ": model " + std::to_string(id) +
+                      " is not a live model, expected a handle from createModel or loadModel that was not disposed");
+}
+
+Status find_model(const char* op, i32 id, attnlab::Gpt** m) {
+  for (size_t i = 0; i < g_models.count; ++i)
+    if (g_models.slots[i].id == id) {
+      *m = g_models.slots[i].model;
+      return Status::Ok();
+    }
+  return no_model(op, id);
+}
+
+ModelResult* result_of(ptr p) { return reinterpret_cast<ModelResult*>(uintptr_t(p)); }
+const int* ints(ptr p) { return reinterpret_cast<const int*>(uintptr_t(p)); }
+
+void fill_state(const attnlab::Gpt& m, ModelResult* r) {
+  r->numParams = i32(m.num_params());
+  r->step = i32(m.steps_taken());
+  r->params = ptr(uintptr_t(m.params()));
+  r->grads = ptr(uintptr_t(m.grads()));
+}
+
+// Takes ownership of a new model: into the table (grown first; on failure the model is freed, as
+// if never made), its handle and state into *r.
+int adopt(const char* op, std::unique_ptr<attnlab::Gpt> m, ModelResult* r) {
+  if (g_models.next_id == INT32_MAX)
+    return report_as(op, Status::Fail("2^31 − 1 models were made in this module, "
+                                      "expected fewer (ids are never reused)"));
+  if (g_models.count == g_models.capacity) {
+    const size_t cap = g_models.capacity ? 2 * g_models.capacity : 16;
+    void* grown = realloc(g_models.slots, cap * sizeof(ModelSlot));
+    if (!grown)
+      return report_as(op, Status::Fail("could not get WebAssembly memory for another model, "
+                                        "expected fewer live models (dispose() those no longer used)"));
+    g_models.slots = static_cast<ModelSlot*>(grown);
+    g_models.capacity = cap;
+  }
+  const i32 id = g_models.next_id++;
+  g_models.slots[g_models.count++] = {id, m.get()};
+  r->model = id;
+  fill_state(*m.release(), r);
+  return 0;
+}
+
+// A malloc'd copy of `n` bytes for the facade to copy out and free (save's file, modelInfo's JSON).
+int hand_out(const char* op, const void* data, size_t n, ModelResult* r) {
+  void* p = n ? malloc(n) : nullptr;
+  if (n && !p) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "could not get %.1f MiB of WebAssembly memory for the result, expected a smaller model",
+             double(n) / (1 << 20));
+    return report_as(op, Status::Fail(msg));
+  }
+  if (n) memcpy(p, data, n);
+  r->bytes = ptr(uintptr_t(p));
+  r->size = i32(n);
+  return 0;
+}
+
+const char* activation_name(attnlab::Activation a) {
+  for (const EnumName& n : kActivations)
+    if (n.code == int(a)) return n.name;
+  return "?";
+}
+
+// { "config": { createModel's options, resolved }, "numParams": n, "tensors": [[name, offset, [shape]], …] }
+std::string model_json(const attnlab::Gpt& m) {
+  const attnlab::GptConfig& c = m.config();
+  std::string j = "{\"config\":{\"vocab\":" + std::to_string(c.vocab) + ",\"context\":" + std::to_string(c.context) +
+                  ",\"layers\":" + std::to_string(c.layers) + ",\"heads\":" + std::to_string(c.heads) +
+                  ",\"dModel\":" + std::to_string(c.d_model) + ",\"dFF\":" + std::to_string(c.d_ff) +
+                  ",\"attentionOnly\":" + (c.attention_only ? "true" : "false") +
+                  ",\"layerNorm\":" + (c.layer_norm ? "true" : "false") + ",\"activation\":\"" +
+                  activation_name(c.activation) + "\"},\"numParams\":" + std::to_string(m.num_params()) +
+                  ",\"tensors\":[";
+  const char* sep = "";
+  for (const attnlab::GptTensor& t : m.tensors()) {
+    j += sep, j += "[\"", j += t.name, j += "\",", j += std::to_string(t.offset), j += ",[";
+    if (t.rank == 2) j += std::to_string(t.rows), j += ",";
+    j += std::to_string(t.cols), j += "]]";
+    sep = ",";
+  }
+  j += "]}";
+  return j;
 }
 
 }  // namespace
@@ -310,6 +447,138 @@ EMSCRIPTEN_KEEPALIVE int attnlab_kernelRegression(const KernelRegressionCall* c)
   return report(attnlab::kernel_regression_forward(in(c->xs), in(c->ys), c->n, in(c->queries), c->nq, c->dim,
                                                    kernel, c->bandwidth, out(c->scores), out(c->weights),
                                                    out(c->predictions)));
+}
+
+// ---- The model (attnlab/gpt.h) ----------------------------------------------------------------------
+// Messages name the JS method (report_as); every failure is a Status, and a failed call leaves the
+// model (parameters, moments, step) and heap use as they were.
+
+EMSCRIPTEN_KEEPALIVE int attnlab_createModel(const CreateModelCall* c) {
+  constexpr const char* op = "createModel";
+  attnlab::GptConfig g;
+  ATTNLAB_TRY_AS(op, decode(op, "activation", kActivations, c->activation, &g.activation));
+  // Negative sizes (a direct caller) become huge size_t values, which check_gpt_config refuses.
+  g.vocab = size_t(c->vocab), g.context = size_t(c->context), g.layers = size_t(c->layers);
+  g.heads = size_t(c->heads), g.d_model = size_t(c->dModel), g.d_ff = size_t(c->dFF);
+  g.attention_only = c->attentionOnly != 0, g.layer_norm = c->layerNorm != 0;
+  g.seed = uint32_t(c->seed);
+  std::unique_ptr<attnlab::Gpt> m;
+  ATTNLAB_TRY_AS(op, attnlab::Gpt::create(g, &m));
+  return adopt(op, std::move(m), result_of(c->result));
+}
+
+EMSCRIPTEN_KEEPALIVE int attnlab_loadModel(const LoadModelCall* c) {
+  constexpr const char* op = "loadModel";
+  std::unique_ptr<attnlab::Gpt> m;
+  ATTNLAB_TRY_AS(op, attnlab::load_safetensors(reinterpret_cast<const uint8_t*>(uintptr_t(c->bytes)),
+                                               c->size < 0 ? 0 : size_t(c->size), &m));
+  return adopt(op, std::move(m), result_of(c->result));
+}
+
+EMSCRIPTEN_KEEPALIVE int attnlab_modelInfo(const ModelInfoCall* c) {
+  constexpr const char* op = "model";
+  attnlab::Gpt* m;
+  ATTNLAB_TRY_AS(op, find_model(op, c->model, &m));
+  const std::string j = model_json(*m);
+  return hand_out(op, j.data(), j.size(), result_of(c->result));
+}
+
+EMSCRIPTEN_KEEPALIVE int attnlab_modelState(const ModelStateCall* c) {
+  constexpr const char* op = "model";
+  attnlab::Gpt* m;
+  ATTNLAB_TRY_AS(op, find_model(op, c->model, &m));
+  fill_state(*m, result_of(c->result));
+  return 0;
+}
+
+EMSCRIPTEN_KEEPALIVE int attnlab_modelDispose(const ModelDisposeCall* c) {
+  for (size_t i = 0; i < g_models.count; ++i)
+    if (g_models.slots[i].id == c->model) {
+      delete g_models.slots[i].model;
+      g_models.slots[i] = g_models.slots[--g_models.count];
+      return 0;
+    }
+  return report(no_model("dispose", c->model));
+}
+
+EMSCRIPTEN_KEEPALIVE int attnlab_modelForward(const ModelForwardCall* c) {
+  constexpr const char* op = "forward";
+  attnlab::Gpt* m;
+  ATTNLAB_TRY_AS(op, find_model(op, c->model, &m));
+  float loss = 0;
+  ATTNLAB_TRY_AS(op, m->forward(ints(c->ids), c->targets ? ints(c->targets) : nullptr, size_t(c->batch),
+                                size_t(c->t), &loss));
+  const attnlab::GptConfig& g = m->config();
+  const size_t B = m->batch(), T = m->length(), H = g.heads, tt = T * T;
+  if (c->logits) memcpy(out(c->logits), m->logits(), B * T * g.vocab * sizeof(float));
+  if (c->tokenLosses && c->targets) memcpy(out(c->tokenLosses), m->token_losses(), B * T * sizeof(float));
+  if (c->attention) {
+    // [batch, heads, t, t] per layer → [layers, heads, batch, t, t]: one block per head.
+    float* a = out(c->attention);
+    for (size_t l = 0; l < g.layers; ++l) {
+      const float* w = m->attention(l);
+      for (size_t h = 0; h < H; ++h)
+        for (size_t b = 0; b < B; ++b) memcpy(a + ((l * H + h) * B + b) * tt, w + (b * H + h) * tt, tt * sizeof(float));
+    }
+  }
+  result_of(c->result)->loss = loss;
+  return 0;
+}
+
+EMSCRIPTEN_KEEPALIVE int attnlab_modelGradients(const ModelGradientsCall* c) {
+  constexpr const char* op = "computeGradients";
+  attnlab::Gpt* m;
+  ATTNLAB_TRY_AS(op, find_model(op, c->model, &m));
+  if (!c->targets) return report_as(op, Status::Fail("targets is missing, expected batch·t token ids"));
+  float loss = 0;
+  ATTNLAB_TRY_AS(op, m->forward(ints(c->ids), ints(c->targets), size_t(c->batch), size_t(c->t), &loss));
+  ATTNLAB_TRY_AS(op, m->backward());
+  result_of(c->result)->loss = loss;
+  return 0;
+}
+
+EMSCRIPTEN_KEEPALIVE int attnlab_modelTrainStep(const ModelTrainStepCall* c) {
+  constexpr const char* op = "trainStep";
+  attnlab::Gpt* m;
+  ATTNLAB_TRY_AS(op, find_model(op, c->model, &m));
+  attnlab::GptTrainOptions o;
+  if (c->adamw) {
+    const double* h = reinterpret_cast<const double*>(uintptr_t(c->adamw));
+    o.adamw.lr = h[0], o.adamw.beta1 = h[1], o.adamw.beta2 = h[2], o.adamw.eps = h[3], o.adamw.weight_decay = h[4];
+    o.max_grad_norm = static_cast<float>(h[5]);
+  }
+  ModelResult* r = result_of(c->result);
+  float loss = 0, norm = 0;
+  ATTNLAB_TRY_AS(op, m->train_step(ints(c->ids), c->targets ? ints(c->targets) : nullptr, size_t(c->batch),
+                                   size_t(c->t), o, &loss, &norm));
+  r->loss = loss, r->gradNorm = norm, r->step = i32(m->steps_taken());
+  return 0;
+}
+
+EMSCRIPTEN_KEEPALIVE int attnlab_modelGenerate(const ModelGenerateCall* c) {
+  constexpr const char* op = "generate";
+  attnlab::Gpt* m;
+  ATTNLAB_TRY_AS(op, find_model(op, c->model, &m));
+  attnlab::GptSampling s;
+  s.temperature = c->temperature, s.top_k = size_t(c->topK), s.seed = uint32_t(c->seed);
+  return report_as(op, m->generate(ints(c->prompt), size_t(c->n), size_t(c->steps), s,
+                                   reinterpret_cast<int*>(uintptr_t(c->out))));
+}
+
+EMSCRIPTEN_KEEPALIVE int attnlab_modelHeadMask(const ModelHeadMaskCall* c) {
+  constexpr const char* op = "setHeadMask";
+  attnlab::Gpt* m;
+  ATTNLAB_TRY_AS(op, find_model(op, c->model, &m));
+  return report_as(op, m->set_head_scale(c->mask ? in(c->mask) : nullptr));
+}
+
+EMSCRIPTEN_KEEPALIVE int attnlab_modelSave(const ModelSaveCall* c) {
+  constexpr const char* op = "save";
+  attnlab::Gpt* m;
+  ATTNLAB_TRY_AS(op, find_model(op, c->model, &m));
+  std::vector<uint8_t> bytes;
+  ATTNLAB_TRY_AS(op, attnlab::save_safetensors(*m, c->optimizer != 0, &bytes));
+  return hand_out(op, bytes.data(), bytes.size(), result_of(c->result));
 }
 
 // ---- The contract, and the module's state ---------------------------------------------------------

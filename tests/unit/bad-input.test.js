@@ -2,7 +2,7 @@
 // <argument> …, expected …" with the exact message, nothing allocated is left behind; an option set to
 // undefined is the call without it. Rules and edge behaviour: docs/hardening.md.
 import { beforeAll, describe, expect, test } from 'vitest';
-import { AttnLab, AttnLabError, MultiHeadAttentionLayer, createAttnLab, createTokenizer } from 'attnlab';
+import { AttnLab, AttnLabError, Model, MultiHeadAttentionLayer, createAttnLab, createTokenizer } from 'attnlab';
 import { encoderArgs, golden } from './helpers.js';
 import { ENTRY, NAMES, dec, enc, encWeights, fill, ramp, smallAttention, smallMultiHead, withNaN } from './entry-points.js';
 
@@ -29,13 +29,25 @@ test('every public entry point of AttnLab is covered here', () => {
 });
 
 test.each(NAMES)('%s: the good call works (the tables below change one thing at a time)', (fn) => {
-  expect(() => lab[fn](ENTRY[fn].good())).not.toThrow();
+  let r;
+  expect(() => { r = lab[fn](ENTRY[fn].good()); }).not.toThrow();
+  if (r instanceof Model) r.dispose();
 });
 
 // ---- Bad-input tables, generated per entry point ---------------------------------------------------
 function badCases(fn) {
   const e = ENTRY[fn], cases = [];
   const add = (what, args, re) => cases.push([`${fn}: ${what}`, fn, args, re]);
+  if (e.positional) {  // fn(bytes), not fn({ … }): loadModel
+    const a = e.positional, expected = 'expected a Uint8Array or ArrayBuffer of a safetensors file';
+    for (const [v, got] of [[42, '42'], ['abc', '"abc"'], [null, 'null'], [undefined, 'missing'], [{}, 'a object'], [[1, 2], 'an array of 2'], [Symbol('s'), 'a symbol']])
+      add(`${a} = ${got}`, v, new RegExp(`^${fn}: ${a} is ${esc(got)}, ${expected}`));
+    const good = e.good();
+    add(`${a} cut to 7 bytes`, good.slice(0, 7), new RegExp(`^${fn}: ${a} are 7 bytes long, expected at least 8`));
+    add(`${a} cut in the header`, good.slice(0, 40), new RegExp(`^${fn}: ${a} header length is \\d+, past the end of the 40 bytes`));
+    add(`${a} one float short`, good.slice(0, good.length - 4), new RegExp(`^${fn}: ${a} hold \\d+ bytes of tensor data, expected at least 4·num_params`));
+    return cases;
+  }
   add('not an object', 42, new RegExp(`^${fn}: expected one options object`));
   add('unknown option', { ...e.good(), dropout: 0.1 }, new RegExp(`^${fn}: unknown option 'dropout', expected some of: `));
   for (const s of e.sizes) {
@@ -123,6 +135,16 @@ const SPECIFIC = [
   ['kernelRegression: kernel', 'kernelRegression', { kernel: 'epanechnikov' }, /^kernelRegression: kernel is "epanechnikov", expected one of 'gaussian', 'dot'$/],
   ['kernelRegression: queries not a multiple of dim', 'kernelRegression', { xs: ramp(10), dim: 2 }, /^kernelRegression: queries has 3 values, expected a multiple of dim = 2$/],
   ['kernelRegression: bandwidth negative', 'kernelRegression', { bandwidth: -1 }, /^kernelRegression: bandwidth is -1, expected a finite number > 0$/],
+  ['createModel: heads not dividing dModel (the core)', 'createModel', { heads: 3 }, /^createModel: heads = 3 does not divide dModel = 4, expected dModel to be a multiple of heads$/],
+  ['createModel: vocab beyond the limit (the core)', 'createModel', { vocab: 70000 }, /^createModel: vocab is 70000, expected an integer in \[1, 65536\]$/],
+  ['createModel: too many parameters (the core)', 'createModel', { vocab: 65536, dModel: 4096, heads: 1 }, /^createModel: the model would have \d+ parameters, expected at most 67108864/],
+  ['createModel: dFF 0', 'createModel', { dFF: 0 }, /^createModel: dFF is 0, expected a positive integer$/],
+  ['createModel: activation', 'createModel', { activation: 'swish' }, /^createModel: activation is "swish", expected one of 'gelu', 'gelu_tanh', 'relu'$/],
+  ['createModel: attentionOnly not boolean', 'createModel', { attentionOnly: 1 }, /^createModel: attentionOnly is 1, expected true or false$/],
+  ['createModel: layerNorm not boolean', 'createModel', { layerNorm: 'no' }, /^createModel: layerNorm is "no", expected true or false$/],
+  ['createModel: seed negative', 'createModel', { seed: -1 }, /^createModel: seed is -1, expected an integer in \[0, 2\^32\)$/],
+  ['createModel: seed 2^32', 'createModel', { seed: 2 ** 32 }, /^createModel: seed is 4294967296, expected an integer in \[0, 2\^32\)$/],
+  ['createModel: seed fractional', 'createModel', { seed: 0.5 }, /^createModel: seed is 0.5, expected an integer in \[0, 2\^32\)$/],
   ['kernelRegression: oversized', 'kernelRegression', { xs: big(20000), ys: big(20000), queries: big(20000) }, new RegExp(`^kernelRegression: ${MiB.source}`)],
 ];
 
@@ -139,7 +161,7 @@ describe('bad input: one table per entry point', () => {
   test.each(SPECIFIC)('%s', (_name, fn, patch, re) => {
     const before = lab.info();
     let err;
-    try { lab[fn]({ ...ENTRY[fn].good(), ...patch }); } catch (e) { err = e; }
+    try { lab[fn]({ ...ENTRY[fn].good(), ...patch }).dispose?.(); } catch (e) { err = e; }
     expect(err).toBeInstanceOf(AttnLabError);
     expect(err.message).toMatch(re);
     expect(lab.info().heapInUse).toBe(before.heapInUse);
@@ -341,7 +363,7 @@ describe('undefined means absent', () => {
     same(lab.positionalEncoding({ kind: 'sinusoidal', length: 4, dModel: 8, mask: undefined }),
       lab.positionalEncoding({ kind: 'sinusoidal', length: 4, dModel: 8 }));
   });
-  test.each(NAMES)('%s: every option set to undefined is the call without it; unknown names too', (fn) => {
+  test.each(NAMES.filter((fn) => !ENTRY[fn].positional))('%s: every option set to undefined is the call without it; unknown names too', (fn) => {
     const good = ENTRY[fn].good();
     const known = knownOptions(() => lab[fn]({ ...good, notAnOption: 1 }));
     const unset = Object.fromEntries(known.filter((k) => !(k in good)).map((k) => [k, undefined]));
@@ -352,6 +374,12 @@ describe('undefined means absent', () => {
       expect(layer).toBeInstanceOf(MultiHeadAttentionLayer);
       same(layer.forward({ x: ramp(12), tq: 3 }), expected.forward({ x: ramp(12), tq: 3 }));
       layer.dispose();
+      expected.dispose();
+    } else if (expected instanceof Model) {  // the same model: the same bytes
+      const model = lab[fn]({ ...good, ...unset, notAnOption: undefined });
+      expect(model.config).toEqual(expected.config);
+      expect(Buffer.from(model.save()).equals(Buffer.from(expected.save()))).toBe(true);
+      model.dispose();
       expected.dispose();
     } else {
       same(lab[fn]({ ...good, ...unset, notAnOption: undefined }), expected);

@@ -76,6 +76,17 @@ export const ENTRY = {
     good: () => ({ xs: ramp(5), ys: ramp(5, 0.2), queries: ramp(3, 0.3) }),
     sizes: [], arrays: ['xs'], vectors: ['ys', 'queries'],
   },
+  // The model: createModel returns a Model (its methods are covered in model.test.js: they are
+  // methods of a Model, not of AttnLab, so they do not fit this table). loadModel takes the bytes
+  // themselves, not an options object (`positional`): bad-input.test.js gives it its own table.
+  createModel: {
+    good: () => ({ vocab: 5, context: 4, layers: 1, heads: 2, dModel: 4 }),
+    sizes: ['vocab', 'context', 'layers', 'heads', 'dModel'], arrays: [],
+  },
+  loadModel: {
+    good: () => tinyCheckpoint(),
+    positional: 'bytes', sizes: [], arrays: [],
+  },
 };
 export const NAMES = Object.keys(ENTRY);
 
@@ -93,3 +104,35 @@ const dec = () => ({ ...enc(), memory: fill(2 * D, 0.5), tm: 2, weights: { ...en
 const withNaN = (n, at) => Float32Array.from({ length: n }, (_, i) => (i === at ? NaN : 0.1));
   return { enc, dec, encWeights, withNaN };
 })();
+
+// A safetensors file written here, by hand, from gpt.h's description of the format (not by
+// model.save()): an attention-only 1-layer model without LayerNorm, vocab 3, context 2, dModel 2,
+// one head. Parameter i of the flat array is sin(i + 1)/4. The header is JSON padded with spaces to a
+// multiple of 8; tensors in gpt.h's order, F32 little-endian.
+export const TINY_CHECKPOINT = Object.freeze({
+  config: { vocab: 3, context: 2, layers: 1, heads: 1, dModel: 2, attentionOnly: true, layerNorm: false, activation: 'gelu' },
+  tensors: [['embed.W_E', [3, 2]], ['pos_embed.W_pos', [2, 2]],
+    ...['W_Q', 'W_K', 'W_V', 'W_O'].map((w) => [`blocks.0.attn.${w}`, [2, 2]]),
+    ...['b_Q', 'b_K', 'b_V', 'b_O'].map((b) => [`blocks.0.attn.${b}`, [2]]), ['unembed.b_U', [3]]],
+});
+export function tinyCheckpoint({ metadata = {}, value = (i) => Math.sin(i + 1) / 4 } = {}) {
+  const c = TINY_CHECKPOINT.config;
+  const header = { __metadata__: { format: 'attnlab-gpt', version: '1', vocab: '3', context: '2', layers: '1', heads: '1',
+    d_model: '2', d_ff: '8', attention_only: 'true', layer_norm: 'false', activation: c.activation, ln_eps: '1e-05', steps_taken: '0', ...metadata } };
+  let at = 0;
+  for (const [name, shape] of TINY_CHECKPOINT.tensors) {
+    const bytes = 4 * shape.reduce((a, b) => a * b, 1);
+    header[name] = { dtype: 'F32', shape, data_offsets: [at, at + bytes] };
+    at += bytes;
+  }
+  for (const k of Object.keys(metadata)) if (metadata[k] === undefined) delete header.__metadata__[k];
+  let json = JSON.stringify(header);
+  json += ' '.repeat((8 - (json.length % 8)) % 8);
+  const text = new TextEncoder().encode(json);
+  const out = new Uint8Array(8 + text.length + at);
+  new DataView(out.buffer).setBigUint64(0, BigInt(text.length), true);
+  out.set(text, 8);
+  const data = new DataView(out.buffer, 8 + text.length);
+  for (let i = 0; i < at / 4; i++) data.setFloat32(4 * i, value(i), true);
+  return out;
+}

@@ -2,7 +2,7 @@
 // op with a golden file, every case, every intermediate, within TOL.ref (helpers.js).
 import { beforeAll, describe, expect, test } from 'vitest';
 import { createAttnLab } from 'attnlab';
-import { absMatmul, absSum, decoderArgs, encoderArgs, expectClose, expectCloseScaled, golden, maskArg, transpose } from './helpers.js';
+import { ADAM_NOISE_STEP, TOL, absMatmul, absSum, decoderArgs, encoderArgs, expectClose, expectCloseScaled, expectCloseTensor, golden, maskArg, transpose } from './helpers.js';
 
 let lab;
 beforeAll(async () => { lab = await createAttnLab(); });
@@ -142,5 +142,77 @@ describe('embedding and tied output head vs PyTorch', () => {
     const r = lab.outputHead({ h: c.h, rows: c.ids.length, table: c.table, vocab: c.vocab, dModel: c.dModel, bias: opt(c.bias), temperature: c.temperature });
     expectCloseScaled(r.logits, c.logits, absMatmul(c.h, transpose(c.table, c.vocab, c.dModel), c.bias, c.ids.length, c.dModel, c.vocab), 'logits');
     expectClose(r.probs, c.probs, 'probs');
+  });
+});
+
+// ---- The small GPT (gpt.h) vs a torch model written from the header's math (tests/golden/generate_gpt.py,
+// float64): the parameters go in through setParameters, the numbers come out of forward,
+// computeGradients/gradients and trainStep — the JS API end to end. Per tensor (TOL.model, TOL.trainSteps).
+describe('GPT model vs torch (gpt.json)', () => {
+  const gg = golden('gpt');
+  const make = (c) => {
+    const k = c.config;
+    const m = lab.createModel({ vocab: k.vocab, context: k.context, layers: k.layers, heads: k.heads, dModel: k.dModel,
+      dFF: k.dFf || undefined, attentionOnly: k.attentionOnly, layerNorm: k.layerNorm, activation: k.activation });
+    m.setParameters(Object.fromEntries(c.params.map((p) => [p.name, { shape: p.shape, data: p.values }])));
+    return m;
+  };
+  test.each(gg.configs.map((c) => [c.name, c]))('%s: forward and gradients', (_n, c) => {
+    const m = make(c);
+    try {
+      const { batch: B, t } = c, H = c.config.heads, e = c.expected;
+      expect(Object.keys(m.parameters())).toEqual(c.params.map((p) => p.name));
+      const r = m.forward({ ids: c.ids, targets: c.targets, batch: B });
+      expectCloseTensor([r.loss], [e.loss], 'loss', TOL.model);
+      expectCloseTensor(r.tokenLosses, e.tokenLosses, 'tokenLosses', TOL.model);
+      expectCloseTensor(r.logits, e.logits, 'logits', TOL.model);
+      // The golden's attention[l] is [batch, heads, t, t]; the API's attention[l][h] is head h's [batch·t·t].
+      for (let l = 0; l < c.config.layers; l++)
+        for (let h = 0; h < H; h++) {
+          const want = [];
+          for (let b = 0; b < B; b++) want.push(...e.attention[l].slice((b * H + h) * t * t, (b * H + h + 1) * t * t));
+          expectCloseTensor(r.attention[l][h], want, `attention[${l}][${h}]`, TOL.model);
+        }
+      const { loss } = m.computeGradients({ ids: c.ids, targets: c.targets, batch: B });
+      expect(loss).toBe(r.loss);
+      // A gradient that is exactly 0 in float64 (b_K) is float32 rounding noise: measured against the
+      // scale of the whole gradient instead of its own.
+      let scale = 0;
+      for (const g of Object.values(e.grads)) for (const x of g) scale = Math.max(scale, Math.abs(x));
+      const grads = m.gradients();
+      expect(Object.keys(grads)).toEqual(Object.keys(e.grads));
+      for (const [name, { data }] of Object.entries(grads))
+        expectCloseTensor(data, e.grads[name], `grad ${name}`, TOL.model, c.roundingNoiseGrads.includes(name) ? scale : 0);
+    } finally {
+      m.dispose();
+    }
+  });
+
+  test('three AdamW steps (clip, weight decay on rank-2 tensors) as torch.optim.AdamW in float32', () => {
+    const a = gg.adamw, c = gg.configs.find((x) => x.name === a.config);
+    const m = make(c);
+    try {
+      expect(Object.entries(m.parameters()).filter(([, p]) => p.shape.length === 2).map(([n]) => n)).toEqual(a.decayed);
+      let before = m.parameters();
+      a.steps.forEach((s, i) => {
+        const r = m.trainStep({ ids: s.ids, targets: s.targets, batch: c.batch, lr: a.lr, beta1: a.beta1, beta2: a.beta2,
+          eps: a.eps, weightDecay: a.weightDecay, maxGradNorm: a.maxGradNorm });
+        expect(r.step).toBe(i + 1);
+        expectCloseTensor([r.loss], [s.loss], `step ${i + 1} loss`, TOL.model);
+        expectCloseTensor([r.gradNorm], [s.gradNorm], `step ${i + 1} gradNorm`, TOL.model);
+        const now = m.parameters();
+        for (const [name, { data }] of Object.entries(now)) {
+          if (c.roundingNoiseGrads.includes(name)) {
+            // Only the bound on Adam's step holds for a noise gradient (ADAM_NOISE_STEP).
+            const moved = Math.max(...data.map((x, j) => Math.abs(x - before[name].data[j])));
+            expect(moved, `step ${i + 1} ${name} moved`).toBeLessThanOrEqual(ADAM_NOISE_STEP * a.lr);
+          } else expectCloseTensor(data, s.params[name], `step ${i + 1} ${name}`, TOL.trainSteps);
+        }
+        before = now;
+      });
+      expect(m.step).toBe(a.steps.length);
+    } finally {
+      m.dispose();
+    }
   });
 });

@@ -19,7 +19,19 @@ export const TOL = {
   long: { rel: 1e-3, abs: 1e-7 },
   // Denormal operands carry fewer significant bits; relative only (the values are ~1e-40).
   denormal: { rel: 1e-3, abs: 0 },
+  // A whole float32 model (forward and backward, ~20 ops deep) against a float64 reference, per TENSOR
+  // (expectCloseTensor): max|actual − expected| ≤ rel·max|expected|. A logit or gradient near 0 is a
+  // sum of large terms that cancel and carries their absolute rounding error, so it is measured
+  // against its tensor's scale, not its own (tests/cpp/tolerance.h kModel, the same number).
+  model: { rel: 1e-4, abs: 0 },
+  // Two float32 runs of a few training steps (the model and torch in float32), per tensor as `model`:
+  // gradients agree to ~1e-6 and Adam's m̂/√v̂ barely moves with them (tolerance.h kTrainSteps).
+  trainSteps: { rel: 1e-5, abs: 0 },
 };
+// A parameter whose exact gradient is 0 (b_K: softmax ignores a constant added to every key) gets
+// float32 rounding noise, which Adam normalises: each step moves it by at most this × lr, not by a
+// reproducible amount (tests/cpp/tolerance.h kAdamNoiseStep says where 1.01 comes from).
+export const ADAM_NOISE_STEP = 1.01;
 
 // -Infinity is stored as the string "-Infinity" in the JSON goldens.
 const revive = (_k, v) => (v === '-Infinity' ? -Infinity : v);
@@ -50,6 +62,14 @@ export function expectClose(actual, expected, what = '', tol = TOL.ref) {
   }
   expect(worst, `${what}: worst error at [${at}]: ${a[at]} vs ${e[at]}, ${worst.toPrecision(3)}× the tolerance`).toBeLessThanOrEqual(1);
   return worst;
+}
+
+// One tensor against its reference, relative to the tensor's own scale max|expected| (or `floor` when
+// larger: a reference that is exactly 0 is measured against another scale). TOL.model, TOL.trainSteps.
+export function expectCloseTensor(actual, expected, what, tol, floor = 0) {
+  let scale = floor;
+  for (let i = 0; i < expected.length; i++) scale = Math.max(scale, Math.abs(expected[i]));
+  return expectClose(actual, expected, what, { ...tol, scale: new Float64Array(expected.length).fill(scale) });
 }
 
 // A sum of float32 terms is accurate relative to Σ|terms| (its condition), not to its own size: the

@@ -1,8 +1,8 @@
 // Memory: failing calls (JS- and C++-side) interleaved with good ones leave heap, stack and results as
 // they were; good interactive calls keep memory flat.
 import { beforeAll, describe, expect, test } from 'vitest';
-import { AttnLabError, MultiHeadAttentionLayer, createAttnLab } from 'attnlab';
-import { ENTRY, NAMES, dec, enc, ramp, smallAttention, smallMultiHead, withNaN } from './entry-points.js';
+import { AttnLabError, Model, MultiHeadAttentionLayer, createAttnLab } from 'attnlab';
+import { ENTRY, NAMES, dec, enc, ramp, smallAttention, smallMultiHead, tinyCheckpoint, withNaN } from './entry-points.js';
 
 let lab;
 beforeAll(async () => { lab = await createAttnLab(); });
@@ -63,6 +63,12 @@ describe('after failures the module is intact', () => {
       ['attention', { ...ENTRY.attention.good(), q: [1] }],
       ['embedding', { ...ENTRY.embedding.good(), ids: [7] }],
       ['alibi', { heads: 64, tq: 4096 }],
+      ['createModel', { ...ENTRY.createModel.good(), heads: 3 }],                 // the core's config check
+      ['createModel', { ...ENTRY.createModel.good(), vocab: 0 }],
+      ['loadModel', tinyCheckpoint().slice(0, 100)],                               // the core's reader
+      ['loadModel', tinyCheckpoint({ metadata: { format: 'pt' } })],
+      ['loadModel', tinyCheckpoint({ value: (i) => (i === 3 ? Infinity : 0) })],
+      ['loadModel', 42],
     ];
     // The blocks' JS layer costs ~10x a single op per call: they fail every 50th call (2,000 times).
     const heavy = [
@@ -89,8 +95,9 @@ describe('after failures the module is intact', () => {
   });
 
   test('20,000 good interactive calls across the entry points keep memory flat', () => {
-    // A layer (createMultiHeadAttention) owns its weights' memory until dispose(): disposed here.
-    const call = (fn) => { const r = lab[fn](ENTRY[fn].good()); if (r instanceof MultiHeadAttentionLayer) r.dispose(); };
+    // A layer (createMultiHeadAttention) and a model (createModel, loadModel) own their memory until
+    // dispose(): disposed here.
+    const call = (fn) => { const r = lab[fn](ENTRY[fn].good()); if (r instanceof MultiHeadAttentionLayer || r instanceof Model) r.dispose(); };
     for (const fn of NAMES) call(fn);
     const before = lab.info();
     for (let i = 0; i < 20000; i++) call(NAMES[i % NAMES.length]);

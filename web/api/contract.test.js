@@ -3,7 +3,7 @@
 // declares; the enum names the facade accepts all have codes in the core; a facade out of step with
 // the core fails with an error that names the call and the fields.
 import { beforeAll, describe, expect, test } from 'vitest';
-import { createAttnLab } from './index.js';
+import { Model, createAttnLab } from './index.js';
 import { ContractError } from './core.js';
 import { ENTRY, NAMES } from '../../tests/unit/entry-points.js';
 
@@ -33,6 +33,18 @@ describe('contract', () => {
         const r = lab[name](ENTRY[name].good());
         if (name === 'createMultiHeadAttention') {
           r.forward({ x: new Float32Array(12).fill(0.5), tq: 3 });
+          r.dispose();
+        }
+        if (r instanceof Model) {  // createModel, loadModel: every model call
+          const ids = [1, 2], targets = [2, 0];
+          r.forward({ ids, targets });
+          r.computeGradients({ ids, targets });
+          r.trainStep({ ids, targets });
+          r.generate({ prompt: ids, steps: 2 });
+          r.setHeadMask(new Float32Array(r.config.layers * r.config.heads).fill(1));
+          r.setHeadMask(null);
+          r.setParameters(r.parameters());
+          r.save({ optimizer: true });
           r.dispose();
         }
       }

@@ -216,6 +216,73 @@ export class MultiHeadAttentionLayer {
 }
 export function createTokenizer(args: TokenizerArgs): Tokenizer;
 
+// ---- The small GPT (core/include/attnlab/gpt.h): lab.createModel / lab.loadModel → Model
+/** Token ids: an Int32Array (copied as is) or an array of integers, in [0, vocab). */
+export type TokenIds = Int32Array | ArrayLike<number>;
+export interface ModelConfig {
+  /** Positive integers; heads divides dModel. Limits: vocab ≤ 65536, context ≤ 4096, layers ≤ 64, dModel ≤ 4096, dFF ≤ 16384, ≤ 2^26 parameters. */
+  vocab: number; context: number; layers: number; heads: number; dModel: number;
+  /** Default 4·dModel; ignored when attentionOnly. */ dFF?: number;
+  /** Default false: no MLP sub-layers. */ attentionOnly?: boolean;
+  /** Default true: pre-LN and a final LN; false: no LayerNorm at all. */ layerNorm?: boolean;
+  /** Default 'gelu'. */ activation?: ActivationKind;
+  /** Default 0; an integer in [0, 2^32). The same seed gives the same weights. */ seed?: number;
+}
+/** The resolved config: dFF filled in; seed for a model from createModel (a checkpoint does not store it). */
+export type ResolvedModelConfig = Readonly<Required<Omit<ModelConfig, 'seed'>> & { seed?: number }>;
+export interface ModelForwardArgs {
+  /** [batch·t] row-major, 1 ≤ t ≤ context. */ ids: TokenIds;
+  /** Default 1. */ batch?: number;
+  /** [batch·t]: adds loss and tokenLosses. */ targets?: TokenIds;
+  /** Default true; false leaves out the attention weights. */ attention?: boolean;
+}
+export interface ModelForwardResult {
+  /** [batch·t·vocab] */ logits: Float32Array;
+  /** attention[layer][head]: softmax weights [batch·t·t] (causal: 0 above the diagonal). */ attention?: Float32Array[][];
+  /** Mean cross-entropy (with targets). */ loss?: number;
+  /** [batch·t] −log p(target) per position (with targets). */ tokenLosses?: Float32Array;
+  batch: number; t: number;
+}
+export interface TrainStepArgs {
+  ids: TokenIds; targets: TokenIds; batch?: number;
+  /** torch.optim.AdamW's defaults: lr 1e-3, beta1 0.9, beta2 0.999, eps 1e-8, weightDecay 0.01 (rank-2 tensors only). */
+  lr?: number; beta1?: number; beta2?: number; eps?: number; weightDecay?: number;
+  /** clip_grad_norm_ threshold; default Infinity: measure only. */ maxGradNorm?: number;
+}
+export interface GenerateArgs {
+  /** 1 to context token ids. */ prompt: TokenIds;
+  /** New tokens to sample (≥ 0). */ steps: number;
+  /** Default 1; 0 = greedy (argmax). */ temperature?: number;
+  /** Default 0 = the whole vocabulary. */ topK?: number;
+  /** Default 0; an integer in [0, 2^32). */ seed?: number;
+}
+export interface NamedTensor { shape: number[]; data: Float32Array }
+/** A small GPT in WebAssembly memory. dispose() frees it (later calls throw "model: this model was disposed, …"). */
+export class Model {
+  readonly config: ResolvedModelConfig;
+  /** Number of parameters (floats). */ readonly numParams: number;
+  /** Optimizer steps taken so far. */ readonly step: number;
+  forward(args: ModelForwardArgs): ModelForwardResult;
+  /** Forward, backward, clip, AdamW. A non-finite loss or gradient throws and changes nothing. */
+  trainStep(args: TrainStepArgs): { loss: number; gradNorm: number; step: number };
+  /** Gradients without a step; read them with gradients(). */
+  computeGradients(args: { ids: TokenIds; targets: TokenIds; batch?: number }): { loss: number };
+  /** Sampling with a KV cache: `steps` new tokens. Past the context the window slides. */
+  generate(args: GenerateArgs): Int32Array;
+  /** Copies, by name in gpt.h's order: 'embed.W_E', 'pos_embed.W_pos', 'blocks.0.attn.W_Q', …; W is [in, out]. */
+  parameters(): Record<string, NamedTensor>;
+  /** The gradients of the last computeGradients/trainStep, shaped as parameters(). */
+  gradients(): Record<string, NamedTensor>;
+  /** Any subset, by name: flat arrays or { shape, data } (what parameters() returns); checked (names, lengths, finite) before anything is written. */
+  setParameters(values: Record<string, Matrix | { shape?: number[]; data: Matrix }>): void;
+  /** [layers·heads] scales of each head's output (1 keep, 0 ablate), forward and generate only; null: none. */
+  setHeadMask(mask: Matrix | null): void;
+  /** A safetensors file; optimizer: true adds Adam's moments and the step count. */
+  save(args?: { optimizer?: boolean }): Uint8Array;
+  /** Frees the WebAssembly memory (also done, eventually, if the model is garbage-collected). Safe to call twice. */
+  dispose(): void;
+}
+
 export class AttnLab {
   attention(args: AttentionArgs): AttentionResult;
   /** output [tq·dv] = weights [tq·tk] · v [tk·dv] */
@@ -246,6 +313,10 @@ export class AttnLab {
   outputHead(args: OutputHeadArgs): { logits: Float32Array; probs: Float32Array };
   /** Nadaraya-Watson kernel regression, computed by the attention code with score f(Q, K). */
   kernelRegression(args: KernelRegressionArgs): KernelRegressionResult;
+  /** A small GPT with fresh parameters (deterministic from seed); free it with model.dispose(). */
+  createModel(args: ModelConfig): Model;
+  /** The model in a safetensors file from model.save(). */
+  loadModel(bytes: Uint8Array | ArrayBuffer): Model;
   /** Same as createTokenizer (pure JS, no WASM). */
   tokenizer(args: TokenizerArgs): Tokenizer;
   info(): AttnLabInfo;

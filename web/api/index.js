@@ -22,8 +22,9 @@ import { multiHeadAttention, createMultiHeadAttention, MultiHeadAttentionLayer }
 import { positionalEncoding, rope, alibi } from './positional.js';
 import { layerNorm, rmsNorm, activation, feedForward, encoderBlock, decoderBlock } from './blocks.js';
 import { embedding, outputHead } from './embedding.js';
+import { createModel, loadModel, Model } from './model.js';
 
-export { AttnLabError, createTokenizer, MultiHeadAttentionLayer };
+export { AttnLabError, createTokenizer, MultiHeadAttentionLayer, Model };
 export { MAX_CALL_BYTES } from './arena.js';
 
 // The smallest module with a v128 instruction: if it validates, this engine has WASM SIMD.
@@ -94,6 +95,9 @@ export class AttnLab {
   // embedding.js: token embedding and the tied output head
   embedding(args) { return embedding(this, args); }
   outputHead(args) { return outputHead(this, args); }
+  // model.js: a small GPT that trains, samples and saves (a Model; free it with model.dispose())
+  createModel(args) { return createModel(this, args); }
+  loadModel(bytes) { return loadModel(this, bytes); }
 
   /** A tokenizer ('char', 'word' or byte-level 'bpe'); the same as createTokenizer (pure JS: strings
    *  and Unicode are JavaScript's home ground, no numerics). */

@@ -22,7 +22,8 @@ import { widgetStyles } from '../shared/styles.js';
 import { plot } from '../shared/plot.js';
 import { fmt as fmt0 } from '../shared/format.js';
 import { packRow } from '../shared/fit.js';
-import { FitBoxes, SLIDE_CSS, padRange, plotInner } from '../convex/fit-boxes.js';
+import { FitBoxes, SLIDE_CSS, plotInner } from '../convex/fit-boxes.js';
+import { niceTicks } from '../shared/ticks.js';
 import {
   LiveRun, SCORE_KINDS, SIZES, STAGES, TASKS, clampIndex, decoderFrom, headMask, headName, headShape, latestOnly, lossSeries,
   predictionRows, ratioSeries, scoreSeries, sizeById, stageView, toggleHead, trainerOptions, yRange, LOSS_COLORS,
@@ -502,10 +503,21 @@ export class AttnTrain extends AttnWidget {
 
   /** The steps axis: first to last step, with room at the right end for the last tick's label. */
   #xDomain(hist, cur, width, fs) {
-    if (hist.length < 2 && !cur.step) return undefined;
-    const lo = hist[0]?.step ?? 0, hi = Math.max(hist[hist.length - 1]?.step ?? 0, cur.step);
-    if (hi <= lo) return undefined;
-    return padRange(lo, hi, plotInner(width, 100, fs).width, 0, 1.4 * fs);
+    // A live run's axis reaches to where it will pause: its curves grow to the right.
+    const planned = this.#source === 'live' && Number.isFinite(this._run?.target) ? this._run.target : 0;
+    const lo = hist[0]?.step ?? 0, hi = Math.max(hist[hist.length - 1]?.step ?? 0, cur.step, planned);
+    if (hi <= lo) return undefined;  // one point: plot() makes its own axis
+    // plot() puts ticks at round steps: widen the axis until the last tick's label ends inside the figure.
+    const inner = plotInner(width, 100, fs).width;
+    let top = hi + (hi - lo) * 0.025;  // the last point (a dot) clear of the frame
+    for (let k = 0; k < 4; k++) {
+      const ticks = niceTicks(lo, top, 6), last = ticks[ticks.length - 1] ?? top;
+      const half = 0.31 * fs * String(last).length + 2;  // half the label's width (px)
+      const right = (inner * (last - lo)) / (top - lo) + half;
+      if (right <= inner + 10) break;
+      top = lo + ((last - lo) * inner) / Math.max(1, inner + 10 - half);
+    }
+    return [lo - (hi - lo) * 0.02, top];  // the first point clear of the frame too
   }
 
   #plotLoss(width, height, fs, cur, { upTo = null } = {}) {
@@ -736,20 +748,29 @@ export class AttnTrain extends AttnWidget {
       }
       return html`<div class="maps"><div class="mrow">${list.map((p, i) => this.#map(p.l, p.h, { ...p, ...r.panels[i], cellSize: 40, compact: true }))}</div></div>`;
     }
-    // Every head: a row per layer, one shared legend (weights on [0, 1]) at the end of each row.
-    const rowH = Math.floor((height - 4 * (L - 1)) / L);
-    let row = Array.from({ length: H }, (_, h) => panel({ label: headName(0, h), legend: h === H - 1, noRowLabels: h > 0 }));
-    let r = packRow(row, width, rowH, { gap: 8, maxCell: 30, minCell: 2 });
-    let shrink = false;
-    if (r.cell < 10 || !r.fits) {  // token labels would crowd out the cells: colours only (the readout names the tokens)
+    // Every head: each layer as one row of maps, or as two or four rows when that gives larger cells;
+    // one shared legend (weights on [0, 1]) at the end of each row, or one line under the grid.
+    let best = null;
+    for (const k of [1, 2, 4]) {
+      if (H % k || (k > 1 && H / k < 1)) continue;
+      const perRow = H / k, nRows = L * k;
+      const rowH = Math.floor((height - 4 * (nRows - 1)) / nRows);
+      const labelled = Array.from({ length: perRow }, (_, j) => panel({ label: 'L0H0', legend: j === perRow - 1, noRowLabels: j > 0 }));
       const blank = Array(t).fill('');
-      const bare = row.map((p) => ({ ...p, rowLabels: blank, colLabels: blank, noRowLabels: true, legend: false }));
-      const rb = packRow(bare, width, rowH - Math.ceil(28 / L), { gap: 8, maxCell: 30, minCell: 2 });  // room for the one legend line
-      if (rb.cell > r.cell || !r.fits) { row = bare; r = rb; shrink = !rb.fits; }
+      const bare = labelled.map((p) => ({ ...p, rowLabels: blank, colLabels: blank, noRowLabels: true, legend: false }));
+      for (const [row, h] of [[labelled, rowH], [bare, rowH - Math.ceil(28 / nRows)]]) {
+        const r = packRow(row, width, h, { gap: 8, maxCell: 30, minCell: 2 });
+        // Token labels only where they leave the cells ≥ 10 px; a fit beats a shrunken grid.
+        const score = (r.fits ? 1000 : 0) + r.cell + (row === labelled && r.cell >= 10 ? 5 : 0);
+        if (!best || score > best.score) best = { score, row, r, perRow, shrink: !r.fits };
+      }
     }
+    const { row, r, perRow, shrink } = best;
     const legend = row.some((p) => p.legend) ? nothing : html`<div class="legend-line grid-legend"><span class="ramp" aria-hidden="true"></span>weight 0 → 1</div>`;
-    return html`<div class=${`maps grid${shrink ? ' shrink' : ''}`}>${Array.from({ length: L }, (_, l) => html`<div class="mrow">${Array.from({ length: H }, (_, h) =>
-      this.#map(l, h, { ...row[h], label: headName(l, h), ...r.panels[h], cellSize: 30, compact: true }))}</div>`)}${legend}</div>`;
+    const rows = [];
+    for (let l = 0; l < L; l++) for (let h0 = 0; h0 < H; h0 += perRow) rows.push([l, h0]);
+    return html`<div class=${`maps grid${shrink ? ' shrink' : ''}`}>${rows.map(([l, h0]) => html`<div class="mrow">${Array.from({ length: perRow }, (_, j) =>
+      this.#map(l, h0 + j, { ...row[j], label: headName(l, h0 + j), ...r.panels[j], cellSize: 30, compact: true }))}</div>`)}${legend}</div>`;
   }
 }
 

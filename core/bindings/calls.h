@@ -125,7 +125,7 @@ using f32 = float;
 // dFF = 0: 4·dModel. seed: the low 32 bits (the facade takes seeds in [0, 2^32)).
 #define ATTNLAB_CREATE_MODEL_CALL(F)                                                           \
   F(i32, vocab) F(i32, context) F(i32, layers) F(i32, heads) F(i32, dModel) F(i32, dFF)         \
-  F(i32, attentionOnly) F(i32, layerNorm) F(i32, activation) F(i32, seed) F(ptr, result)
+  F(i32, attentionOnly) F(i32, layerNorm) F(i32, activation) F(f32, initStd) F(i32, seed) F(ptr, result)
 
 #define ATTNLAB_LOAD_MODEL_CALL(F) F(ptr, bytes) F(i32, size) F(ptr, result)
 

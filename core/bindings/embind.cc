@@ -244,6 +244,16 @@ const char* activation_name(attnlab::Activation a) {
 }
 
 // { "config": { createModel's options, resolved }, "numParams": n, "tensors": [[name, offset, [shape]], …] }
+// A float32 as the shortest decimal that reads back to it (0.02f → "0.02"), for JSON.
+std::string float_json(float x) {
+  char buf[32];
+  for (int p = 6; p <= 9; ++p) {
+    std::snprintf(buf, sizeof buf, "%.*g", p, static_cast<double>(x));
+    if (std::strtof(buf, nullptr) == x) break;
+  }
+  return buf;
+}
+
 std::string model_json(const attnlab::Gpt& m) {
   const attnlab::GptConfig& c = m.config();
   std::string j = "{\"config\":{\"vocab\":" + std::to_string(c.vocab) + ",\"context\":" + std::to_string(c.context) +
@@ -251,7 +261,8 @@ std::string model_json(const attnlab::Gpt& m) {
                   ",\"dModel\":" + std::to_string(c.d_model) + ",\"dFF\":" + std::to_string(c.d_ff) +
                   ",\"attentionOnly\":" + (c.attention_only ? "true" : "false") +
                   ",\"layerNorm\":" + (c.layer_norm ? "true" : "false") + ",\"activation\":\"" +
-                  activation_name(c.activation) + "\"},\"numParams\":" + std::to_string(m.num_params()) +
+                  activation_name(c.activation) + "\",\"initStd\":" + float_json(c.init_std) +
+                  "},\"numParams\":" + std::to_string(m.num_params()) +
                   ",\"tensors\":[";
   const char* sep = "";
   for (const attnlab::GptTensor& t : m.tensors()) {
@@ -461,6 +472,7 @@ EMSCRIPTEN_KEEPALIVE int attnlab_createModel(const CreateModelCall* c) {
   g.vocab = size_t(c->vocab), g.context = size_t(c->context), g.layers = size_t(c->layers);
   g.heads = size_t(c->heads), g.d_model = size_t(c->dModel), g.d_ff = size_t(c->dFF);
   g.attention_only = c->attentionOnly != 0, g.layer_norm = c->layerNorm != 0;
+  g.init_std = c->initStd;
   g.seed = uint32_t(c->seed);
   std::unique_ptr<attnlab::Gpt> m;
   ATTNLAB_TRY_AS(op, attnlab::Gpt::create(g, &m));

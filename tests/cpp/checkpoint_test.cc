@@ -291,7 +291,7 @@ TEST(Checkpoint, BytesFollowTheSafetensorsLayout) {
   const std::string meta =
       "{\"__metadata__\":{\"format\":\"attnlab-gpt\",\"version\":\"1\",\"vocab\":\"13\",\"context\":\"8\","
       "\"layers\":\"2\",\"heads\":\"2\",\"d_model\":\"8\",\"d_ff\":\"12\",\"attention_only\":\"false\","
-      "\"layer_norm\":\"true\",\"activation\":\"gelu_tanh\",\"ln_eps\":\"3.3e-06\",\"steps_taken\":\"2\"},";
+      "\"layer_norm\":\"true\",\"activation\":\"gelu_tanh\",\"ln_eps\":\"3.3e-06\",\"init_std\":\"0.02\",\"steps_taken\":\"2\"},";
   EXPECT_EQ(header.substr(0, meta.size()), meta);
   EXPECT_EQ(std::strtof("3.3e-06", nullptr), c.ln_eps) << "the metadata's ln_eps reads back exactly";
 

@@ -647,7 +647,45 @@ TEST(GptTrain, NonFiniteStepIsRefusedAndChangesNothing) {
     EXPECT_EQ(message(s), "trainStep: the gradient norm is Infinity, expected a finite norm (the step was not "
                           "applied: parameters, moments and steps unchanged)");
     before.expect_same(*m);
+    for (size_t d = 0; d < c.d_model; ++d) P[w + d] = 1.0f, P[bb + d] = 0.0f;
   }
+  // 3. Loss and gradients are finite but the AdamW update is not: at step 4 the bias-corrected step
+  //    size lr/(1 − 0.9⁴) of lr = 3e38 is 8.7e38, past float32. Refused before any tensor is written.
+  {
+    const Snapshot before(*m);
+    GptTrainOptions huge = o;
+    huge.adamw.lr = 3e38;
+    huge.adamw.weight_decay = 0.0;
+    const Status s = m->train_step(b.ids.data(), b.targets.data(), 2, 6, huge, nullptr, nullptr);
+    EXPECT_FALSE(s.ok);
+    EXPECT_EQ(s.message.rfind("trainStep: the AdamW update of ", 0), 0u) << s.message;
+    EXPECT_NE(s.message.find("(the step was not applied: parameters, moments and steps unchanged)"), std::string::npos)
+        << s.message;
+    before.expect_same(*m);
+    EXPECT_TRUE(m->train_step(b.ids.data(), b.targets.data(), 2, 6, o, nullptr, nullptr).ok) << "still trains";
+  }
+}
+
+// A position whose loss is past float32 while the mean over positions is not: forward refuses it
+// instead of returning an infinite token loss.
+TEST(GptForward, RefusesATokenLossPastFloat32) {
+  GptConfig c;
+  c.vocab = 8;
+  c.context = 6;
+  c.layers = 1;
+  c.heads = 2;
+  c.d_model = 8;
+  auto m = make(c);
+  float* P = m->params();
+  const size_t bu = m->tensor("unembed.b_U")->offset;
+  P[bu] = 2e38f;  // logit 0 ≈ 2e38, logit 1 ≈ −2e38: −log softmax[1] ≈ 4e38 at every position
+  P[bu + 1] = -2e38f;
+  const Ids ids(6, 2), ones(6, 1);
+  float loss = 0;
+  const Status s = m->forward(ids.data(), ones.data(), 1, 6, &loss);
+  EXPECT_FALSE(s.ok);
+  EXPECT_EQ(s.message.rfind("forward: ", 0), 0u) << s.message;
+  EXPECT_NE(s.message.find("loss"), std::string::npos) << s.message;
 }
 
 // ---- Head ablation ------------------------------------------------------------------------------------

@@ -78,7 +78,7 @@ describe('create and forward: the four variants', () => {
   test.each(VARIANTS)('%s', (_name, cfg) => withModel(cfg, (m) => {
     const D = cfg.dModel, want = expectedTensors(cfg);
     expect(m).toBeInstanceOf(Model);
-    expect(m.config).toEqual({ dFF: 4 * D, attentionOnly: false, layerNorm: true, activation: 'gelu', seed: 0, ...cfg, ...(cfg.attentionOnly ? { dFF: m.config.dFF } : {}) });
+    expect(m.config).toEqual({ dFF: 4 * D, attentionOnly: false, layerNorm: true, activation: 'gelu', initStd: 0.02, seed: 0, ...cfg, ...(cfg.attentionOnly ? { dFF: m.config.dFF } : {}) });
     expect(Object.isFrozen(m.config)).toBe(true);
     expect(m.numParams).toBe(want.reduce((n, [, s]) => n + s.reduce((a, b) => a * b, 1), 0));
     expect(m.step).toBe(0);
@@ -128,6 +128,27 @@ describe('create and forward: the four variants', () => {
       expect(a.config.seed).toBe(7);
       expect(lab.createModel({ ...cfg, seed: 2 ** 32 - 1 }).config.seed).toBe(2 ** 32 - 1);
     } finally { a.dispose(); b.dispose(); c.dispose(); }
+  });
+});
+
+describe('initStd', () => {
+  // σ of the W_* init (gpt.h): the sample standard deviation of W_Q's 32·32 = 1024 draws is within
+  // a few standard errors (σ/√(2·1024) ≈ 2.2 % of σ) of the σ asked for; biases stay 0.
+  test('scales the W_* init; biases stay 0; a checkpoint records it; bad values are refused', () => {
+    for (const initStd of [0.02, 0.25]) withModel({ vocab: 16, context: 23, layers: 2, heads: 2, dModel: 32, attentionOnly: true, layerNorm: false, initStd, seed: 3 }, (m) => {
+      const p = m.parameters();
+      const w = p['blocks.0.attn.W_Q'].data;
+      const sd = Math.sqrt(w.reduce((a, x) => a + x * x, 0) / w.length);
+      expect(Math.abs(sd / initStd - 1)).toBeLessThan(0.1);
+      expect(p['blocks.0.attn.b_Q'].data.every((x) => x === 0)).toBe(true);
+      expect(m.config.initStd).toBe(initStd);
+      const again = lab.loadModel(m.save());
+      try { expect(Math.fround(again.config.initStd)).toBe(Math.fround(initStd)); } finally { again.dispose(); }
+    });
+    for (const [v, msg] of [[0, 'createModel: initStd is 0, expected a finite number > 0'],
+      [NaN, 'createModel: initStd is NaN, expected a finite number > 0'],
+      [11, 'createModel: initStd is 11, expected a finite number in (0, 10]']])
+      expect(() => lab.createModel({ vocab: 4, context: 4, layers: 1, heads: 1, dModel: 4, initStd: v })).toThrow(msg);
   });
 });
 
@@ -301,7 +322,7 @@ describe('save and load (safetensors)', () => {
   test('a file written by hand from the format description loads, with its values', () => {
     const m = lab.loadModel(tinyCheckpoint());
     try {
-      expect(m.config).toEqual({ vocab: 3, context: 2, layers: 1, heads: 1, dModel: 2, dFF: 8, attentionOnly: true, layerNorm: false, activation: 'gelu' });
+      expect(m.config).toEqual({ vocab: 3, context: 2, layers: 1, heads: 1, dModel: 2, dFF: 8, attentionOnly: true, layerNorm: false, activation: 'gelu', initStd: 0.02 });
       const flat = Object.values(m.parameters()).flatMap((p) => Array.from(p.data));
       expect(flat).toEqual(flat.map((_, i) => Math.fround(Math.sin(i + 1) / 4)));
     } finally { m.dispose(); }

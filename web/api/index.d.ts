@@ -226,6 +226,7 @@ export interface ModelConfig {
   /** Default false: no MLP sub-layers. */ attentionOnly?: boolean;
   /** Default true: pre-LN and a final LN; false: no LayerNorm at all. */ layerNorm?: boolean;
   /** Default 'gelu'. */ activation?: ActivationKind;
+  /** Default 0.02 (GPT-2): σ of the W_* init, in (0, 10]. Without LayerNorm ~0.25 trains far sooner (gpt.h). */ initStd?: number;
   /** Default 0; an integer in [0, 2^32). The same seed gives the same weights. */ seed?: number;
 }
 /** The resolved config: dFF filled in; seed for a model from createModel (a checkpoint does not store it). */

@@ -14,7 +14,7 @@
 import { run, ContractError } from './core.js';
 import { requireObject, int, num, bool, oneOf, matrix, fail, describe } from './validate.js';
 
-const CREATE_OPTIONS = ['vocab', 'context', 'layers', 'heads', 'dModel', 'dFF', 'attentionOnly', 'layerNorm', 'activation', 'seed'];
+const CREATE_OPTIONS = ['vocab', 'context', 'layers', 'heads', 'dModel', 'dFF', 'attentionOnly', 'layerNorm', 'activation', 'initStd', 'seed'];
 const FORWARD_OPTIONS = ['ids', 'batch', 'targets', 'attention'];
 const GRADIENT_OPTIONS = ['ids', 'targets', 'batch'];
 const TRAIN_OPTIONS = ['ids', 'targets', 'batch', 'lr', 'beta1', 'beta2', 'eps', 'weightDecay', 'maxGradNorm'];
@@ -164,12 +164,13 @@ export function createModel(lab, args) {
   const dFF = int(fn, 'dFF', args.dFF, { dflt: 0 });  // 0: the core's 4·dModel
   const layerNorm = bool(fn, 'layerNorm', args.layerNorm, true);
   const activation = oneOf(fn, 'activation', args.activation, ['gelu', 'gelu_tanh', 'relu'], 'gelu');
+  const initStd = num(fn, 'initStd', args.initStd, { dflt: 0.02, positive: true });
   const s = seed(fn, args.seed);
   // The rest (heads dividing dModel, the size limits) is the core's check_gpt_config.
   const result = lab.arena.layout(fn, [heap(lab).resultBytes / 4])[0];
   clearResult(lab, result);
   run(lab, lab.core.call('createModel', { vocab, context, layers, heads, dModel, dFF, attentionOnly, layerNorm,
-    activation: lab.core.code('activation', activation), seed: s, result }));
+    activation: lab.core.code('activation', activation), initStd, seed: s, result }));
   return adopt(lab, result, s);
 }
 

@@ -25,9 +25,11 @@
 // in exactly this order (per layer: ln1, attn, ln2, mlp). Weight decay applies to the tensors of rank
 // 2 (the W_*), as nanoGPT does, not to biases and LN gains.
 //
-// Init, deterministic from `seed` (the same seed gives the same weights on every build): every W_*
-// ~ N(0, 0.02²), W_O and W_out ~ N(0, (0.02/√(2·layers))²) (GPT-2's residual scaling), biases 0,
-// LN gains 1 and biases 0.
+// Init, deterministic from `seed`: every W_* ~ N(0, σ²) with σ = init_std (0.02 as GPT-2), W_O and
+// W_out ~ N(0, (σ/√(2·layers))²) (GPT-2's residual scaling), biases 0, LN gains 1 and biases 0.
+// Without LayerNorm nothing rescales the residual stream, so σ = 0.02 leaves logits and gradients
+// tiny and the 2-layer attention-only model sits on its plateau for thousands of steps; σ ≈ 0.25 (near
+// PyTorch's default nn.Linear/nn.Embedding scales) forms induction in ~3,000 single-sequence steps.
 //
 // Errors: a Status naming the argument in the facade's words ("createModel: heads = 3 does not
 // divide dModel = 32, …", "trainStep: targets[5] is 16, expected a token id in [0, vocab = 16)").
@@ -59,6 +61,7 @@ struct GptConfig {
   bool layer_norm = true;
   Activation activation = Activation::gelu;
   float ln_eps = 1e-5f;
+  float init_std = 0.02f;  // σ of the W_* init: finite, in (0, 10]
   uint64_t seed = 0;
 };
 
@@ -157,7 +160,7 @@ class Gpt {
 // padded with spaces to a multiple of 8, then the raw little-endian tensor bytes. attnlab writes the
 // parameters under the names above (ordered by offset), metadata {"format": "attnlab-gpt", "version":
 // "1", "vocab", "context", "layers", "heads", "d_model", "d_ff", "attention_only", "layer_norm",
-// "activation", "ln_eps", "steps_taken"}, and with_optimizer adds "optimizer.m.<name>" and
+// "activation", "ln_eps", "init_std" (optional on load), "steps_taken"}, and with_optimizer adds "optimizer.m.<name>" and
 // "optimizer.v.<name>". Saving twice gives the same bytes; load(save(m)) saves to the same bytes.
 Status save_safetensors(const Gpt& m, bool with_optimizer, std::vector<uint8_t>* bytes);
 // Refuses, naming what is wrong ("loadModel: bytes …"): fewer than 8 bytes, a header length past the

@@ -28,6 +28,13 @@ struct AdamWConfig {
 Status adamw_step(float* params, const float* grads, float* m, float* v, size_t n, size_t step,
                   const AdamWConfig& c);
 
+// Whether adamw_step with these arguments would leave every parameter and moment finite: the same
+// float32 arithmetic, nothing written. A training step asks this of every tensor before updating any,
+// so a step whose update would overflow (a huge lr, a gradient whose square overflows) is refused with
+// everything unchanged. False also for arguments adamw_step would refuse.
+bool adamw_step_stays_finite(const float* params, const float* grads, const float* m, const float* v,
+                             size_t n, size_t step, const AdamWConfig& c);
+
 // Global L2 norm of grads [n], ‖g‖ = √Σg² (summed in double), written to *norm; when it exceeds
 // max_norm, every gradient is scaled by max_norm/(‖g‖ + 1e-6), as torch.nn.utils.clip_grad_norm_.
 // max_norm > 0 (+∞: only measure). A non-finite norm leaves grads unchanged (and is reported in

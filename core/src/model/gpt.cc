@@ -188,6 +188,8 @@ Status check_gpt_config(const GptConfig& c) {
     return fail(op, "dFF is " + std::to_string(c.d_ff) + ", expected an integer in [1, 16384] (0: 4·dModel)");
   if (!(std::isfinite(c.ln_eps) && c.ln_eps > 0.0f))
     return fail(op, "lnEps is " + detail::value_str(c.ln_eps) + ", expected a finite number > 0");
+  if (!(std::isfinite(c.init_std) && c.init_std > 0.0f && c.init_std <= 10.0f))
+    return fail(op, "initStd is " + detail::value_str(c.init_std) + ", expected a finite number in (0, 10]");
   if (c.activation != Activation::relu && c.activation != Activation::gelu &&
       c.activation != Activation::gelu_tanh)
     return fail(op, "activation is " + std::to_string(static_cast<int>(c.activation)) +
@@ -332,7 +334,7 @@ void Gpt::Impl::build_table() {
 // 1/√(2·layers); biases 0 (calloc), LN gains 1.
 void Gpt::Impl::init_params() {
   NormalStream z{SplitMix64{c.seed}};
-  const double std_w = 0.02, std_res = 0.02 / std::sqrt(2.0 * static_cast<double>(L));
+  const double std_w = c.init_std, std_res = std_w / std::sqrt(2.0 * static_cast<double>(L));
   float* p = P();
   for (const GptTensor& t : tensors) {
     const std::string& nm = t.name;
@@ -450,10 +452,15 @@ Status Gpt::Impl::run_forward(const char* op, const int* ids, const int* targets
   if (B < 1) return fail(op, "batch is 0, expected a positive integer");
   if (T < 1 || T > C)
     return fail(op, "t is " + std::to_string(T) + ", expected an integer in [1, context = " + std::to_string(C) + "]");
-  ATTNLAB_CHECK(ensure_workspace(op, B, T));
+  if (B > SIZE_MAX / T)
+    return fail(op, "batch·t = " + std::to_string(B) + "·" + std::to_string(T) +
+                        " is too large, expected activations whose size fits in memory");
+  // Ids and targets before the workspace, so a refused call leaves memory as it was (B·T fits: the
+  // caller's arrays hold that many ints).
   const size_t N = B * T;
   ATTNLAB_CHECK(check_tokens(op, "ids", ids, N, V));
   if (targets) ATTNLAB_CHECK(check_tokens(op, "targets", targets, N, V));
+  ATTNLAB_CHECK(ensure_workspace(op, B, T));
   std::memcpy(toks, ids, N * sizeof(int));
   if (targets) std::memcpy(toks + N, targets, N * sizeof(int));
   const bool scaled = use_scales && ablated;
@@ -509,6 +516,10 @@ Status Gpt::Impl::run_forward(const char* op, const int* ids, const int* targets
     float l = 0.0f;
     ATTNLAB_CHECK(wrap(op, "loss", softmax_cross_entropy_forward(logits, N, V, targets, probs, &l)));
     per_token_losses(logits, N, V, targets, losses);
+    const size_t bad = first_non_finite(losses, N);
+    if (bad != N)  // the mean can be finite while one position's loss is past float32
+      return fail(op, "the loss at position " + std::to_string(bad) + " is " + detail::value_str(losses[bad]) +
+                          ", expected a loss float32 can hold (logits too far apart: smaller weights)");
     if (loss) *loss = l;
   }
   this->B = B;
@@ -904,6 +915,12 @@ Status Gpt::train_step(const int* ids, const int* targets, size_t batch, size_t 
   AdamWConfig decayed = a, plain = a;
   plain.weight_decay = 0.0;
   const size_t step = s.steps + 1;
+  for (const GptTensor& tt : s.tensors)
+    if (!adamw_step_stays_finite(s.P() + tt.offset, s.G() + tt.offset, s.M() + tt.offset, s.Vm() + tt.offset,
+                                 tt.size(), step, tt.rank == 2 ? decayed : plain))
+      return fail(op, "the AdamW update of " + tt.name +
+                          " would not be finite (lr = " + detail::value_str(static_cast<float>(a.lr)) +
+                          "), expected a smaller lr (the step was not applied: parameters, moments and steps unchanged)");
   for (const GptTensor& tt : s.tensors)
     ATTNLAB_CHECK(wrap(op, "adamw", adamw_step(s.P() + tt.offset, s.G() + tt.offset, s.M() + tt.offset,
                                                s.Vm() + tt.offset, tt.size(), step, tt.rank == 2 ? decayed : plain)));

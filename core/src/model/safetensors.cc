@@ -333,6 +333,8 @@ Status read_config(const Header& h, GptConfig* c, size_t* steps) {
   ATTNLAB_CHECK(meta_bool(h, "layer_norm", &c->layer_norm));
   ATTNLAB_CHECK(meta_activation(h, &c->activation));
   ATTNLAB_CHECK(meta_float(h, "ln_eps", &c->ln_eps));
+  // init_std only records how the weights began (the file holds the weights): optional, 0.02 when absent.
+  if (h.meta("init_std")) ATTNLAB_CHECK(meta_float(h, "init_std", &c->init_std));
   ATTNLAB_CHECK(meta_size(h, "steps_taken", steps));
   return check_gpt_config(*c);  // its own message ("createModel: heads = 3 does not divide …")
 }
@@ -406,6 +408,7 @@ Status save_safetensors(const Gpt& m, bool with_optimizer, std::vector<uint8_t>*
   meta("layer_norm", c.layer_norm ? "true" : "false");
   meta("activation", activation_name(c.activation));
   meta("ln_eps", float_text(c.ln_eps));
+  meta("init_std", float_text(c.init_std));
   meta("steps_taken", std::to_string(with_optimizer ? m.steps_taken() : 0), true);
   h += '}';
   uint64_t offset = 0;  // bytes into the data section

@@ -22,11 +22,33 @@ Status check_range(const char* op, const char* name, double x, double lo, bool l
   return Status::Fail(std::string(op) + ": " + name + " is " + v + ", expected " + expected);
 }
 
-}  // namespace
+// The step's scalars in double, as torch computes them in Python, then rounded to float32 for the
+// element-wise pass (as torch applies a Python scalar to a float32 tensor).
+struct AdamWScalars {
+  float decay, step_size, bc2_sqrt, b1, b2, one_b1, one_b2, eps;
+};
+AdamWScalars adamw_scalars(size_t step, const AdamWConfig& c) {
+  const double t = static_cast<double>(step);
+  const double bc1 = 1.0 - std::pow(c.beta1, t);
+  const double bc2 = 1.0 - std::pow(c.beta2, t);
+  return {static_cast<float>(1.0 - c.lr * c.weight_decay), static_cast<float>(c.lr / bc1),
+          static_cast<float>(std::sqrt(bc2)),            static_cast<float>(c.beta1),
+          static_cast<float>(c.beta2),                   static_cast<float>(1.0 - c.beta1),
+          static_cast<float>(1.0 - c.beta2),             static_cast<float>(c.eps)};
+}
 
-Status adamw_step(float* params, const float* grads, float* m, float* v, size_t n, size_t step,
-                  const AdamWConfig& c) {
-  constexpr const char* op = "adamw";
+// One element of the update; adamw_step writes it, adamw_step_stays_finite only looks at it, so both
+// see the same float32 arithmetic.
+inline void adamw_element(const AdamWScalars& k, float g, float* p, float* m, float* v) {
+  const float mi = *m * k.b1 + g * k.one_b1;
+  const float vi = *v * k.b2 + g * g * k.one_b2;
+  const float denom = std::sqrt(vi) / k.bc2_sqrt + k.eps;
+  *p = *p * k.decay - k.step_size * (mi / denom);
+  *m = mi;
+  *v = vi;
+}
+
+Status check_adamw(const char* op, size_t n, size_t step, const AdamWConfig& c) {
   ATTNLAB_CHECK(detail::check_positive(op, "n", n));
   ATTNLAB_CHECK(detail::check_count(op, "n", {n}));
   ATTNLAB_CHECK(detail::check_positive(op, "step", step));
@@ -35,32 +57,36 @@ Status adamw_step(float* params, const float* grads, float* m, float* v, size_t 
   ATTNLAB_CHECK(check_range(op, "beta2", c.beta2, 0.0f, false, 1.0f, true, "a number in [0, 1)"));
   ATTNLAB_CHECK(check_range(op, "eps", c.eps, 0.0f, true, INFINITY, true, "a finite number > 0"));
   ATTNLAB_CHECK(check_range(op, "weightDecay", c.weight_decay, 0.0f, false, INFINITY, true, "a finite number ≥ 0"));
+  return Status::Ok();
+}
+
+}  // namespace
+
+bool adamw_step_stays_finite(const float* params, const float* grads, const float* m, const float* v,
+                             size_t n, size_t step, const AdamWConfig& c) {
+  if (!check_adamw("adamw", n, step, c).ok || !params || !grads || !m || !v) return false;
+  const AdamWScalars k = adamw_scalars(step, c);
+  // Each result is finite iff its product with 0 is 0 (NaN and ±∞ give NaN), and a sum of zeros
+  // stays 0 while one NaN poisons it: one branch-free pass.
+  float acc = 0.0f;
+  for (size_t i = 0; i < n; ++i) {
+    float p = params[i], mi = m[i], vi = v[i];
+    adamw_element(k, grads[i], &p, &mi, &vi);
+    acc += p * 0.0f + mi * 0.0f + vi * 0.0f;
+  }
+  return acc == 0.0f;
+}
+
+Status adamw_step(float* params, const float* grads, float* m, float* v, size_t n, size_t step,
+                  const AdamWConfig& c) {
+  constexpr const char* op = "adamw";
+  ATTNLAB_CHECK(check_adamw(op, n, step, c));
   ATTNLAB_CHECK(detail::check_not_null(op, "params", params));
   ATTNLAB_CHECK(detail::check_not_null(op, "grads", grads));
   ATTNLAB_CHECK(detail::check_not_null(op, "m", m));
   ATTNLAB_CHECK(detail::check_not_null(op, "v", v));
-  // The step's scalars in double, as torch computes them in Python, then rounded to float32 for the
-  // element-wise pass (as torch applies a Python scalar to a float32 tensor).
-  const double t = static_cast<double>(step);
-  const double bc1 = 1.0 - std::pow(c.beta1, t);
-  const double bc2 = 1.0 - std::pow(c.beta2, t);
-  const float decay = static_cast<float>(1.0 - c.lr * c.weight_decay);
-  const float step_size = static_cast<float>(c.lr / bc1);
-  const float bc2_sqrt = static_cast<float>(std::sqrt(bc2));
-  const float b1 = static_cast<float>(c.beta1), b2 = static_cast<float>(c.beta2);
-  const float one_b1 = static_cast<float>(1.0 - c.beta1), one_b2 = static_cast<float>(1.0 - c.beta2);
-  const float eps = static_cast<float>(c.eps);
-  for (size_t i = 0; i < n; ++i) {
-    const float g = grads[i];
-    float p = params[i] * decay;
-    const float mi = m[i] * b1 + g * one_b1;
-    const float vi = v[i] * b2 + g * g * one_b2;
-    const float denom = std::sqrt(vi) / bc2_sqrt + eps;
-    p -= step_size * (mi / denom);
-    params[i] = p;
-    m[i] = mi;
-    v[i] = vi;
-  }
+  const AdamWScalars k = adamw_scalars(step, c);
+  for (size_t i = 0; i < n; ++i) adamw_element(k, grads[i], &params[i], &m[i], &v[i]);
   return Status::Ok();
 }
 

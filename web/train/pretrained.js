@@ -1,7 +1,8 @@
 // pretrained.js — the snapshots of a training run that ship with attnlab as static files, so a page can
 // show how a model learned without training it first:
 //   web/train/pretrained/<task>/index.json   [{ step, file, evalLoss, ratio, heads }, …]
-//                                            (or { snapshots: [...], config?, trainerOptions?, … })
+//                                            (or { snapshots: [...], task?, taskOptions?, seed?,
+//                                              config?, optimizer?, trainerOptions?, … })
 //   web/train/pretrained/<task>/<file>       a checkpoint (model.save() bytes, safetensors)
 //
 // Where the files come from: in Vite (the app, the decks) `new URL(`./pretrained/${task}/${file}`,
@@ -62,7 +63,24 @@ export async function loadPretrained(task = 'induction') {
   const meta = Array.isArray(index) ? {} : Object.fromEntries(Object.entries(index).filter(([k]) => k !== 'snapshots'));
   const sorted = list.slice().sort((a, b) => a.step - b.step);
   const snapshots = await Promise.all(sorted.map(async (entry, index) => ({ ...entry, index, bytes: await read(task, entry.file) })));
-  // config: the model's (createModel options); trainerOptions: createTrainer's for the run — when the
-  // index says (the run that made the files); meta: everything else index.json holds besides the list.
-  return { task, snapshots, config: meta.config ?? null, trainerOptions: meta.trainerOptions ?? null, meta };
+  // config: the model's (createModel options); trainerOptions: createTrainer's for a run like the one
+  // that made the files (index.json's own, or built from its task, seed, config and optimizer); meta:
+  // everything else index.json holds besides the list.
+  return { task, snapshots, config: meta.config ?? null, trainerOptions: meta.trainerOptions ?? trainerOptionsOf(task, meta), meta };
+}
+
+const MODEL_KEYS = ['layers', 'heads', 'dModel', 'dFF', 'attentionOnly', 'layerNorm', 'activation', 'initStd'];
+const OPTIMIZER_KEYS = ['lr', 'weightDecay', 'maxGradNorm', 'warmupSteps'];
+const pick = (o, keys) => Object.fromEntries(keys.filter((k) => o?.[k] !== undefined).map((k) => [k, o[k]]));
+
+function trainerOptionsOf(task, meta) {
+  if (!meta.config) return null;
+  const model = pick(meta.config, MODEL_KEYS);
+  if (Number.isInteger(meta.seed)) model.seed = meta.seed;
+  // The task's own options (e.g. the induction period) when the index records them: its held-out set
+  // must be the one the snapshots were trained for.
+  const name = meta.task ?? task;
+  const out = { task: meta.taskOptions && typeof meta.taskOptions === 'object' ? { name, ...meta.taskOptions } : name, model };
+  if (meta.optimizer) out.optimizer = pick(meta.optimizer, OPTIMIZER_KEYS);
+  return out;
 }

@@ -205,7 +205,14 @@ export class AttnTrain extends AttnWidget {
     this._error = '';
     this._making = (async () => {
       try {
-        const trainer = await openTrainer(trainerOptions(task, size, { seed: 0 }));
+        const options = trainerOptions(task, size, { seed: 0 });
+        // "Train live" beside the pretrained snapshots: the same model and optimizer as the run that made them.
+        const like = this._pre.trainerOptions;
+        if (task === 'induction' && size === SIZES[0].id && like?.model) {
+          options.model = { ...like.model };
+          if (like.optimizer) options.optimizer = { ...options.optimizer, ...like.optimizer };
+        }
+        const trainer = await openTrainer(options);
         if (this.task !== task || this.size !== size || !this.isConnected) { trainer.terminate?.(); return null; }
         this._run = new LiveRun(trainer, { target: sizeById(size).steps, onChange: (why) => this.#onRun(why) });
         this._runFor = `${task}|${size}`;

@@ -11,5 +11,5 @@ cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$dir" -j"$(nproc)" --target attnlab_pretrain_induction >/dev/null
 out=web/train/pretrained/induction
 rm -rf "$out" && mkdir -p "$out"
-"$dir/attnlab_pretrain_induction" "$out" "${1:-4000}" "${2:-1}"
+"$dir/attnlab_pretrain_induction" "$out" "${1:-2500}" "${2:-2}"
 ls -l "$out" | awk 'NR > 1 { n += $5 } END { printf "pretrain: %d files, %.0f KiB\n", NR - 1, n / 1024 }'

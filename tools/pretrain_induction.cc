@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -32,23 +33,26 @@ struct Mulberry32 {
   int below(int n) { return static_cast<int>(std::floor(next() * n)); }  // tasks.js randInt
 };
 
-constexpr int kVocab = 16, kContext = 23, kPeriod = 11;
+constexpr int kVocab = 16, kContext = 23, kMinPeriod = 4, kMaxPeriod = 11;
 
-// One sequence of inductionTask(): ids [23], targets [23].
-void induction_sequence(Mulberry32& rng, int* ids, int* targets) {
+// One sequence of inductionTask(): ids [23], targets [23]; returns its period P (positions i > P are
+// the repeat).
+int induction_sequence(Mulberry32& rng, int* ids, int* targets) {
+  const int P = kMinPeriod + rng.below(kMaxPeriod - kMinPeriod + 1);
   int pool[kVocab - 1];
   for (int k = 0; k < kVocab - 1; ++k) pool[k] = k + 1;
-  for (int k = 0; k < kPeriod; ++k) {
+  for (int k = 0; k < P; ++k) {
     const int r = k + rng.below(kVocab - 1 - k);
     std::swap(pool[k], pool[r]);
   }
   int seq[kContext + 1];
   seq[0] = 0;  // BOS
-  for (int p = 1; p <= kContext; ++p) seq[p] = pool[(p - 1) % kPeriod];
+  for (int p = 1; p <= kContext; ++p) seq[p] = pool[(p - 1) % P];
   for (int i = 0; i < kContext; ++i) {
     ids[i] = seq[i];
     targets[i] = seq[i + 1];
   }
+  return P;
 }
 
 bool write_file(const std::string& path, const void* data, size_t n) {
@@ -72,8 +76,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string out = argv[1];
-  const size_t steps = argc > 2 ? std::strtoul(argv[2], nullptr, 10) : 4000;
-  const uint32_t seed = argc > 3 ? static_cast<uint32_t>(std::strtoul(argv[3], nullptr, 10)) : 1;
+  const size_t steps = argc > 2 ? std::strtoul(argv[2], nullptr, 10) : 2500;
+  const uint32_t seed = argc > 3 ? static_cast<uint32_t>(std::strtoul(argv[3], nullptr, 10)) : 2;
 
   attnlab::GptConfig c;
   c.vocab = kVocab;
@@ -97,20 +101,21 @@ int main(int argc, char** argv) {
   // the ratio logged here is measured on the sequences the page evaluates.
   Mulberry32 train{seed}, held{1234u ^ 0x5eed0ff5u};
   constexpr int kHeld = 64;
-  std::vector<int> hid(kHeld * kContext), htg(kHeld * kContext);
-  for (int b = 0; b < kHeld; ++b) induction_sequence(held, &hid[b * kContext], &htg[b * kContext]);
+  std::vector<int> hid(kHeld * kContext), htg(kHeld * kContext), hp(kHeld);
+  for (int b = 0; b < kHeld; ++b) hp[b] = induction_sequence(held, &hid[b * kContext], &htg[b * kContext]);
 
   // Snapshots: dense while the loss falls and the heads form, sparser after.
   std::vector<size_t> at;
-  for (size_t s = 0; s <= steps; s += s < 3000 ? 250 : 500) at.push_back(s);
+  for (size_t s = 0; s <= steps; s += s < 1000 ? 250 : s < 2000 ? 100 : 250) at.push_back(s);
   if (at.back() != steps) at.push_back(steps);
 
-  std::string index = "{\n  \"task\": \"induction\",\n  \"seed\": " + std::to_string(seed) +
+  std::string index = "{\n  \"task\": \"induction\",\n  \"taskOptions\": {\"period\": [4, 11]},\n  \"seed\": " + std::to_string(seed) +
                       ",\n  \"config\": {\"vocab\": 16, \"context\": 23, \"layers\": 2, \"heads\": 2, "
                       "\"dModel\": 32, \"attentionOnly\": true, \"layerNorm\": false, \"initStd\": 0.25},\n"
-                      "  \"optimizer\": {\"lr\": 0.001, \"weightDecay\": 0, \"maxGradNorm\": 1},\n"
+                      "  \"optimizer\": {\"lr\": 0.001, \"weightDecay\": 0, \"maxGradNorm\": 1}, \"batch\": 16,\n"
                       "  \"snapshots\": [\n";
-  int ids[kContext], targets[kContext];
+  constexpr int kBatch = 16;  // sequences per step (as <attn-train>'s induction preset)
+  int ids[kBatch * kContext], targets[kBatch * kContext];
   size_t next = 0;
   float train_loss = NAN, smooth = NAN;
   for (size_t s = 0; s <= steps; ++s) {
@@ -122,7 +127,7 @@ int main(int argc, char** argv) {
       size_t nf = 0, nr = 0;
       for (int b = 0; b < kHeld; ++b)
         for (int i = 0; i < kContext; ++i)
-          (i > kPeriod ? (rep += tl[b * kContext + i], ++nr) : (first += tl[b * kContext + i], ++nf));
+          (i > hp[b] ? (rep += tl[b * kContext + i], ++nr) : (first += tl[b * kContext + i], ++nf));
       const double ratio = (rep / nr) / (first / nf);
       std::vector<uint8_t> bytes;
       die(attnlab::save_safetensors(*model, false, &bytes));
@@ -141,9 +146,9 @@ int main(int argc, char** argv) {
       ++next;
     }
     if (s == steps) break;
-    induction_sequence(train, ids, targets);
+    for (int b = 0; b < kBatch; ++b) induction_sequence(train, ids + b * kContext, targets + b * kContext);
     float norm = 0.0f;
-    die(model->train_step(ids, targets, 1, kContext, o, &train_loss, &norm));
+    die(model->train_step(ids, targets, kBatch, kContext, o, &train_loss, &norm));
     smooth = std::isnan(smooth) ? train_loss : 0.98f * smooth + 0.02f * train_loss;
   }
   index += "  ]\n}\n";

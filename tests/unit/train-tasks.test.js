@@ -30,8 +30,13 @@ describe('mulberry32', () => {
 });
 
 describe('induction task', () => {
-  const task = inductionTask();
-  test('vocab 16, 23 positions: BOS, 11 distinct tokens, the same 11 again; targets are the next token', () => {
+  test('defaults: vocab 16, 23 positions, BOS 0, a period drawn from [4, 11] per sequence', () => {
+    const d = inductionTask();
+    expect([d.vocab, d.context, d.bos, d.period]).toEqual([16, 23, 0, [4, 11]]);
+    expect(createTask('induction').period).toEqual([4, 11]);
+  });
+  const task = inductionTask({ period: 11 });
+  test('period 11: BOS, 11 distinct tokens, the same 11 again; targets are the next token', () => {
     expect([task.vocab, task.context, task.period, task.bos]).toEqual([16, 23, 11, 0]);
     const b = task.batch(mulberry32(1), 50);
     expect([b.batch, b.t, b.ids.length, b.targets.length]).toEqual([50, 23, 50 * 23, 50 * 23]);
@@ -70,8 +75,7 @@ describe('induction task', () => {
       }
   });
   test('a period range: each row its own P in range, the sequence periodic with it', () => {
-    const t2 = inductionTask({ period: [4, 11] });
-    expect(t2.period).toEqual([4, 11]);
+    const t2 = inductionTask();
     const b = t2.batch(mulberry32(4), 200);
     const seen = new Set();
     for (let r = 0; r < 200; r++) {
@@ -104,6 +108,7 @@ describe('induction task', () => {
     expect(() => inductionTask({ vocab: 32, period: 22 })).toThrow('inductionTask: period 22 leaves no repeated position in context = 23, expected period ≤ context − 2');
     expect(() => inductionTask({ period: [5, 3] })).toThrow('inductionTask: period is [5, 3], expected min ≤ max');
     expect(() => inductionTask({ size: 3 })).toThrow("inductionTask: unknown option 'size', expected some of: vocab, context, period");
+    expect(() => inductionTask({ period: [4, 5, 6] })).toThrow('inductionTask: period is an array of 3, expected a number or [min, max]');
     expect(() => task.batch(Math.random, 0)).toThrow('induction.batch: batchSize is 0, expected a positive integer');
     expect(() => task.batch(42, 1)).toThrow('induction.batch: rng is 42, expected a function returning [0, 1), e.g. mulberry32(seed)');
   });
@@ -186,7 +191,7 @@ describe('reverse task', () => {
 
 test('createTask by name', () => {
   expect(TASK_NAMES).toEqual(['induction', 'names', 'reverse']);
-  expect(createTask('induction').vocab).toBe(16);
+  expect(createTask('induction', { period: 5 }).period).toBe(5);
   expect(createTask('reverse', { length: 4 }).context).toBe(8);
   expect(() => createTask('sort')).toThrow("createTask: name is \"sort\", expected one of 'induction', 'names', 'reverse'");
 });
@@ -225,6 +230,11 @@ describe('previousTokenScore', () => {
     two.set(A4, 0);
     two.set(identityShift(4, 1), 16);
     expectClose(previousTokenScore(two, 4, 2), (0.5 + 0.5 + 1 + 3) / 6, 'batch 2', TOL.ulps);
+  });
+  test('positions: only the masked rows count; none selected is NaN', () => {
+    expectClose(previousTokenScore(A4, 4, 1, [1, 1, 0, 1]), (0.5 + 1) / 2, 'rows 1, 3', TOL.ulps);
+    expect(previousTokenScore(A4, 4, 1, [1, 0, 0, 0])).toBeNaN();
+    expect(() => previousTokenScore(A4, 4, 1, [1])).toThrow('previousTokenScore: positions has 1 values, expected batch·t = 4');
   });
   test('refuses a map of the wrong size or t < 2', () => {
     expect(() => previousTokenScore(A4, 3)).toThrow('previousTokenScore: att has 16 values, expected batch·t·t = 9');

@@ -163,7 +163,7 @@ export namespace tasks {
 }
 
 export namespace scores {
-  function previousTokenScore(att: ArrayLike<number>, t: number, batch?: number): number;
+  function previousTokenScore(att: ArrayLike<number>, t: number, batch?: number, positions?: ArrayLike<number>): number;
   function inductionScore(att: ArrayLike<number>, ids: ArrayLike<number>, t: number, options?: { batch?: number; positions?: ArrayLike<number> }): number;
   function reverseScore(att: ArrayLike<number>, t: number, batch?: number): number;
   function lossSplit(tokenLosses: ArrayLike<number>, masks: { first: ArrayLike<number>; repeated: ArrayLike<number> }): { firstHalfLoss: number; repeatedLoss: number; ratio: number };

@@ -24,14 +24,22 @@ function checkRows(fn, name, a, n, expr) {
 
 // Previous-token score: the mean over rows and positions i ≥ 1 of att[i, i − 1]. A head that always
 // attends to the token just before scores 1; uniform causal attention scores mean(1/(i+1)).
-export function previousTokenScore(att, t, batch = 1) {
+// positions: an optional mask [batch·t] (1 = score this position), e.g. an induction batch's `first`:
+// the positions whose "previous token" an induction head's keys read. Returns NaN when it selects no
+// position i ≥ 1.
+export function previousTokenScore(att, t, batch = 1, positions) {
   const fn = 'previousTokenScore';
   checkAtt(fn, att, t, batch);
   if (t < 2) fail(fn, `t is ${t}, expected t ≥ 2 (position 0 has no previous token)`);
-  let sum = 0;
+  if (positions !== undefined) checkRows(fn, 'positions', positions, batch * t, 'batch·t');
+  let sum = 0, n = 0;
   for (let b = 0; b < batch; b++)
-    for (let i = 1; i < t; i++) sum += att[(b * t + i) * t + i - 1];
-  return sum / (batch * (t - 1));
+    for (let i = 1; i < t; i++) {
+      if (positions && !positions[b * t + i]) continue;
+      sum += att[(b * t + i) * t + i - 1];
+      n++;
+    }
+  return n === 0 ? NaN : sum / n;
 }
 
 // Induction score: at each position i whose token occurred before (ids[j] = ids[i], j < i), the weight

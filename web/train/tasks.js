@@ -100,25 +100,31 @@ function charCodec(name, symbols) {
 
 // ---- induction ---------------------------------------------------------------------------------
 
-// Sequence (for P = 11, the default 23 positions):
+// Sequence (vocab 16, 23 positions; P = 11 shown, the longest that fits):
 //   seq = BOS a1 … a11 a1 … a11 a1 …   (the P tokens repeated periodically)
 //   ids = seq[0 : t], targets = seq[1 : t + 1]    t = context = 23
 // BOS (id 0) marks the start (a place for heads to rest; it never repeats). a1 … aP are drawn from
 // ids 1 … vocab−1 without replacement: with only 15 token values, tokens drawn with replacement
 // would repeat inside the first copy (P = 11 of 15: almost always), and "the token after its earlier
 // occurrence" would be ambiguous; distinct tokens give the large-vocabulary setting of Olsson et al.
-// in a small model. `period` may be a range [min, max]: each sequence then draws its own P, which
-// takes away a purely positional solution (attend to i − P + 1 from a learned position) and leaves
-// only the content-based one, an induction head.
-//   first[i] = 1    for i ≤ P: the target is a fresh token (or, at i = P, the start of the repeat)
-//   repeated[i] = 1 for i > P: ids[i] occurred at i − P; the target is what followed it
+// in a small model.
+// P is drawn per sequence from `period` = [min, max], default [4, 11]. With one fixed P the repeat
+// can be predicted from positions alone (the answer at i is always the token at i − P + 1), and a
+// 2-layer model learns that instead: with P = 11 (no LN, dModel 32, 2 heads, single sequences, lr
+// 3e-3; seeds 0–4, 40,000 steps) 3 of 5 runs predict the repeat (loss ratio < 0.15) with no layer-1
+// head above 0.18 on induction and no layer-0 head above 0.14 on previous token (chance: ~0.1). A P
+// that changes leaves only the content-based solution, the induction head. `period: 11` gives the
+// fixed layout.
 export function inductionTask(options) {
   const fn = 'inductionTask';
   const o = checkOptions(fn, options, ['vocab', 'context', 'period']);
   const vocab = int(fn, 'vocab', o.vocab, { min: 3, max: 65536, dflt: 16 });
   const context = int(fn, 'context', o.context, { min: 3, max: 4096, dflt: 23 });
-  let [minP, maxP] = Array.isArray(o.period) ? o.period : [o.period ?? (context - 1) >> 1, o.period ?? (context - 1) >> 1];
+  // Default period: [4, 11] for 23 positions — the longest P whose copy and repeat both fit (and that
+  // has enough distinct tokens), down to 4.
+  const longest = Math.max(1, Math.min((context - 1) >> 1, vocab - 1));
   if (Array.isArray(o.period) && o.period.length !== 2) fail(fn, `period is an array of ${o.period.length}, expected a number or [min, max]`);
+  let [minP, maxP] = Array.isArray(o.period) ? o.period : o.period !== undefined ? [o.period, o.period] : [Math.min(4, longest), longest];
   minP = int(fn, 'period', minP);
   maxP = int(fn, 'period', maxP);
   if (minP > maxP) fail(fn, `period is [${minP}, ${maxP}], expected min ≤ max`);

@@ -35,7 +35,7 @@ export async function load(url, ctx, next) {
   return next(url, ctx);
 }`;
 
-// tfjs-core with its gradients on the wasm backend, one thread. Returns { tf, tfwasm, simd }.
+// tfjs-core with its gradients on the wasm backend, one thread. Returns { tf, tfwasm, simd, binary }.
 export async function loadTfjsWasm() {
   register(`data:text/javascript,${encodeURIComponent(ESM_HOOKS)}`, import.meta.url);
   const tf = await import('@tensorflow/tfjs-core');
@@ -44,7 +44,11 @@ export async function loadTfjsWasm() {
   tfwasm.setThreadsCount(1);
   await tf.setBackend('wasm');
   await tf.ready();
-  return { tf, tfwasm, simd: await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT') };
+  // Which binary tfjs loaded: threaded builds only where it has threads (never in Node).
+  const simd = await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT');
+  const threads = await tf.env().getAsync('WASM_HAS_MULTITHREAD_SUPPORT');
+  const binary = `tfjs-backend-wasm${threads && simd ? '-threaded-simd' : simd ? '-simd' : ''}.wasm`;
+  return { tf, tfwasm, simd, binary };
 }
 
 // ---- init as gpt.h: W_* ~ N(0, 0.02²), W_O and W_out ~ N(0, (0.02/√(2·layers))²), biases 0, LN 1/0 ----

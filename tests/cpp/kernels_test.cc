@@ -176,6 +176,25 @@ TEST(Kernels, GemmNnAccSimdMatchesScalar) {
       }
 }
 
+TEST(Kernels, GemmNtAccSimdMatchesScalar) {
+  for (size_t m : kSizes)
+    for (size_t n : kSizes)
+      for (size_t kk : {size_t{1}, size_t{3}, size_t{19}, size_t{263}}) {
+        const size_t lda = kk + 2, ldb = kk + 3, ldc = n + 1;  // B is [n, k]: C += A·Bᵀ
+        auto a = random_vec(m * lda, 41), b = random_vec(n * ldb, 42), c0 = random_vec(m * ldc, 43);
+        Guarded c1(m * ldc), c2(m * ldc);
+        std::copy(c0.begin(), c0.end(), c1.data());
+        std::copy(c0.begin(), c0.end(), c2.data());
+        k::gemm_nt_acc_f32_scalar(m, n, kk, a.data(), lda, b.data(), ldb, c1.data(), ldc);
+        k::gemm_nt_acc_f32_wasmsimd(m, n, kk, a.data(), lda, b.data(), ldb, c2.data(), ldc);
+        for (size_t i = 0; i < m; ++i) {
+          expect_close(c2.data() + i * ldc, c1.data() + i * ldc, n, 1e-4f);  // as gemm_nn_acc: blocked sums
+          for (size_t j = n; j < ldc; ++j) ASSERT_EQ(c2.data()[i * ldc + j], c0[i * ldc + j]);
+        }
+        ASSERT_TRUE(c2.intact(m * ldc));
+      }
+}
+
 TEST(Kernels, GemmTnAccSimdMatchesScalar) {
   for (size_t m : kSizes)
     for (size_t n : kSizes)

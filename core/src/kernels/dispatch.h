@@ -27,6 +27,10 @@ inline void gemm_nt_f32(size_t m, size_t n, size_t k, const float* a, size_t lda
                         size_t ldb, float* c, size_t ldc) {
   ATTNLAB_KERNEL(gemm_nt_f32)(m, n, k, a, lda, b, ldb, c, ldc);
 }
+inline void gemm_nt_acc_f32(size_t m, size_t n, size_t k, const float* a, size_t lda,
+                            const float* b, size_t ldb, float* c, size_t ldc) {
+  ATTNLAB_KERNEL(gemm_nt_acc_f32)(m, n, k, a, lda, b, ldb, c, ldc);
+}
 inline void gemm_tn_acc_f32(size_t m, size_t n, size_t k, const float* a, size_t lda,
                             const float* b, size_t ldb, float* c, size_t ldc) {
   ATTNLAB_KERNEL(gemm_tn_acc_f32)(m, n, k, a, lda, b, ldb, c, ldc);

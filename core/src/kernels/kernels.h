@@ -33,6 +33,13 @@ void gemm_nt_f32_scalar(size_t m, size_t n, size_t k, const float* a, size_t lda
 void gemm_nt_f32_wasmsimd(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b,
                           size_t ldb, float* c, size_t ldc);
 
+// C[m, n] += A[m, k] · B[n, k]ᵀ: "nt", accumulating. The backward pass's input gradients
+// (dX += dY·Wᵀ with W [in, out]).
+void gemm_nt_acc_f32_scalar(size_t m, size_t n, size_t k, const float* a, size_t lda,
+                            const float* b, size_t ldb, float* c, size_t ldc);
+void gemm_nt_acc_f32_wasmsimd(size_t m, size_t n, size_t k, const float* a, size_t lda,
+                              const float* b, size_t ldb, float* c, size_t ldc);
+
 // C[m, n] += A[k, m]ᵀ · B[k, n]: "tn", A stored row-major as [k, m], accumulating. The backward
 // pass's weight gradients (dW += Xᵀ·dY with X [t, in]) and dV += weightsᵀ·dOut.
 void gemm_tn_acc_f32_scalar(size_t m, size_t n, size_t k, const float* a, size_t lda,

@@ -47,8 +47,8 @@ Status feed_forward_forward(const float* x, size_t rows, size_t d_model, size_t 
 //   dact  = dout·W2ᵀ        [R, F]     dpre  = act'(pre)·dact   (in scratch)
 //   db1 += Σ_rows dpre                 dW1 += xᵀ·dpre           [D, F]
 //   dx   += dpre·W1ᵀ        [R, D]
-// The weight gradients run on the "tn" GEMM kernel; dx's dpre·W1ᵀ (an accumulating "nt" product, no
-// kernel yet) and the bias sums are plain loops along contiguous rows.
+// The weight gradients run on the "tn" GEMM kernel, dx's dpre·W1ᵀ on the accumulating "nt" one; the
+// bias sums are plain loops along contiguous rows.
 Status feed_forward_backward(const float* x, size_t rows, size_t d_model, size_t d_ff,
                              const FeedForwardWeights& w, Activation act, const float* pre,
                              const float* activated, const float* dout, float* dx,
@@ -72,15 +72,7 @@ Status feed_forward_backward(const float* x, size_t rows, size_t d_model, size_t
     for (size_t r = 0; r < R; ++r)
       for (size_t f = 0; f < F; ++f) g.db1[f] += scratch[r * F + f];
   if (g.dw1) kernels::gemm_tn_acc_f32(D, F, R, x, D, scratch, F, g.dw1, F);  // dW1 += xᵀ·dpre
-  if (dx)
-    for (size_t r = 0; r < R; ++r)
-      for (size_t i = 0; i < D; ++i) {
-        const float* w1 = w.w1 + i * F;
-        const float* dp = scratch + r * F;
-        float s = 0.0f;
-        for (size_t f = 0; f < F; ++f) s += dp[f] * w1[f];
-        dx[r * D + i] += s;
-      }
+  if (dx) kernels::gemm_nt_acc_f32(R, D, F, scratch, F, w.w1, F, dx, D);  // dx += dpre·W1ᵀ (W1 is [D, F])
   return Status::Ok();
 }
 

@@ -41,6 +41,17 @@ void gemm_nt_f32_scalar(size_t m, size_t n, size_t k, const float* a, size_t lda
   }
 }
 
+void gemm_nt_acc_f32_scalar(size_t m, size_t n, size_t k, const float* a, size_t lda,
+                            const float* b, size_t ldb, float* c, size_t ldc) {
+  for (size_t i = 0; i < m; ++i) {
+    for (size_t j = 0; j < n; ++j) {
+      float acc = 0.0f;
+      for (size_t p = 0; p < k; ++p) acc += a[i * lda + p] * b[j * ldb + p];
+      c[i * ldc + j] += acc;
+    }
+  }
+}
+
 void gemm_tn_acc_f32_scalar(size_t m, size_t n, size_t k, const float* a, size_t lda,
                             const float* b, size_t ldb, float* c, size_t ldc) {
   // i-p-j: row i of C gathers column i of A against the rows of B, summed in p order.

@@ -228,6 +228,11 @@ void gemm_nt_f32_wasmsimd(size_t m, size_t n, size_t k, const float* a, size_t l
   gemm_packed<true>(m, n, k, a, lda, b, ldb, nullptr, false, c, ldc);
 }
 
+void gemm_nt_acc_f32_wasmsimd(size_t m, size_t n, size_t k, const float* a, size_t lda,
+                              const float* b, size_t ldb, float* c, size_t ldc) {
+  gemm_packed<true>(m, n, k, a, lda, b, ldb, nullptr, true, c, ldc);
+}
+
 // C += Aᵀ·B as rank-1 updates: for each row p of A and B, every row i of C adds A[p, i]·B[p, :].
 // Each C entry sums its products in p order, as the scalar twin does, so the two agree exactly.
 // Four rows of C per pass share each loaded vector of B.

@@ -10,6 +10,9 @@ APT_PACKAGES=(cmake g++ make emscripten libeigen3-dev libsimde-dev libgtest-dev 
 APT_PACKAGES+=(clang libclang-rt-14-dev)
 # pdftoppm (poppler-utils) rasterises the Slidev PDF export in tests/e2e/decks-content.e2e.test.js
 APT_PACKAGES+=(poppler-utils)
+# python3 (the standard library only) runs tests/golden/read_safetensors.py: a reader of the checkpoint
+# format written apart from attnlab, that tests/unit/model.test.js hands a saved model to
+APT_PACKAGES+=(python3)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

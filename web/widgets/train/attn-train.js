@@ -211,6 +211,8 @@ export class AttnTrain extends AttnWidget {
         if (task === 'induction' && size === SIZES[0].id && like?.model) {
           options.model = { ...like.model };
           if (like.optimizer) options.optimizer = { ...options.optimizer, ...like.optimizer };
+          if (this._pre.batch) options.batch = this._pre.batch;
+          if (this._pre.taskOptions) options.task = { name: task, ...this._pre.taskOptions };
         }
         const trainer = await openTrainer(options);
         if (this.task !== task || this.size !== size || !this.isConnected) { trainer.terminate?.(); return null; }
@@ -501,12 +503,15 @@ export class AttnTrain extends AttnWidget {
       <output class="scrub-at" aria-live="off">${compact ? cur.step : text}</output>`;
   }
 
-  /** The status line's numbers for the snapshot shown (from its eval, or the view's inspect). */
+  /**
+   * The numbers for the snapshot shown: the held-out batch's (as the curves: the snapshot's evaluation,
+   * or a live run's latest) and, from the view's inspect, the eval sequence's loss with and without the
+   * heads switched off.
+   */
   #numbers(cur) {
     const v = this._view?.base, a = this._view?.abl;
-    const evalLoss = v?.loss ?? cur.snap?.evalLoss ?? this._run?.last?.evalLoss;
-    const ratio = v?.ratio ?? cur.snap?.ratio ?? this._run?.last?.ratio;
-    return { evalLoss, ratio, ablLoss: a?.loss, ablRatio: a?.ratio };
+    const src = cur.snap ?? (cur.index === null ? this._run?.last : null);
+    return { evalLoss: src?.evalLoss, ratio: src?.ratio, seqLoss: v?.loss, ablLoss: a?.loss };
   }
 
   /** The steps axis: first to last step, with room at the right end for the last tick's label. */
@@ -693,16 +698,17 @@ export class AttnTrain extends AttnWidget {
     const stage = Math.max(0, Math.min(3, this.stage ?? 3));
     const focus = cur.focus, em = cur.emphasis ?? 'maps';
     const narrow = box.width < 620;
-    const { evalLoss, ratio, ablLoss } = this.#numbers(cur);
+    const { evalLoss, ratio, seqLoss, ablLoss } = this.#numbers(cur);
     const shape = this.#shape();
     const names = this.ablated.map((i) => headName(Math.floor(i / shape.heads), i % shape.heads));
     const heads = cur.snap?.heads ?? this._run?.last?.heads;
     const fscore = focus ? heads?.[focus.layer]?.[focus.head]?.[focus.kind] : null;
     // The caption: the numbers of the snapshot shown, the stage's own highlighted (a narrow box: only those).
-    const lossItem = html`<span class=${em === 'loss' ? 'em' : ''}>held-out loss <strong>${fmt(evalLoss, 2)}</strong>${names.length && Number.isFinite(ablLoss) ? html` (${fmt(ablLoss, 2)} without ${names.join(', ')})` : nothing}</span>`;
+    const lossItem = html`<span class=${em === 'loss' ? 'em' : ''}>held-out loss <strong>${fmt(evalLoss, 2)}</strong></span>`;
+    const ablItem = names.length && Number.isFinite(ablLoss) ? html`<span class="em">without ${names.join(', ')}: this sequence’s loss ${fmt(seqLoss, 2)} → <strong>${fmt(ablLoss, 2)}</strong></span>` : null;
     const ratioItem = this.task === 'induction' && Number.isFinite(ratio) ? html`<span>repeated ÷ first half <strong>${fmt(ratio, 2)}</strong></span>` : null;
     const focusItem = focus && Number.isFinite(fscore) ? html`<span class="em">${headName(focus.layer, focus.head)} ${SCORE_TEXT[focus.kind]} score <strong>${fmt(fscore, 2)}</strong></span>` : null;
-    const items = [html`step <strong>${cur.step}</strong>`, ...(narrow && focusItem ? [focusItem] : [lossItem, ratioItem, focusItem])].filter(Boolean);
+    const items = [html`step <strong>${cur.step}</strong>`, ...(narrow ? [ablItem ?? focusItem ?? lossItem] : [lossItem, ratioItem, ablItem ?? focusItem])].filter(Boolean);
     if (this.task === 'induction' && this._pre.status === 'none' && !narrow) items.push(html`<span class="empty">no pretrained snapshots: train live</span>`);
     const caption = html`<p class="caption" role="status">${items.map((x, i) => html`${i ? ' · ' : ''}${x}`)}</p>`;
     const controls = ctl === 'none' ? nothing : html`<div class="controls">${this.#runControls({ compact: ctl !== 'full', slide: true })}${this.#scrubber(cur, { compact: true })}</div>`;

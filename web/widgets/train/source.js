@@ -60,5 +60,5 @@ export async function openPretrained(task) {
     }
   };
   const decode = (id) => { try { return ctx.task.decode([id]); } catch { return undefined; } };
-  return { snapshots, config, trainerOptions, inspect, decode };
+  return { snapshots, config, trainerOptions, batch: Number.isInteger(meta.batch) ? meta.batch : null, taskOptions, inspect, decode };
 }

@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { existsSync, readdirSync } from 'node:fs';
 import { BASE_URL, launch, watchedPage } from './browser.js';
 import { resolveOptions } from '../../web/train/engine.js';
+import { trainerOptions } from '../../web/widgets/train/logic.js';
 
 let browser;
 beforeAll(async () => { browser = await launch(); });
@@ -24,15 +25,9 @@ afterAll(async () => { await browser?.close(); });
 
 // Induction with a period drawn per sequence (4…11): no fixed offset to attend to, so the model must
 // form a previous-token head and an induction head (with one fixed period it can solve it by position).
-// The model and optimizer of <attn-train>'s 2-layer attention-only preset.
-const OPTIONS = {
-  task: { name: 'induction', period: [4, 11] },
-  model: { layers: 2, heads: 4, dModel: 64, attentionOnly: true, layerNorm: false, initStd: 0.25, seed: 0 },
-  optimizer: { lr: 1e-3, weightDecay: 0.01, warmupSteps: 50, maxGradNorm: 1 },
-  batch: 16,
-  evalEvery: 50,
-  snapshotEvery: 250,
-};
+// The model, optimizer and batch of <attn-train>'s 2-layer attention-only preset (the one a lecturer
+// presses "train live" on), evaluated every 50 steps.
+const OPTIONS = { ...trainerOptions('induction', 'attn2'), evalEvery: 50, snapshotEvery: 250 };
 const TARGET_RATIO = 0.15;
 const MAX_STEPS = 20000;  // a run that has not got there by now is broken, not slow
 

@@ -7,7 +7,7 @@ import { launch, watchedPage } from './browser.js';
 import { serveDist } from './server.mjs';
 
 const TAGS = ['attn-steps', 'attn-convex', 'attn-kernel-regression', 'attn-why-scale', 'attn-cross', 'attn-multihead',
-  'attn-positional', 'attn-block', 'attn-cost'];
+  'attn-positional', 'attn-block', 'attn-cost', 'attn-train'];
 const only = process.argv.slice(2);
 const out = new URL('../../docs/screenshots/', import.meta.url);
 mkdirSync(out, { recursive: true });

@@ -79,7 +79,7 @@ export class AttnTrain extends AttnWidget {
     .grid { display: flex; flex-direction: column; gap: 6px; }
     .layer { display: flex; flex-wrap: wrap; gap: 8px 12px; align-items: flex-start; }
     .layer-name { writing-mode: vertical-rl; transform: rotate(180deg); font-weight: 600; color: #57606a; align-self: center; }
-    attn-heatmap.off { opacity: 0.45; }
+    attn-heatmap.off { filter: grayscale(1); }  /* greyed out, its caption and buttons still legible (opacity failed WCAG contrast) */
     attn-heatmap.focus { outline: 3px solid #d1242f; outline-offset: 2px; border-radius: 2px; }
     .status { font-variant-numeric: tabular-nums; }
     progress { width: 10em; }

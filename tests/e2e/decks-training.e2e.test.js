@@ -1,0 +1,280 @@
+// The decks' training slides, as the audience sees them: <attn-train> on the pretrained induction
+// snapshots. In Slidev each click of "What the heads learn: watching it train" shows the next stage —
+// 0 untrained, 1 loss falls, 2 previous-token head, 3 induction head — and in reveal.js each fragment
+// does the same; on "switch a head off" a click on the induction head's map switches it off and the
+// held-out loss jumps.
+//
+// Expected numbers are not written here: they come from the core in this Node process — the same
+// snapshot files (web/train/pretrained/induction/) loaded with lab.loadModel and run through web/train's
+// inspect (engine.js inspectModel) — and from properties the stages are defined by (docs/widgets.md):
+// the stage's snapshot, the highlighted head's layer, and its score on the map the slide shows.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createAttnLab } from 'attnlab';
+import { BASE_URL, launch, watchedPage } from './browser.js';
+import { slidevAt, slidevNext } from './deck-fit.js';
+import { expectClose, TOL } from '../unit/helpers.js';
+import { loadPretrained } from '../../web/train/pretrained.js';
+import { evalContext, inspectModel, resolveOptions } from '../../web/train/engine.js';
+import { headScores, inductionScore, lossSplit, previousTokenScore } from '../../web/train/scores.js';
+import { fmt } from '../../web/widgets/shared/format.js';
+
+let browser, pre, lab, ctx;
+const inspected = new Map(), evaluated = new Map();
+
+// Node's own evaluation of snapshot `index` on the run's held-out batch: its loss, repeated ÷ first-half
+// loss and every head's scores (what the curves and the caption report for a snapshot).
+function evaluate(index) {
+  if (!evaluated.has(index)) {
+    const model = lab.loadModel(pre.snapshots[index].bytes), h = ctx.heldOut;
+    try {
+      const r = model.forward({ ids: h.ids, targets: h.targets, batch: h.batch, attention: true });
+      evaluated.set(index, { evalLoss: r.loss, ratio: lossSplit(r.tokenLosses, h).ratio,
+        heads: headScores(r, h.ids, { batch: h.batch, positions: h.repeated }) });
+    } finally {
+      model.dispose();
+    }
+  }
+  return evaluated.get(index);
+}
+
+// Node's own look at snapshot `index`: what web/train's inspect gives (optionally with heads off).
+function inspect(index, headMask = null) {
+  const key = `${index}|${headMask ?? ''}`;
+  if (!inspected.has(key)) {
+    const model = lab.loadModel(pre.snapshots[index].bytes);
+    try {
+      inspected.set(key, inspectModel(model, ctx, headMask));
+    } finally {
+      model.dispose();
+    }
+  }
+  return inspected.get(key);
+}
+
+beforeAll(async () => {
+  browser = await launch();
+  lab = await createAttnLab();
+  pre = await loadPretrained('induction');
+  // The held-out sequence of the run that made the snapshots (its task options, when index.json names them).
+  const taskOptions = pre.meta.taskOptions ?? pre.meta.task?.options ?? null;
+  ctx = evalContext(resolveOptions({ task: taskOptions ? { name: 'induction', ...taskOptions } : 'induction' }));
+});
+afterAll(async () => { await browser?.close(); });
+
+// The snapshot each stage shows, from the stages' definitions (docs/widgets.md, <attn-train>).
+function expectedIndex(stage) {
+  const n = pre.snapshots.length, s = pre.snapshots.map((_, i) => evaluate(i));
+  if (stage === 0) return 0;
+  if (stage === 3) return n - 1;
+  if (stage === 1) {
+    const half = (s[0].evalLoss + s[n - 1].evalLoss) / 2;
+    return s.findIndex((x) => x.evalLoss <= half);
+  }
+  const bestPrev = s.map((x) => Math.max(...x.heads[0].map((h) => h.prev)));
+  const top = Math.max(...bestPrev);
+  return bestPrev.findIndex((b) => b >= 0.8 * top);
+}
+
+// Scores of a map as shown (its values) on the held-out sequence: previous-token over the first copy
+// (where layer 1 reads it), induction over the repeated part.
+const scores = (values) => ({
+  prev: previousTokenScore(Float32Array.from(values), ctx.first.t, 1, ctx.first.first),
+  induction: inductionScore(Float32Array.from(values), ctx.first.ids, ctx.first.t, { positions: ctx.first.repeated }),
+});
+
+// In the page: what the widget at `sel` shows — its stage (attribute and stage strip), the caption,
+// every head's map (name, highlighted, switched off, outline, the weights drawn).
+function shown(sel) {
+  const w = document.querySelector(sel), root = w?.shadowRoot;
+  if (!root) return null;
+  const strip = root.querySelector('.stagestrip');
+  return {
+    stage: w.getAttribute('stage'),
+    drawn: strip ? [...strip.children].findIndex((li) => li.classList.contains('current')) : null,
+    caption: root.querySelector('.caption')?.textContent.replace(/\s+/g, ' ').trim() ?? '',
+    maps: [...root.querySelectorAll('attn-heatmap.head')].map((m) => ({
+      name: [...m.classList].find((c) => /^L\d+H\d+$/.test(c)),
+      focus: m.classList.contains('focus'),
+      off: m.classList.contains('off'),
+      outline: getComputedStyle(m).outlineStyle,
+      tokens: m.rowLabels ? [...m.rowLabels] : null,
+      values: Array.from(m.values ?? []),
+    })),
+  };
+}
+
+// Waits until the widget at `sel` draws stage `stage` with the maps of the view it asked for (the
+// widget computes a snapshot's maps asynchronously, keyed by snapshot and head mask).
+async function settled(page, sel, stage) {
+  await page.waitForFunction(([s, st]) => {
+    const w = document.querySelector(s);
+    return w?.getAttribute('stage') === String(st) && w._view?.key && w._view.key === w._wantKey
+      && w.shadowRoot.querySelectorAll('attn-heatmap.head').length > 0;
+  }, [sel, stage], { timeout: 30000 });
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  return page.evaluate(shown, sel);
+}
+
+// The number after `label` in a caption ("held-out loss 1.23 · …").
+const after = (caption, label) => caption.match(new RegExp(`${label} (\\d+(?:\\.\\d+)?)`))?.[1] ?? null;
+
+// What every stage must show, whichever deck steps it.
+function checkStage(stage, view, where) {
+  const idx = expectedIndex(stage), snap = pre.snapshots[idx], ref = inspect(idx), ev = evaluate(idx);
+  expect(view.stage, `${where}: stage attribute`).toBe(String(stage));
+  expect(view.drawn, `${where}: stage strip`).toBe(stage);
+  expect(view.caption, `${where}: the stage's snapshot`).toContain(`step ${snap.step}`);
+  // The held-out batch's loss and repeated ÷ first-half ratio, as the core computes them here.
+  expect(after(view.caption, 'held-out loss'), `${where}: held-out loss`).toBe(fmt(ev.evalLoss, 2));
+  expect(after(view.caption, 'repeated ÷ first half'), `${where}: ratio`).toBe(fmt(ev.ratio, 2));
+  // The token labels (a grid of small maps may draw colours only): the held-out sequence.
+  const labelled = view.maps.find((m) => m.tokens?.some(Boolean));
+  if (labelled || stage >= 2) expect(labelled?.tokens, `${where}: the held-out sequence`).toEqual(ref.tokens);
+  // Every map drawn is the core's attention for that head of that snapshot.
+  for (const m of view.maps) {
+    const [, l, h] = m.name.match(/^L(\d+)H(\d+)$/).map(Number);
+    expectClose(m.values, Array.from(ref.attention[l][h]), `${where}: ${m.name}`, TOL.ref);
+  }
+  const focus = view.maps.filter((m) => m.focus);
+  if (stage < 2) {
+    expect(focus, `${where}: no head highlighted yet`).toEqual([]);
+    return { idx, ref };
+  }
+  expect(focus.length, `${where}: one head highlighted`).toBe(1);
+  const [f] = focus;
+  expect(f.outline, `${where}: the highlighted head is outlined`).toBe('solid');
+  const [, fl, fh] = f.name.match(/^L(\d+)H(\d+)$/).map(Number);
+  const kind = stage === 2 ? 'prev' : 'induction';
+  expect(after(view.caption, `${f.name} ${kind === 'prev' ? 'previous-token' : 'induction'} score`), `${where}: the caption's score of ${f.name}`)
+    .toBe(fmt(ev.heads[fl][fh][kind], 2));
+  const s = scores(f.values);
+  if (stage === 2) {
+    expect(f.name, `${where}: a layer-0 head`).toMatch(/^L0H/);
+    const before = scores(inspect(0).attention[fl][fh]).prev;
+    expect(s.prev, `${where}: ${f.name} attends to the previous token more than untrained (${before})`).toBeGreaterThan(1.5 * before);
+  } else {
+    expect(f.name, `${where}: a layer-1 head`).toMatch(/^L1H/);
+    expect(s.induction, `${where}: ${f.name} attends to the token after the earlier occurrence`).toBeGreaterThan(0.5);
+    expect(ev.ratio, `${where}: the repeated half is predicted`).toBeLessThan(0.5);
+  }
+  return { idx, ref, focus: f.name };
+}
+
+// The first Slidev slide on which `selector` ({n} = the slide number) matches, or −1.
+function findSlide(page, selector) {
+  return page.evaluate(async (sel) => {
+    for (let n = 1; n < 100; n++) {
+      location.hash = `#/${n}`;
+      let waited = 0;
+      while (!document.querySelector(`.slidev-page-${n}`) && waited < 5000) {
+        await new Promise((r) => setTimeout(r, 20));
+        waited += 20;
+      }
+      if (!document.querySelector(`.slidev-page-${n}`)) return -1;
+      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      if (document.querySelector(sel.replaceAll('{n}', String(n)))) return n;
+    }
+    return -1;
+  }, selector);
+}
+
+describe('Slidev: training slides', () => {
+  test('each click shows its stage: the snapshot, the core\'s maps, the highlighted head', async () => {
+    const { page, problems } = await watchedPage(browser.context);
+    await page.setViewportSize({ width: 1280, height: 720 });
+    await page.goto(new URL('slides/slidev/index.html#/1', BASE_URL()).href);
+    await page.locator('.slidev-page-1').first().waitFor();
+    const no = await findSlide(page, '.slidev-page-{n} .attn-stepper attn-train');
+    expect(no).toBeGreaterThan(0);
+    await page.evaluate((n) => { location.hash = `#/${n}`; }, no);
+    const sel = `#slide-content .slidev-page-${no} attn-train`;
+    await page.locator(sel).waitFor();
+    const seen = [];
+    for (let stage = 0; stage <= 3; stage++) {
+      if (stage) await slidevNext(page, await slidevAt(page));
+      expect((await slidevAt(page)).clicks).toBe(stage);
+      const view = await settled(page, sel, stage);
+      seen.push(checkStage(stage, view, `slide ${no} click ${stage}`));
+    }
+    // Before training no layer-1 head does induction; after it one does (the highlighted one).
+    const untrained = inspect(seen[0].idx), [, l1, h1] = seen[3].focus.match(/^L(\d+)H(\d+)$/).map(Number);
+    for (const [h, att] of untrained.attention[1].entries())
+      expect(scores(att).induction, `untrained L1H${h}`).toBeLessThan(0.2);
+    expect(scores(inspect(seen[3].idx).attention[l1][h1]).induction).toBeGreaterThan(0.5);
+    // The loss falls from stage 0 to stage 1, and the snapshots step forward.
+    expect(seen[1].ref.loss).toBeLessThan(seen[0].ref.loss);
+    expect(seen.map((s) => s.idx)).toEqual([...seen.map((s) => s.idx)].sort((a, b) => a - b));
+    // Going back a click shows the previous stage again.
+    await page.keyboard.press('ArrowLeft');
+    checkStage(2, await settled(page, sel, 2), `slide ${no} back to click 2`);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  test('switch a head off: the induction head, then the previous-token head; the loss jumps, the stripe goes', async () => {
+    const { page, problems } = await watchedPage(browser.context);
+    await page.setViewportSize({ width: 1280, height: 720 });
+    await page.goto(new URL('slides/slidev/index.html#/1', BASE_URL()).href);
+    await page.locator('.slidev-page-1').first().waitFor();
+    const no = await findSlide(page, '.slidev-page-{n} .attn-widget-frame > attn-train');
+    expect(no).toBeGreaterThan(0);
+    await page.evaluate((n) => { location.hash = `#/${n}`; }, no);
+    const sel = `#slide-content .slidev-page-${no} attn-train`;
+    await page.locator(sel).waitFor();
+    const { idx, focus } = checkStage(3, await settled(page, sel, 3), `slide ${no}`);
+    expect((await page.evaluate(shown, sel)).maps.filter((m) => m.off)).toEqual([]);
+    const [, l1, h1] = focus.match(/^L(\d+)H(\d+)$/).map(Number);
+    const heads = evaluate(idx).heads, H = heads[0].length;
+    // Layer 0's previous-token head: the best of layer 0 on the held-out batch.
+    const h0 = heads[0].reduce((best, x, h) => (x.prev > heads[0][best].prev ? h : best), 0);
+    const maskOf = (flat) => heads.flatMap((row, l) => row.map((_, h) => (l * H + h === flat ? 0 : 1)));
+    const base = inspect(idx);
+    const steps = [[l1 * H + h1, focus], [h0, `L0H${h0}`]];
+    for (const [k, [flat, name]] of steps.entries()) {
+      await slidevNext(page, await slidevAt(page));
+      const ablated = inspect(idx, maskOf(flat));
+      await page.waitForFunction(([s, n]) => document.querySelector(s).shadowRoot.querySelector('.caption')?.textContent.includes(`without ${n}`)
+        && document.querySelector(s)._view?.abl && document.querySelector(s)._view.key === document.querySelector(s)._wantKey, [sel, name], { timeout: 30000 });
+      const view = await page.evaluate(shown, sel);
+      const where = `slide ${no} click ${k + 1} (${name} off)`;
+      // The loss of the held-out sequence with every head and without this one, as the core computes them here.
+      expect(view.caption, where).toContain(fmt(base.loss, 2));
+      expect(view.caption, where).toContain(fmt(ablated.loss, 2));
+      expect(ablated.loss, `${where}: the loss jumps`).toBeGreaterThan(base.loss);
+      expect(ablated.ratio, `${where}: the repeat is no longer predicted as well`).toBeGreaterThan(base.ratio);
+      const f = view.maps.find((m) => m.name === focus);
+      expect(f.off, `${where}: the induction head drawn as off`).toBe(flat === l1 * H + h1);
+      expectClose(f.values, Array.from(ablated.attention[l1][h1]), `${where}: ${focus} as drawn`, TOL.ref);
+      if (name !== focus) {
+        // Without the previous-token head the induction head's stripe is gone.
+        expect(scores(f.values).induction, `${where}: ${focus}'s induction score`).toBeLessThan(0.5 * scores(base.attention[l1][h1]).induction);
+      }
+    }
+    // A click on the map switches the induction head off too (the lecturer's own ablation).
+    await page.locator(sel).locator(`attn-heatmap.${focus} svg`).first().click();
+    await page.waitForFunction(([s, n]) => document.querySelector(s).shadowRoot.querySelector(`attn-heatmap.${n}.off`), [sel, focus], { timeout: 30000 });
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});
+
+describe('reveal.js: the training slide', () => {
+  test('each fragment shows its stage, as in Slidev', async () => {
+    const { page, problems } = await watchedPage(browser.context);
+    await page.setViewportSize({ width: 1280, height: 720 });
+    await page.goto(new URL('slides/reveal/index.html', BASE_URL()).href);
+    await page.waitForFunction(() => window.deck?.isReady());
+    const h = await page.evaluate(() => window.deck.getSlides().findIndex((s) => s.querySelector('attn-train[data-attn-stages]')));
+    expect(h).toBeGreaterThan(0);
+    await page.evaluate((i) => window.deck.slide(i, 0, -1), h);
+    const sel = 'section.present attn-train';
+    for (let stage = 0; stage <= 3; stage++) {
+      if (stage) await page.keyboard.press('Space');
+      checkStage(stage, await settled(page, sel, stage), `reveal slide ${h + 1} fragment ${stage - 1}`);
+    }
+    await page.keyboard.press('ArrowLeft');
+    checkStage(2, await settled(page, sel, 2), `reveal slide ${h + 1} back`);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});

@@ -112,9 +112,10 @@ Status output_head_backward(const float* h, size_t rows, const float* table, siz
 
 // Softmax cross-entropy over the vocabulary, the mean over rows of −log softmax(logits[r])[targets[r]].
 // logits: [rows, vocab]; targets: [rows] in [0, vocab). probs: [rows, vocab] softmax(logits), kept for
-// the backward pass; loss: one float (computed with log-sum-exp in double).
+// the backward pass; loss: one float (computed with log-sum-exp in double). row_losses: [rows] or
+// nullptr, each row's −log softmax[target] (then a row's loss past float32 is refused too).
 Status softmax_cross_entropy_forward(const float* logits, size_t rows, size_t vocab, const int* targets,
-                                     float* probs, float* loss);
+                                     float* probs, float* loss, float* row_losses = nullptr);
 // dlogits [rows, vocab] += dloss/rows·(probs − one-hot(targets)); dloss is usually 1.
 Status softmax_cross_entropy_backward(const float* probs, size_t rows, size_t vocab, const int* targets,
                                       float dloss, float* dlogits);

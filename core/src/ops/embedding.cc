@@ -127,9 +127,9 @@ Status output_head_backward(const float* h, size_t rows, const float* table, siz
 }
 
 // loss = mean_r (log Σ_j exp(l_rj) − l_r,t), by log-sum-exp in double (no log of a probability that
-// rounded to 0); probs = softmax(logits) for the backward pass.
+// rounded to 0); probs = softmax(logits) for the backward pass; row_losses (optional) each row's term.
 Status softmax_cross_entropy_forward(const float* logits, size_t rows, size_t vocab, const int* targets,
-                                     float* probs, float* loss) {
+                                     float* probs, float* loss, float* row_losses) {
   constexpr const char* op = "crossEntropy";
   ATTNLAB_CHECK(detail::check_positive(op, "rows", rows));
   ATTNLAB_CHECK(detail::check_positive(op, "vocab", vocab));
@@ -146,9 +146,16 @@ Status softmax_cross_entropy_forward(const float* logits, size_t rows, size_t vo
     for (size_t j = 1; j < vocab; ++j) mx = lr[j] > mx ? lr[j] : mx;
     double sum = 0.0;
     for (size_t j = 0; j < vocab; ++j) sum += std::exp(static_cast<double>(lr[j]) - mx);
-    total += static_cast<double>(mx) + std::log(sum) - lr[targets[r]];
+    const double row = static_cast<double>(mx) + std::log(sum) - lr[targets[r]];
+    total += row;
+    // Finite logits of opposite signs near ±3.4e38 give a loss beyond float32 (max − target > 3.4e38):
+    // a row's, even when the mean over rows would fit.
+    if (row_losses && !(row <= FLT_MAX))
+      return Status::Fail(std::string(op) + ": the loss of row " + std::to_string(r) + " is " +
+                          detail::value_str(static_cast<float>(row)) +
+                          " after a float32 overflow, expected logits whose spread (max − target) is within 3.4e38");
+    if (row_losses) row_losses[r] = static_cast<float>(row);
   }
-  // Finite logits of opposite signs near ±3.4e38 give a loss beyond float32 (max − target > 3.4e38).
   const double mean = total / static_cast<double>(rows);
   if (!(mean <= FLT_MAX))
     return Status::Fail(std::string(op) + ": loss is " + detail::value_str(static_cast<float>(mean)) +

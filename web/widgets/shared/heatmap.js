@@ -96,6 +96,9 @@ export class AttnHeatmap extends LitElement {
     /** Fixed colour range (e.g. 0 and 1 for attention weights); absent: the values' own range. */
     vmin: { type: Number },
     vmax: { type: Number },
+    /** Cells as one raster image even when they are few and large (a map redrawn several times a
+     *  second, e.g. while a model trains): white lines between them as the vector cells have. */
+    raster: { type: Boolean },
     /** Draw the colour legend (default true). */
     legend: { type: Boolean },
     /** 'right' (a vertical bar beside the cells) or 'bottom' (a horizontal bar under them). */
@@ -157,6 +160,7 @@ export class AttnHeatmap extends LitElement {
     this.vmin = null;
     this.vmax = null;
     this.legend = true;
+    this.raster = false;
     this.legendPos = 'right';
     this.noRowLabels = false;
     this.fitWidth = 0;
@@ -234,9 +238,14 @@ export class AttnHeatmap extends LitElement {
     const cells = [];
     // Many small cells without numbers (a 128 × 128 encoding): one raster image instead of thousands
     // of SVG rects, so a repaint stays short. Same colours; labels, legend and cursor stay vectors.
-    const raster = !numbers && g.cell <= 10 && rows * cols > 1024 && typeof document !== 'undefined';
+    const raster = !numbers && (this.raster || (g.cell <= 10 && rows * cols > 1024)) && typeof document !== 'undefined';
     if (raster) cells.push(svg`<image class="cells" x=${g.left} y=${g.top} width=${cols * g.cell} height=${rows * g.cell} preserveAspectRatio="none"
       image-rendering="optimizeSpeed" style="image-rendering: pixelated" href=${this.#raster(v, scale, veil)}></image>`);
+    if (raster && g.cell > 10) {  // the vector cells' 1 px white borders, as one path
+      const x1 = g.left + cols * g.cell, y1 = g.top + rows * g.cell;
+      const d = [...Array.from({ length: rows + 1 }, (_, i) => `M${g.left} ${g.top + i * g.cell}H${x1}`), ...Array.from({ length: cols + 1 }, (_, j) => `M${g.left + j * g.cell} ${g.top}V${y1}`)].join('');
+      cells.push(svg`<path class="cell-lines" d=${d} stroke="#fff" stroke-width="1" fill="none"></path>`);
+    }
     for (let i = 0; i < (raster ? 0 : rows); i++) {
       for (let j = 0; j < cols; j++) {
         const x = v[i * cols + j], a = veil?.(i, j) ?? 0, rgb = a ? scale.color(x).map((k) => Math.round(k + (255 - k) * a)) : scale.color(x);
@@ -332,9 +341,16 @@ export class AttnHeatmap extends LitElement {
     return svg`<g class="highlights" aria-hidden="true">${lines}</g>`;
   }
 
-  /** The cells as a PNG data URL, one pixel per cell (drawn scaled up, pixelated). */
+  /** The cells as a PNG data URL, one pixel per cell (drawn scaled up, pixelated). The last one is
+   *  kept: a render for another reason (a caption, the cursor) does not encode the same picture again. */
   #raster(v, scale, veil) {
-    const { rows, cols } = this, canvas = document.createElement('canvas');
+    const { rows, cols } = this, c = this._rasterLast;
+    // A checksum as well: a values array changed in place gets a new picture.
+    let s1 = 0, s2 = 0;
+    for (let i = 0; i < rows * cols; i++) { s1 += v[i]; s2 += v[i] * ((i % 97) + 1); }
+    const key = `${rows}|${cols}|${this.colormap}|${scale.min}|${scale.max}|${s1}|${s2}`;
+    if (!veil && c && c.v === v && c.key === key) return c.url;
+    const canvas = document.createElement('canvas');
     canvas.width = cols;
     canvas.height = rows;
     const ctx = canvas.getContext('2d');
@@ -350,7 +366,9 @@ export class AttnHeatmap extends LitElement {
       }
     }
     ctx.putImageData(img, 0, 0);
-    return canvas.toDataURL('image/png');
+    const url = canvas.toDataURL('image/png');
+    this._rasterLast = veil ? null : { v, key, url };
+    return url;
   }
 
   /** The colour bar: what the colours stand for, from the scale's min to its max. */

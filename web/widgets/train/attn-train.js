@@ -41,6 +41,17 @@ const SCORE_NOTE = { prev: 'weight on the token just before', induction: 'weight
 const MARK = '#d1242f';
 /** A number as the widgets print it; '–' for one the trainer has not reported (null) yet. */
 const fmt = (x, d) => (typeof x === 'number' ? fmt0(x, d) : '–');
+/** Whole numbers with thousands separators ("126,244"); one formatter (toLocaleString makes one per call). */
+const INT = new Intl.NumberFormat('en', { maximumFractionDigits: 0 });
+// While a model trains, the trainer reports up to 20 times a second. Redrawing the whole widget (four
+// plots, layers × heads maps of t × t cells, the predictions) that often kept the page's main thread
+// busy in tasks over 50 ms; the widget redraws at most every LIVE_MS and asks for new maps at most
+// every VIEW_MS. Pausing, a snapshot picked, a reset: at once.
+const LIVE_MS = 200;
+const VIEW_MS = 400;
+/** t empty labels (slide maps without token labels), one array per t: the same value on every render. */
+const BLANKS = new Map();
+const blankLabels = (t) => { if (!BLANKS.has(t)) BLANKS.set(t, Object.freeze(Array(t).fill(''))); return BLANKS.get(t); };
 
 export class AttnTrain extends AttnWidget {
   static properties = {
@@ -80,6 +91,9 @@ export class AttnTrain extends AttnWidget {
     .layer { display: flex; flex-wrap: wrap; gap: 8px 12px; align-items: flex-start; }
     .layer-name { writing-mode: vertical-rl; transform: rotate(180deg); font-weight: 600; color: #57606a; align-self: center; }
     attn-heatmap.off { filter: grayscale(1); }  /* greyed out, its caption and buttons still legible (opacity failed WCAG contrast) */
+    /* Their own paint layers: what changes as the model trains (curves, maps, status) repaints apart. */
+    .plots, .grid, .controls, .ablation { isolation: isolate; }
+    .grid.stale { opacity: 0.45; }  /* the previous source's maps while the new ones are computed */
     attn-heatmap.focus { outline: 3px solid #d1242f; outline-offset: 2px; border-radius: 2px; }
     .status { font-variant-numeric: tabular-nums; }
     progress { width: 10em; }
@@ -139,7 +153,10 @@ export class AttnTrain extends AttnWidget {
     this._samples = [];
     this.boxes = new FitBoxes(this);
     this._inspect = latestOnly((req) => this.#fetchView(req), (v, req) => {
-      if (req.key === this._wantKey) this._view = { ...v, key: req.key };
+      if (req.key !== this._wantKey) return;
+      // While the model trains, new maps wait for the redraw already due: one repaint for curves and maps.
+      if (req.index === null && this._redrawTimer && this._run?.running) this._nextView = { ...v, key: req.key };
+      else this._view = { ...v, key: req.key };
     }, (e, req) => {
       if (req.key === this._wantKey) this._view = { key: req.key, error: e.message ?? String(e) };
     });
@@ -232,9 +249,26 @@ export class AttnTrain extends AttnWidget {
   }
 
   #onRun(why) {
-    this._tick++;
     if (why === 'error') this._error = this._run.error;
     if (why === 'snapshot' && this.task === 'names') this.#sampleNames();
+    if ((why === 'progress' || why === 'snapshot') && this._run?.running) this.#redrawSoon();
+    else this.#redrawNow();
+  }
+
+  /** A redraw within LIVE_MS of the last one (one for however many events came meanwhile). */
+  #redrawSoon() {
+    if (this._redrawTimer) return;
+    const wait = Math.max(0, (this._redrawAt ?? 0) + LIVE_MS - performance.now());
+    this._redrawTimer = setTimeout(() => this.#redrawNow(), wait);
+  }
+
+  #redrawNow() {
+    clearTimeout(this._redrawTimer);
+    this._redrawTimer = 0;
+    this._redrawAt = performance.now();
+    if (this._nextView?.key === this._wantKey) this._view = this._nextView;
+    this._nextView = null;
+    this._tick++;
   }
 
   #dropRun() {
@@ -277,9 +311,11 @@ export class AttnTrain extends AttnWidget {
     const run = this._run;
     if (!run) throw new Error('no training run');
     const opts = index === null ? {} : { snapshot: this._run.snapshots[index]?.index ?? index };
+    // The current weights' head scores as they are asked for: the maps' captions change with the maps.
+    const scores = index === null ? run.last?.heads : undefined;
     const base = await run.trainer.inspect(opts);
     const abl = mask ? await run.trainer.inspect({ ...opts, headMask: mask }) : null;
-    return { base, abl, decode: taskDecoder(run.trainer) };
+    return { base, abl, scores, decode: taskDecoder(run.trainer) };
   }
 
   #requestView() {
@@ -294,6 +330,13 @@ export class AttnTrain extends AttnWidget {
     const ask = `${key}|${cur.index === null ? this._run?.step ?? 0 : ''}`;
     this._wantKey = key;
     if (ask === this._viewKey) return;
+    // A running model's current weights: new maps at most every VIEW_MS (the last ones stay up meanwhile).
+    const now = performance.now();
+    if (cur.index === null && this._run?.running && this._view?.key === key && now < this._viewAt + VIEW_MS) {
+      this._viewTimer ||= setTimeout(() => { this._viewTimer = 0; if (this.isConnected) this.#requestView(); }, this._viewAt + VIEW_MS - now);
+      return;
+    }
+    this._viewAt = now;
     this._viewKey = ask;
     this._inspect({ key, source, index: cur.index, mask });
   }
@@ -334,6 +377,9 @@ export class AttnTrain extends AttnWidget {
 
   disconnectedCallback() {
     super.disconnectedCallback();
+    clearTimeout(this._redrawTimer);
+    clearTimeout(this._viewTimer);
+    this._redrawTimer = this._viewTimer = 0;
     this.#dropRun();
   }
 
@@ -368,7 +414,9 @@ export class AttnTrain extends AttnWidget {
     if (source === this.#source) return;
     this.source = source;
     this.snapshot = null;  // the heads switched off stay off: the same model shape
-    this._view = null;
+    // The maps shown stay up, faded, until the new source's arrive: the same elements get new values
+    // (rebuilding layers × heads maps from nothing, as Train live starts, was one task of ~70 ms).
+    this._view = this._view?.base ? { ...this._view, stale: true } : null;
     this._viewKey = '';
     this.stateChanged();
   }
@@ -489,7 +537,7 @@ export class AttnTrain extends AttnWidget {
     if (this._making) return 'starting the trainer…';
     if (!run) return `${this.task === 'induction' && this._pre.status === 'none' ? 'no pretrained snapshots; ' : ''}Start (or Step) trains a model from scratch here`;
     const sp = run.speed;
-    const speed = run.running && sp ? ` · ${sp.tokensPerSec ? `${Math.round(sp.tokensPerSec).toLocaleString('en')} tokens/s` : `${fmt(sp.stepsPerSec, 1)} steps/s`}` : '';
+    const speed = run.running && sp ? ` · ${sp.tokensPerSec ? `${INT.format(sp.tokensPerSec)} tokens/s` : `${fmt(sp.stepsPerSec, 1)} steps/s`}` : '';
     return `${run.running ? 'training' : 'paused'}: step ${run.step}${Number.isFinite(run.target) ? ` of ${run.target}` : ''}${speed}`;
   }
 
@@ -588,12 +636,23 @@ export class AttnTrain extends AttnWidget {
     const sc = (o.scores ?? null);
     const label = o.label ?? `${headName(l, h)}${off ? ' (off)' : ''}${sc ? this.#kinds().map((k) => ` · ${k === 'prev' ? 'prev' : k === 'induction' ? 'ind' : 'rev'} ${fmt(sc[k], 2)}`).join('') : ''}`;
     const cls = `head ${headName(l, h)}${off ? ' off' : ''}${o.focus ? ' focus' : ''}`;
+    // `raster`: the cells as one image (with the same white lines between them), not t² SVG rects:
+    // the maps are redrawn as the model trains, and each redraw must stay a short task.
     return html`<attn-heatmap class=${cls} .label=${label} .values=${att} .rows=${t} .cols=${t} .rowLabels=${o.rowLabels ?? base.tokens} .colLabels=${o.colLabels ?? base.tokens}
-      colormap="sequential" .vmin=${fixed ? 0 : null} .vmax=${fixed ? 1 : null} clickable .legend=${o.legend ?? true} .noRowLabels=${!!o.noRowLabels}
+      colormap="sequential" raster .vmin=${fixed ? 0 : null} .vmax=${fixed ? 1 : null} clickable .legend=${o.legend ?? true} .noRowLabels=${!!o.noRowLabels}
       .compact=${!!o.compact} .fitWidth=${o.fitWidth ?? 0} .fitHeight=${o.fitHeight ?? 0} .cellSize=${o.cellSize ?? 16} max-width=${o.maxWidth ?? 260}
-      .readoutFor=${(i, j) => (j === null ? '' : `${headName(l, h)}: query ${base.tokens?.[i] ?? i} (${i}) → key ${base.tokens?.[j] ?? j} (${j}): ${fmt(att[i * t + j], 4)}`)}
+      .readoutFor=${this.#readout(l, h, base, att, t)}
       aria-description=${`${headName(l, h)}${off ? ', ablated' : ''}: Enter or a click switches this head off or on`}
       @attn-cell-toggle=${() => this.#toggle(l, h)}></attn-heatmap>`;
+  }
+
+  /** A map's readout: one function per head and view (a new one on every render would redraw every map). */
+  #readout(l, h, base, att, t) {
+    const key = `${l}|${h}`, c = this._readouts?.get(key);
+    if (c && c.base === base && c.att === att) return c.fn;
+    const fn = (i, j) => (j === null ? '' : `${headName(l, h)}: query ${base.tokens?.[i] ?? i} (${i}) → key ${base.tokens?.[j] ?? j} (${j}): ${fmt(att[i * t + j], 4)}`);
+    (this._readouts ??= new Map()).set(key, { base, att, fn });
+    return fn;
   }
 
   #viewMessage() {
@@ -643,7 +702,7 @@ export class AttnTrain extends AttnWidget {
   #renderPage(cur) {
     const live = this.#source === 'live', run = this._run, pw = this.pageFit(1400), W = pw < 700 ? this.pageFit(560) : Math.min(560, Math.floor((pw - 24) / 2)), H = 240;
     const shape = this.#shape(), view = this._view;
-    const heads = cur.snap?.heads ?? (cur.index === null ? this._run?.last?.heads : null);
+    const heads = cur.snap?.heads ?? (cur.index === null ? view?.scores ?? this._run?.last?.heads : null);
     const focus = cur.focus;
     const msg = this.#viewMessage();
     const ctl = this.controlsMode;
@@ -678,10 +737,11 @@ export class AttnTrain extends AttnWidget {
       <h3>Attention on the held-out sequence, ${cur.index === null ? `now (step ${cur.step})` : `step ${cur.step}`}</h3>
       <p class="note">Each map: rows are queries, columns keys (the model is causal: nothing right of the diagonal). Colours are weights on [0, 1].
         Click a map or press Enter on it to switch that head off.</p>
-      ${msg ?? html`<div class="grid">${Array.from({ length: shape.layers }, (_, l) => html`<div class="layer"><span class="layer-name">layer ${l}</span>
+      ${view?.stale && !msg ? html`<p class="empty">computing the attention maps…</p>` : nothing}
+      ${msg ?? html`<div class=${`grid${view?.stale ? ' stale' : ''}`} aria-busy=${view?.stale ? 'true' : 'false'}>${Array.from({ length: shape.layers }, (_, l) => html`<div class="layer"><span class="layer-name">layer ${l}</span>
         ${Array.from({ length: shape.heads }, (_, h) => this.#map(l, h, { scores: heads?.[l]?.[h], focus: focus && focus.layer === l && focus.head === h,
           legend: h === shape.heads - 1 || (h + 1) % perRow === 0, maxWidth: mapW + (h === shape.heads - 1 || (h + 1) % perRow === 0 ? 60 : 0) }))}</div>`)}</div>`}
-      ${view?.base ? this.#ablation(cur) : nothing}
+      ${view?.base && !view.stale ? this.#ablation(cur) : nothing}
       ${this.task === 'names' && live ? html`<div class="names-samples"><h3>Names it makes up as it learns</h3>
         ${this._samples.length ? html`<ul class="samples">${this._samples.map((s) => html`<li>step ${s.step}: ${s.error ? html`<span class="error">${s.error}</span>` : s.names.join(' · ') || '(no complete name yet)'}</li>`)}</ul>`
           : html`<p class="empty">A sample is drawn at every snapshot (every ${trainerOptions('names', this.size).snapshotEvery} steps) once training runs.</p>`}</div>` : nothing}
@@ -770,7 +830,7 @@ export class AttnTrain extends AttnWidget {
       const perRow = H / k, nRows = L * k;
       const rowH = Math.floor((height - 4 * (nRows - 1)) / nRows);
       const labelled = Array.from({ length: perRow }, (_, j) => panel({ label: 'L0H0', legend: j === perRow - 1, noRowLabels: j > 0 }));
-      const blank = Array(t).fill('');
+      const blank = blankLabels(t);
       const bare = labelled.map((p) => ({ ...p, rowLabels: blank, colLabels: blank, noRowLabels: true, legend: false }));
       for (const [row, h] of [[labelled, rowH], [bare, rowH - Math.ceil(28 / nRows)]]) {
         const r = packRow(row, width, h, { gap: 8, maxCell: 30, minCell: 2 });
@@ -784,7 +844,7 @@ export class AttnTrain extends AttnWidget {
     const legend = row.some((p) => p.legend) ? nothing : html`<div class="legend-line grid-legend"><span class="ramp" aria-hidden="true"></span>weight 0 → 1</div>`;
     const rows = [];
     for (let l = 0; l < L; l++) for (let h0 = 0; h0 < H; h0 += perRow) rows.push([l, h0]);
-    return html`<div class=${`maps grid${shrink ? ' shrink' : ''}`}>${rows.map(([l, h0]) => html`<div class="mrow">${Array.from({ length: perRow }, (_, j) =>
+    return html`<div class=${`maps grid${shrink ? ' shrink' : ''}${this._view?.stale ? ' stale' : ''}`}>${rows.map(([l, h0]) => html`<div class="mrow">${Array.from({ length: perRow }, (_, j) =>
       this.#map(l, h0 + j, { ...row[j], label: headName(l, h0 + j), ...r.panels[j], cellSize: 30, compact: true }))}</div>`)}${legend}</div>`;
   }
 }

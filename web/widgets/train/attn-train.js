@@ -221,6 +221,8 @@ export class AttnTrain extends AttnWidget {
     const { task, size } = this;
     this._error = '';
     this._making = (async () => {
+      // In a task of its own: the click that asked for it only redraws (the worker's start is not short).
+      await new Promise((ok) => setTimeout(ok, 0));
       try {
         const options = trainerOptions(task, size, { seed: 0 });
         // "Train live" beside the pretrained snapshots: the same model and optimizer as the run that made them.
@@ -461,9 +463,10 @@ export class AttnTrain extends AttnWidget {
     this._viewKey = '';
   }
 
-  #scrub(value) {
+  /** `end`: the range's right end as drawn — "now" even when snapshots came since the last redraw. */
+  #scrub(value, end = Infinity) {
     const cur = this.#current();
-    this.snapshot = cur.live && value >= cur.n ? null : value;
+    this.snapshot = cur.live && (value >= cur.n || value >= end) ? null : value;
     this.stateChanged();
   }
 
@@ -547,7 +550,7 @@ export class AttnTrain extends AttnWidget {
     const max = live ? n : n - 1, value = cur.index === null ? n : cur.index;
     const text = cur.index === null ? `now, step ${cur.step}` : `step ${cur.step}${compact ? '' : ` (snapshot ${cur.index + 1} of ${n})`}`;
     return html`<label class="scrub">${compact ? 'step' : 'checkpoint'} <input type="range" class="scrubber" min="0" max=${max} step="1" .value=${String(value)}
-        aria-valuetext=${text} @input=${(e) => this.#scrub(Number(e.target.value))}></label>
+        aria-valuetext=${text} @input=${(e) => this.#scrub(Number(e.target.value), live ? Number(e.target.max) : Infinity)}></label>
       <output class="scrub-at" aria-live="off">${compact ? cur.step : text}</output>`;
   }
 

@@ -85,6 +85,9 @@ export class AttnTrain extends AttnWidget {
 
   static styles = [widgetStyles, css`
     ${SLIDE_CSS}
+    /* A long preset name must not widen a phone's page: the picker shrinks to its line. */
+    .controls label:has(select) { max-width: 100%; min-width: 0; }
+    .controls select { max-width: 100%; min-width: 0; text-overflow: ellipsis; }
     .plots { display: flex; flex-wrap: wrap; gap: 12px 20px; align-items: flex-start; }
     .plots .plot-panel { max-width: 100%; }
     .grid { display: flex; flex-direction: column; gap: 6px; }

@@ -31,8 +31,19 @@ export function plot({ series, xLabel = '', yLabel = '', width = 420, height = 2
   }
   const px = (x) => m.l + ((fx(x) - x0) / (x1 - x0)) * W;
   const py = (y) => m.t + H - ((fy(y) - y0) / (y1 - y0)) * H;
-  const tickX = niceTicks(x0, x1, 6, logX), tickY = niceTicks(y0, y1, 5, logY);
   const inX = (v) => fx(v) >= x0 - 1e-9 && fx(v) <= x1 + 1e-9, inY = (v) => fy(v) >= y0 - 1e-9 && fy(v) <= y1 + 1e-9;
+  // Fewer x ticks on a narrow plot, so that labels never run together ("50010001500"): each label's
+  // estimated width (0.6 em per character) plus one em of space must fit between neighbouring ticks.
+  const fitsX = (ticks) => {
+    const t = ticks.filter(inX);
+    for (let i = 1; i < t.length; i++)
+      if (px(t[i]) - px(t[i - 1]) < 0.3 * fs * (fmtTick(t[i]).length + fmtTick(t[i - 1]).length) + fs) return false;
+    return true;
+  };
+  let tickX = niceTicks(x0, x1, 6, logX);
+  for (let n = 5; n >= 2 && !fitsX(tickX); n--) tickX = niceTicks(x0, x1, n, logX);
+  if (!fitsX(tickX)) tickX = tickX.filter(inX).filter((_, i, a) => i === 0 || i === a.length - 1);
+  const tickY = niceTicks(y0, y1, 5, logY);
   const body = series.map((s, k) => {
     const color = s.color ?? SERIES_COLORS[k % SERIES_COLORS.length];
     const pts = s.points.filter(([x, y]) => Number.isFinite(fx(x)) && Number.isFinite(fy(y)));

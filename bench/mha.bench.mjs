@@ -366,7 +366,7 @@ let wasmSize = '';
 try {
   const { gzipSync } = await import('node:zlib');
   const bin = readFileSync(new URL('../web/api/wasm/attnlab-core.wasm', import.meta.url));
-  wasmSize = `\n## Size\n\n\`attnlab-core.wasm\`: ${(bin.length / 1024).toFixed(0)} KiB, ${(gzipSync(bin, { level: 9 }).length / 1024).toFixed(0)} KiB gzipped (the whole core: every op of the API).\n`;
+  wasmSize = `\n## Size\n\n\`attnlab-core.wasm\`: ${(bin.length / 1024).toFixed(0)} KiB, ${(gzipSync(bin, { level: 9 }).length / 1024).toFixed(0)} KiB gzipped (the whole core: every op of the API, the trainable GPT and its checkpoints).\n`;
 } catch { /* not built */ }
 if (ONLY) console.log('\n--only: docs/performance.md left as it was');
 else {

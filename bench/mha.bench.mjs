@@ -370,9 +370,11 @@ try {
 } catch { /* not built */ }
 if (ONLY) console.log('\n--only: docs/performance.md left as it was');
 else {
-  // bench/train.bench.mjs's section (it runs after this script and replaces it) is carried over.
+  // Sections other scripts own (marked <!-- name: begin --> … <!-- name: end -->: bench/train.bench.mjs's,
+  // which runs after this script and replaces its own; the browser tests' training-in-the-page numbers)
+  // are carried over.
   const prev = existsSync('docs/performance.md') ? readFileSync('docs/performance.md', 'utf8') : '';
-  const train = prev.match(/<!-- train\.bench\.mjs: begin -->[\s\S]*<!-- train\.bench\.mjs: end -->/)?.[0];
-  writeFileSync('docs/performance.md', md + pageLoad + wasmSize + (train ? `\n${train}\n` : ''));
+  const kept = [...prev.matchAll(/<!-- ([\w.-]+): begin -->[\s\S]*?<!-- \1: end -->/g)].map((m) => `\n${m[0]}\n`);
+  writeFileSync('docs/performance.md', md + pageLoad + wasmSize + kept.join(''));
   console.log('\nwrote docs/performance.md');
 }

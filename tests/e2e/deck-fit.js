@@ -139,3 +139,24 @@ export async function walkReveal(page, url) {
   }
   return { problems, steps, widgets };
 }
+
+// The number of the first Slidev slide on which `selector` ({n} = the slide number) matches, or −1.
+// Waits for each slide to be rendered rather than sleeping a fixed time (a loaded machine renders
+// slowly); past the last slide no page appears and the search ends.
+export function findSlide(page, selector) {
+  return page.evaluate(async (sel) => {
+    const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    for (let n = 1; n < 200; n++) {
+      location.hash = `#/${n}`;
+      let waited = 0;
+      while (!document.querySelector(`.slidev-page-${n}`) && waited < 5000) {
+        await new Promise((r) => setTimeout(r, 20));
+        waited += 20;
+      }
+      if (!document.querySelector(`.slidev-page-${n}`)) return -1;
+      await frame();  // let the page's components (the stepper's stage) settle
+      if (document.querySelector(sel.replaceAll('{n}', String(n)))) return n;
+    }
+    return -1;
+  }, selector);
+}

@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createAttnLab } from 'attnlab';
 import { BASE_URL, launch, watchedPage } from './browser.js';
-import { slidevAt, slidevNext } from './deck-fit.js';
+import { findSlide, slidevAt, slidevNext } from './deck-fit.js';
 import { expectClose, TOL } from '../unit/helpers.js';
 import { loadPretrained } from '../../web/train/pretrained.js';
 import { evalContext, inspectModel, resolveOptions } from '../../web/train/engine.js';
@@ -160,23 +160,6 @@ function checkStage(stage, view, where) {
   return { idx, ref, focus: f.name };
 }
 
-// The first Slidev slide on which `selector` ({n} = the slide number) matches, or −1.
-function findSlide(page, selector) {
-  return page.evaluate(async (sel) => {
-    for (let n = 1; n < 100; n++) {
-      location.hash = `#/${n}`;
-      let waited = 0;
-      while (!document.querySelector(`.slidev-page-${n}`) && waited < 5000) {
-        await new Promise((r) => setTimeout(r, 20));
-        waited += 20;
-      }
-      if (!document.querySelector(`.slidev-page-${n}`)) return -1;
-      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
-      if (document.querySelector(sel.replaceAll('{n}', String(n)))) return n;
-    }
-    return -1;
-  }, selector);
-}
 
 describe('Slidev: training slides', () => {
   test('each click shows its stage: the snapshot, the core\'s maps, the highlighted head', async () => {

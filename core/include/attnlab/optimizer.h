@@ -24,6 +24,10 @@ struct AdamWConfig {
   double eps = 1e-8;
   double weight_decay = 1e-2;
 };
+// The hyperparameter rules above, with messages under `op` ("trainStep: lr is NaN, expected …"):
+// adamw_step applies them, and a caller (the GPT's training step) checks them before its own work.
+Status check_adamw_config(const char* op, const AdamWConfig& c);
+
 // params, grads, m, v: [n]; m and v start at 0 and are updated in place, as params.
 Status adamw_step(float* params, const float* grads, float* m, float* v, size_t n, size_t step,
                   const AdamWConfig& c);

@@ -87,14 +87,6 @@ Status check_tokens(const char* op, const char* name, const int* ids, size_t n, 
   return Status::Ok();
 }
 
-Status check_option(const char* op, const char* name, double x, bool ok, const char* expected) {
-  if (ok && !std::isnan(x)) return Status::Ok();
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.9g", x);
-  const std::string v = std::isnan(x) ? "NaN" : std::isinf(x) ? (x > 0 ? "Infinity" : "-Infinity") : buf;
-  return fail(op, std::string(name) + " is " + v + ", expected " + expected);
-}
-
 // ---- Sizes -------------------------------------------------------------------------------------------
 // A bump allocator over one block, run twice: without a base to add up the size (with overflow
 // detection: on wasm32 size_t is 32 bits), then with the malloc'd base to hand out the pointers.
@@ -870,14 +862,9 @@ Status Gpt::train_step(const int* ids, const int* targets, size_t batch, size_t 
   constexpr const char* op = "trainStep";
   Impl& s = *impl_;
   const AdamWConfig& a = o.adamw;
-  ATTNLAB_CHECK(check_option(op, "lr", a.lr, std::isfinite(a.lr) && a.lr >= 0.0, "a finite number ≥ 0"));
-  ATTNLAB_CHECK(check_option(op, "beta1", a.beta1, a.beta1 >= 0.0 && a.beta1 < 1.0, "a number in [0, 1)"));
-  ATTNLAB_CHECK(check_option(op, "beta2", a.beta2, a.beta2 >= 0.0 && a.beta2 < 1.0, "a number in [0, 1)"));
-  ATTNLAB_CHECK(check_option(op, "eps", a.eps, std::isfinite(a.eps) && a.eps > 0.0, "a finite number > 0"));
-  ATTNLAB_CHECK(check_option(op, "weightDecay", a.weight_decay, std::isfinite(a.weight_decay) && a.weight_decay >= 0.0,
-                             "a finite number ≥ 0"));
-  ATTNLAB_CHECK(check_option(op, "maxGradNorm", o.max_grad_norm, o.max_grad_norm > 0.0f,
-                             "a number > 0 (Infinity: measure only)"));
+  ATTNLAB_CHECK(check_adamw_config(op, a));
+  if (std::isnan(o.max_grad_norm) || !(o.max_grad_norm > 0.0f))
+    return fail(op, "maxGradNorm is " + detail::value_str(o.max_grad_norm) + ", expected a number > 0 (Infinity: measure only)");
   if (s.steps == SIZE_MAX) return fail(op, "stepsTaken is at its maximum, expected fewer steps");
   if (!targets) return fail(op, "targets is missing");
 

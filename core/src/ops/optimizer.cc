@@ -52,6 +52,12 @@ Status check_adamw(const char* op, size_t n, size_t step, const AdamWConfig& c) 
   ATTNLAB_CHECK(detail::check_positive(op, "n", n));
   ATTNLAB_CHECK(detail::check_count(op, "n", {n}));
   ATTNLAB_CHECK(detail::check_positive(op, "step", step));
+  return check_adamw_config(op, c);
+}
+
+}  // namespace
+
+Status check_adamw_config(const char* op, const AdamWConfig& c) {
   ATTNLAB_CHECK(check_range(op, "lr", c.lr, 0.0f, false, INFINITY, true, "a finite number ≥ 0"));
   ATTNLAB_CHECK(check_range(op, "beta1", c.beta1, 0.0f, false, 1.0f, true, "a number in [0, 1)"));
   ATTNLAB_CHECK(check_range(op, "beta2", c.beta2, 0.0f, false, 1.0f, true, "a number in [0, 1)"));
@@ -59,8 +65,6 @@ Status check_adamw(const char* op, size_t n, size_t step, const AdamWConfig& c) 
   ATTNLAB_CHECK(check_range(op, "weightDecay", c.weight_decay, 0.0f, false, INFINITY, true, "a finite number ≥ 0"));
   return Status::Ok();
 }
-
-}  // namespace
 
 bool adamw_step_stays_finite(const float* params, const float* grads, const float* m, const float* v,
                              size_t n, size_t step, const AdamWConfig& c) {

@@ -30,26 +30,31 @@ void gemm_nn_acc_f32_scalar(size_t m, size_t n, size_t k, const float* a, size_t
   }
 }
 
-void gemm_nt_f32_scalar(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b,
-                        size_t ldb, float* c, size_t ldc) {
+// C (=|+=) A·Bᵀ: each entry a dot product of a row of A and a row of B, summed in p order, then
+// stored or added (the "acc" twin adds the finished sum).
+namespace {
+template <bool kAccumulate>
+void gemm_nt_rows(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b, size_t ldb,
+                  float* c, size_t ldc) {
   for (size_t i = 0; i < m; ++i) {
     for (size_t j = 0; j < n; ++j) {
       float acc = 0.0f;
       for (size_t p = 0; p < k; ++p) acc += a[i * lda + p] * b[j * ldb + p];
-      c[i * ldc + j] = acc;
+      if (kAccumulate) c[i * ldc + j] += acc;
+      else c[i * ldc + j] = acc;
     }
   }
+}
+}  // namespace
+
+void gemm_nt_f32_scalar(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b,
+                        size_t ldb, float* c, size_t ldc) {
+  gemm_nt_rows<false>(m, n, k, a, lda, b, ldb, c, ldc);
 }
 
 void gemm_nt_acc_f32_scalar(size_t m, size_t n, size_t k, const float* a, size_t lda,
                             const float* b, size_t ldb, float* c, size_t ldc) {
-  for (size_t i = 0; i < m; ++i) {
-    for (size_t j = 0; j < n; ++j) {
-      float acc = 0.0f;
-      for (size_t p = 0; p < k; ++p) acc += a[i * lda + p] * b[j * ldb + p];
-      c[i * ldc + j] += acc;
-    }
-  }
+  gemm_nt_rows<true>(m, n, k, a, lda, b, ldb, c, ldc);
 }
 
 void gemm_tn_acc_f32_scalar(size_t m, size_t n, size_t k, const float* a, size_t lda,

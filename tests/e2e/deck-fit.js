@@ -149,7 +149,7 @@ export function findSlide(page, selector) {
     for (let n = 1; n < 200; n++) {
       location.hash = `#/${n}`;
       let waited = 0;
-      while (!document.querySelector(`.slidev-page-${n}`) && waited < 5000) {
+      while (!document.querySelector(`.slidev-page-${n}`) && waited < 15000) {  // a loaded machine renders slowly
         await new Promise((r) => setTimeout(r, 20));
         waited += 20;
       }

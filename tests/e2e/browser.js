@@ -26,6 +26,19 @@ export async function launch() {
 // A page whose problems are collected in `problems` (tests assert it stays empty).
 export async function watchedPage(context) {
   const page = await context.newPage();
+  // ATTNLAB_E2E_CPU_THROTTLE=6 runs the page as a machine 6× slower would (Chromium's CPU throttling):
+  // how the races a loaded CI machine meets are reproduced here.
+  const slow = Number(process.env.ATTNLAB_E2E_CPU_THROTTLE ?? 0);
+  if (slow > 1) await (await context.newCDPSession(page)).send('Emulation.setCPUThrottlingRate', { rate: slow });
+  // ATTNLAB_E2E_NET_DELAY_MS=400 holds every script, style and .wasm that long before it is served, as a
+  // server on a loaded machine does: Slidev's lazily loaded slides then mount late (a race found this way).
+  const delay = Number(process.env.ATTNLAB_E2E_NET_DELAY_MS ?? 0);
+  if (delay > 0) {
+    await page.route(/\.(js|mjs|css|wasm)(\?|$)/, async (route) => {
+      await new Promise((ok) => setTimeout(ok, delay));
+      await route.continue();
+    });
+  }
   const problems = [];
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
   page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));

@@ -106,7 +106,7 @@ export async function walkSlidev(page, url) {
     const at = await slidevAt(page);
     if (last && at.no === last.no && at.clicks === last.clicks) break;
     const sel = `#slide-content .slidev-page-${at.no}`;
-    await page.locator(sel).first().waitFor();
+    await page.locator(`${sel} .slidev-layout`).first().waitFor();  // the content, not only its wrapper
     const r = await checkWidgets(page, sel, sel, `slide ${at.no} click ${at.clicks}`);
     widgets += r.widgets.length;
     problems.push(...r.problems);
@@ -149,11 +149,14 @@ export function findSlide(page, selector) {
     for (let n = 1; n < 200; n++) {
       location.hash = `#/${n}`;
       let waited = 0;
-      while (!document.querySelector(`.slidev-page-${n}`) && waited < 15000) {  // a loaded machine renders slowly
+      // Slidev mounts the page's wrapper first and its content (an async component) later: wait for the
+      // content's layout, not the wrapper, or a loaded machine skips the slide being looked for.
+      const mounted = () => document.querySelector(`.slidev-page-${n} .slidev-layout`);
+      while (!mounted() && waited < 15000) {  // a loaded machine renders slowly
         await new Promise((r) => setTimeout(r, 20));
         waited += 20;
       }
-      if (!document.querySelector(`.slidev-page-${n}`)) return -1;
+      if (!mounted()) return -1;
       await frame();  // let the page's components (the stepper's stage) settle
       if (document.querySelector(sel.replaceAll('{n}', String(n)))) return n;
     }

@@ -28,11 +28,13 @@ describe('speaker notes', () => {
       for (let n = 1; n < 80; n++) {
         location.hash = `#/presenter/${n}`;
         let waited = 0;
-        while (!document.querySelector(`.slidev-page-${n}`) && waited < 5000) {
+        // The page's content (an async component) mounts after its wrapper: wait for the content.
+        const mounted = () => document.querySelector(`.slidev-page-${n} .slidev-layout`);
+        while (!mounted() && waited < 5000) {
           await new Promise((r) => setTimeout(r, 20));
           waited += 20;
         }
-        if (!document.querySelector(`.slidev-page-${n}`)) break;
+        if (!mounted()) break;
         await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
         const note = document.querySelector('.slidev-note');
         out.push(note ? note.textContent.trim() : '');

@@ -52,7 +52,7 @@ describe('<attn-transformer-diagram> labels at 1280×720', () => {
     for (let n = 1; n < 500; n++) {
       await page.evaluate((n) => { location.hash = `#/${n}`; }, n);
       const sel = `#slide-content .slidev-page-${n}`;
-      if (!await page.locator(sel).first().waitFor({ timeout: 3000 }).then(() => true, () => false)) break;
+      if (!await page.locator(`${sel} .slidev-layout`).first().waitFor({ timeout: 5000 }).then(() => true, () => false)) break;
       await settle(page);
       const r = await page.evaluate(labelReport, sel);
       if (!r.diagrams) continue;

@@ -150,7 +150,7 @@ describe('Slidev deck', () => {
       if (last && at.no === last.no && at.clicks === last.clicks) break;  // the end: → changes nothing
       if (!seen.has(at.no)) {
         seen.add(at.no);
-        await page.locator(`#slide-content .slidev-page-${at.no}, .slidev-page-${at.no}`).first().waitFor();
+        await page.locator(`.slidev-page-${at.no} .slidev-layout`).first().waitFor();  // the content, not only its wrapper
         const report = await widgetsUnder(page, `.slidev-page-${at.no}`);
         expect(report.filter((w) => w.problem), `slide ${at.no}`).toEqual([]);
         widgets += report.length;

@@ -113,6 +113,8 @@ int main(int argc, char** argv) {
                       ",\n  \"config\": {\"vocab\": 16, \"context\": 23, \"layers\": 2, \"heads\": 2, "
                       "\"dModel\": 32, \"attentionOnly\": true, \"layerNorm\": false, \"initStd\": 0.25},\n"
                       "  \"optimizer\": {\"lr\": 0.001, \"weightDecay\": 0, \"maxGradNorm\": 1}, \"batch\": 16,\n"
+                      // evalSize: the held-out batch the losses below are measured on (openPretrained measures on it too)
+                      "  \"evalSize\": " + std::to_string(kHeld) + ",\n"
                       "  \"snapshots\": [\n";
   constexpr int kBatch = 16;  // sequences per step (as <attn-train>'s induction preset)
   int ids[kBatch * kContext], targets[kBatch * kContext];

@@ -57,7 +57,7 @@ beforeAll(async () => {
   pre = await loadPretrained('induction');
   // The held-out sequence of the run that made the snapshots (its task options, when index.json names them).
   const taskOptions = pre.meta.taskOptions ?? pre.meta.task?.options ?? null;
-  ctx = evalContext(resolveOptions({ task: taskOptions ? { name: 'induction', ...taskOptions } : 'induction' }));
+  ctx = evalContext(resolveOptions({ task: taskOptions ? { name: 'induction', ...taskOptions } : 'induction', evalSize: pre.meta.evalSize }));
 });
 afterAll(async () => { await browser?.close(); });
 

@@ -43,7 +43,7 @@ beforeAll(async () => {
   const task = pre.meta.taskOptions ? { name: pre.task, ...pre.meta.taskOptions } : pre.task;
   shape = { layers: model.layers, heads: model.heads };
   for (const s of pre.snapshots) {
-    const trainer = await createTrainer({ task, model, checkpoint: s.bytes, worker: false, lab });
+    const trainer = await createTrainer({ task, model, checkpoint: s.bytes, worker: false, lab, evalSize: pre.meta.evalSize });
     // createTrainer evaluates the checkpoint before it resolves: its first history entry.
     expect(trainer.history.length).toBe(1);
     const { evalLoss, ratio, heads } = trainer.history[0];

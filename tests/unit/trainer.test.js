@@ -5,7 +5,8 @@
 // snapshots; terminate() keeps them inspectable; start/pause/reset cycles leave the WASM heap flat.
 import { beforeAll, describe, expect, test } from 'vitest';
 import { createAttnLab } from 'attnlab';
-import { createTrainer, loadPretrained, scores, tasks } from 'attnlab/train';
+import { expectClose, TOL } from './helpers.js';
+import { createTrainer, loadPretrained, openPretrained, scores, tasks } from 'attnlab/train';
 
 let lab;
 beforeAll(async () => { lab = await createAttnLab(); });
@@ -291,6 +292,34 @@ describe('loadPretrained', () => {
         m.dispose();
       });
     }
+  });
+
+  test('openPretrained measures every snapshot as the native run that made it did (index.json\'s numbers, computed again here)', async () => {
+    const pre = await loadPretrained('induction');
+    const open = await openPretrained('induction', { lab });
+    expect(open.evalSize).toBe(pre.meta.evalSize);  // the native run's held-out batch, not the trainer's default
+    expect(open.snapshots.map((s) => s.step)).toEqual(pre.snapshots.map((s) => s.step));
+    // tools/pretrain_induction.cc evaluated each snapshot natively (scalar C++, its own copy of the task's
+    // generator); here the same bytes go through the WASM core and tasks.js.
+    expectClose(open.snapshots.map((s) => s.evalLoss), pre.snapshots.map((s) => s.evalLoss), 'held-out loss', TOL.ref);
+    expectClose(open.snapshots.map((s) => s.ratio), pre.snapshots.map((s) => s.ratio), 'repeated ÷ first half', TOL.ref);
+    expect(open.snapshots.at(-1).ratio).toBeLessThan(0.15);
+    // Its inspect is the trainer's: the same snapshot through a trainer started from it gives the same maps.
+    const last = open.snapshots.length - 1, mask = [1, 1, 0, 1];
+    const trainer = await createTrainer({ ...open.trainerOptions, checkpoint: open.snapshots[last].bytes, worker: false, lab });
+    try {
+      for (const headMask of [null, mask]) {
+        const a = await open.inspect(last, { headMask }), b = await trainer.inspect({ headMask });
+        expect(a.loss).toBe(b.loss);
+        expect(a.attention.flat().map((m) => Array.from(m))).toEqual(b.attention.flat().map((m) => Array.from(m)));
+      }
+      expect(trainer.history[0].evalLoss).toBe(open.snapshots[last].evalLoss);  // trainerOptions carries evalSize
+    } finally {
+      trainer.terminate();
+    }
+    await expect(open.inspect(99)).rejects.toThrow('openPretrained: inspect: snapshot is 99, expected an index below 17');
+    await expect(openPretrained('induction', { lab, size: 1 })).rejects.toThrow("openPretrained: unknown option 'size', expected some of: lab");
+    await expect(openPretrained('sort', { lab })).rejects.toThrow("loadPretrained: task is \"sort\"");
   });
 });
 

@@ -141,6 +141,16 @@ export function evalContext(config) {
   return { task, heldOut, first };
 }
 
+/**
+ * The held-out numbers of one model (a live run's or a snapshot's): the loss over `heldOut` (a task's
+ * heldOut() batch), its first/repeated-half split (induction) and every head's scores.
+ *   → { evalLoss, firstHalfLoss, repeatedLoss, ratio, heads }
+ */
+export function evaluateModel(model, heldOut) {
+  const r = model.forward({ ids: heldOut.ids, targets: heldOut.targets, batch: heldOut.batch, attention: true });
+  return { evalLoss: r.loss, ...measure(r, heldOut) };
+}
+
 // Loss split, ratio and per-head scores of one forward over `data` (a task batch with masks).
 function measure(r, data) {
   let split = { firstHalfLoss: null, repeatedLoss: null, ratio: null };
@@ -316,10 +326,8 @@ export class Engine {
 
   /** The held-out loss, loss split (induction) and head scores of the current weights. */
   evaluate() {
-    const h = this.ctx.heldOut;
-    const r = this.model.forward({ ids: h.ids, targets: h.targets, batch: h.batch, attention: true });
-    const m = measure(r, h);
-    const point = { step: this.stepCount, loss: this.smoothed ?? r.loss, evalLoss: r.loss, ...m };
+    const e = evaluateModel(this.model, this.ctx.heldOut);
+    const point = { step: this.stepCount, loss: this.smoothed ?? e.evalLoss, ...e };
     this.lastEval = point;
     this.hooks.onEval?.(point);
     return point;

@@ -135,6 +135,28 @@ export function loadPretrained(task?: TaskName): Promise<{
   meta: Record<string, unknown>;
 }>;
 
+/** The pretrained snapshots measured on this thread, the way a live run measures its own. */
+export interface OpenedPretrained {
+  task: TaskName;
+  /** In step order; loss: the run's (smoothed) training loss when index.json records it. */
+  snapshots: Array<Snapshot & { file: string; loss?: number; firstHalfLoss: number | null; repeatedLoss: number | null }>;
+  config: Record<string, unknown> | null;
+  trainerOptions: TrainerOptions | null;
+  /** The task's options of the run (e.g. { period: [4, 11] }), or null. */
+  taskOptions: Record<string, unknown> | null;
+  /** The run's batch size, or null. */
+  batch: number | null;
+  /** Sequences in the held-out batch the numbers are measured on (the run's, when index.json records it). */
+  evalSize: number;
+  /** The eval sequence through snapshot `index` (with heads switched off by a 0 in headMask [layers·heads]). */
+  inspect(index: number, options?: { headMask?: ArrayLike<number> | null }): Promise<InspectResult>;
+  /** A token id as text (undefined when the task has no text for it). */
+  decode(id: number): string | undefined;
+}
+
+/** loadPretrained's snapshots, each measured on the run's held-out batch; lab: the module to compute with. */
+export function openPretrained(task?: TaskName, options?: { lab?: AttnLab }): Promise<OpenedPretrained>;
+
 /** A task batch: row-major [batch, t] next-token pairs, with masks (Uint8Array [batch·t]) where the task has them. */
 export interface TaskBatch {
   ids: Int32Array; targets: Int32Array; batch: number; t: number;

@@ -9,8 +9,9 @@
 // import.meta.url)` becomes a table of every file under pretrained/*/ (Vite emits each as an asset and
 // the lookup finds its hashed URL); fetch() reads it. In Node the same URL is a file: URL, read with fs.
 
-import { describe as show, fail } from '../api/validate.js';
+import { describe as show, fail, requireObject } from '../api/validate.js';
 import { TASK_NAMES } from './tasks.js';
+import { evalContext, evaluateModel, inspectModel, resolveOptions } from './engine.js';
 
 function isNode() {
   return typeof process === 'object' && !!process.versions?.node && typeof window === 'undefined';
@@ -82,5 +83,53 @@ function trainerOptionsOf(task, meta) {
   const name = meta.task ?? task;
   const out = { task: meta.taskOptions && typeof meta.taskOptions === 'object' ? { name, ...meta.taskOptions } : name, model };
   if (meta.optimizer) out.optimizer = pick(meta.optimizer, OPTIMIZER_KEYS);
+  if (Number.isInteger(meta.evalSize)) out.evalSize = meta.evalSize;
   return out;
+}
+
+/**
+ * The task's pretrained snapshots, measured and ready to look at on this thread (what a page shows
+ * without training): every snapshot gets the numbers a live run's snapshots carry — held-out loss, its
+ * first/repeated-half split, every head's scores — measured as the trainer measures them (engine.js
+ * evaluateModel) on the held-out batch of the run that made them (its task options and evalSize, when
+ * index.json records them), so they are the native run's own numbers, computed again here.
+ *   → { task, snapshots: [{ index, step, loss (the run's train loss), evalLoss, firstHalfLoss,
+ *       repeatedLoss, ratio, heads, bytes }], config, trainerOptions, taskOptions, batch, evalSize,
+ *       inspect(index, { headMask }) (what trainer.inspect returns), decode(id) }
+ * options.lab: the module to compute with (default: a new createAttnLab()).
+ */
+export async function openPretrained(task = 'induction', options = {}) {
+  requireObject('openPretrained', options);
+  for (const k of Object.keys(options))
+    if (k !== 'lab') fail('openPretrained', `unknown option '${k}', expected some of: lab`);
+  const pre = await loadPretrained(task);
+  const { meta } = pre;
+  const taskOptions = meta.taskOptions && typeof meta.taskOptions === 'object' ? meta.taskOptions : null;
+  const name = meta.task ?? task;
+  const evalSize = Number.isInteger(meta.evalSize) ? meta.evalSize : undefined;
+  const ctx = evalContext(resolveOptions({ task: taskOptions ? { name, ...taskOptions } : name, evalSize }));
+  const lab = options.lab ?? await (await import('../api/index.js')).createAttnLab();
+  let config = pre.config;
+  const withModel = (bytes, fn) => {
+    const model = lab.loadModel(bytes);
+    try {
+      return fn(model);
+    } finally {
+      model.dispose();
+    }
+  };
+  const snapshots = pre.snapshots.map((s) => withModel(s.bytes, (model) => {
+    config ??= model.config;
+    return { ...s, loss: s.loss ?? s.trainLoss ?? undefined, ...evaluateModel(model, ctx.heldOut) };
+  }));
+  const inspect = async (index, { headMask = null } = {}) => {
+    const snap = snapshots[index];
+    if (!snap) fail('openPretrained: inspect', `snapshot is ${show(index)}, expected an index below ${snapshots.length}`);
+    return withModel(snap.bytes, (model) => inspectModel(model, ctx, headMask));
+  };
+  const decode = (id) => { try { return ctx.task.decode([id]); } catch { return undefined; } };
+  return {
+    task, snapshots, config, trainerOptions: pre.trainerOptions, taskOptions,
+    batch: Number.isInteger(meta.batch) ? meta.batch : null, evalSize: ctx.heldOut.batch, inspect, decode,
+  };
 }

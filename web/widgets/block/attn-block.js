@@ -14,7 +14,7 @@ import { AttnWidget, optionalInt } from '../shared/widget.js';
 import { packPanels, packRow } from '../shared/fit.js';
 import { scaleFor, css as rgbCss } from '../shared/colormap.js';
 import { blockInput, blockWeights } from './logic.js';
-import { parseTokens } from '../steps/logic.js';
+import { parseTokens } from '../shared/tokens.js';
 import '../shared/heatmap.js';
 import '../shared/tex.js';
 

@@ -12,7 +12,7 @@ import { convexHull } from '../shared/stats.js';
 import { plot, SERIES_COLORS } from '../shared/plot.js';
 import { fmt } from '../shared/format.js';
 import { isPermutation, permuteRows, permuteSquare } from './logic.js';
-import { FitBoxes, SLIDE_CSS, padRange, plotInner } from './fit-boxes.js';
+import { FitBoxes, SLIDE_CSS, padRange, plotInner } from '../shared/fit-boxes.js';
 import { packRow } from '../shared/fit.js';
 import '../shared/heatmap.js';
 import '../shared/matrix-editor.js';

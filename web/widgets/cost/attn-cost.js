@@ -11,7 +11,7 @@ import { uniformMatrix } from '../shared/rng.js';
 import { fitProportionalRelative } from '../shared/stats.js';
 import { plot, SERIES_COLORS } from '../shared/plot.js';
 import { widgetStyles } from '../shared/styles.js';
-import { FitBoxes, SLIDE_CSS, padRange, plotInner } from '../convex/fit-boxes.js';
+import { FitBoxes, SLIDE_CSS, padRange, plotInner } from '../shared/fit-boxes.js';
 import { fmt } from '../shared/format.js';
 import { attentionFlops, lengths } from './logic.js';
 import '../shared/tex.js';

@@ -11,9 +11,9 @@
 import { html, css, nothing } from 'lit';
 import { AttnWidget } from '../shared/widget.js';
 import { widgetStyles } from '../shared/styles.js';
-import { parseTokens } from '../steps/logic.js';
+import { parseTokens } from '../shared/tokens.js';
 import { DICTIONARY, embed, isKnown, scaledIdentity } from './logic.js';
-import { chunks, choose } from '../multihead/pack.js';
+import { chunks, choose } from '../shared/pack.js';
 import '../shared/heatmap.js';
 import '../shared/tex.js';
 

@@ -12,7 +12,7 @@ import { AttnWidget } from '../shared/widget.js';
 import { plot, SERIES_COLORS } from '../shared/plot.js';
 import { widgetStyles } from '../shared/styles.js';
 import { packRow } from '../shared/fit.js';
-import { FitBoxes, SLIDE_CSS } from '../convex/fit-boxes.js';
+import { FitBoxes, SLIDE_CSS } from '../shared/fit-boxes.js';
 import { fmt } from '../shared/format.js';
 import { X_RANGE, dataset, describeState, grid } from './logic.js';
 import '../shared/heatmap.js';

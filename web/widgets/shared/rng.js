@@ -31,3 +31,14 @@ export function uniformMatrix(seed, n, lo = -1, hi = 1, digits = 1) {
   const u = mulberry32(seed), p = 10 ** digits;
   return Array.from({ length: n }, () => Math.round((lo + (hi - lo) * u()) * p) / p);
 }
+
+/**
+ * A [rows·cols] matrix resized to [newRows·newCols]: the overlapping block is kept, new entries are
+ * seeded random values in [−1, 1) (so a resize is reproducible).
+ */
+export function resize(values, rows, cols, newRows, newCols, seed) {
+  const fresh = uniformMatrix(seed, newRows * newCols);
+  for (let i = 0; i < Math.min(rows, newRows); i++)
+    for (let j = 0; j < Math.min(cols, newCols); j++) fresh[i * newCols + j] = values[i * cols + j];
+  return fresh;
+}

@@ -1,6 +1,8 @@
 // The step-by-step widget's own logic: presets, resizing edited matrices, and turning the mask
 // controls into the API's `mask` argument. No attention maths here (that is the core's).
-import { uniformMatrix } from '../shared/rng.js';
+// Resizing and the token limit are shared with the other widgets that take typed matrices and sentences.
+export { resize } from '../shared/rng.js';
+export { MAX_TOKENS, parseTokens } from '../shared/tokens.js';
 
 /** The study notes' examples. W is [in, out]: Q = X·W_Q. */
 export const PRESETS = {
@@ -19,24 +21,8 @@ export const PRESETS = {
   },
 };
 
-export const MAX_TOKENS = 8;
 export const MAX_DIM = 8;
 
-/** Words of a sentence (whitespace-separated), at most MAX_TOKENS, each at most 16 characters. */
-export function parseTokens(text) {
-  return String(text).split(/\s+/).filter(Boolean).slice(0, MAX_TOKENS).map((w) => w.slice(0, 16));
-}
-
-/**
- * A [rows·cols] matrix resized to [newRows·newCols]: the overlapping block is kept, new entries are
- * seeded random values in [−1, 1) (so a resize is reproducible).
- */
-export function resize(values, rows, cols, newRows, newCols, seed) {
-  const fresh = uniformMatrix(seed, newRows * newCols);
-  for (let i = 0; i < Math.min(rows, newRows); i++)
-    for (let j = 0; j < Math.min(cols, newCols); j++) fresh[i * newCols + j] = values[i * cols + j];
-  return fresh;
-}
 
 /**
  * The API mask for the controls: 'none', 'causal', { window }, or an additive Float32Array [t·t]

@@ -22,7 +22,7 @@ import { widgetStyles } from '../shared/styles.js';
 import { plot } from '../shared/plot.js';
 import { fmt as fmt0 } from '../shared/format.js';
 import { packRow } from '../shared/fit.js';
-import { FitBoxes, SLIDE_CSS, plotInner } from '../convex/fit-boxes.js';
+import { FitBoxes, SLIDE_CSS, plotInner } from '../shared/fit-boxes.js';
 import { niceTicks } from '../shared/ticks.js';
 import {
   LiveRun, SCORE_KINDS, SIZES, STAGES, TASKS, clampIndex, decoderFrom, headMask, headName, headShape, latestOnly, lossSeries,

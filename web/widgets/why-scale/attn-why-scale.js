@@ -12,7 +12,7 @@ import { mean, variance, rowEntropies } from '../shared/stats.js';
 import { plot } from '../shared/plot.js';
 import { widgetStyles } from '../shared/styles.js';
 import { packRow } from '../shared/fit.js';
-import { FitBoxes, SLIDE_CSS, mathLabel, padRange, plotInner } from '../convex/fit-boxes.js';
+import { FitBoxes, SLIDE_CSS, mathLabel, padRange, plotInner } from '../shared/fit-boxes.js';
 import { fmt } from '../shared/format.js';
 import '../shared/heatmap.js';
 import '../shared/tex.js';

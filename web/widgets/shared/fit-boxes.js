@@ -1,4 +1,4 @@
-// Measured boxes for the plot widgets' slide layout (convex, kernel regression, why-scale, cost).
+// Measured boxes for the plot widgets' slide layout (convex, kernel regression, why-scale, cost, train).
 //
 // In slide layout a widget lays its parts out with CSS (a flex column as tall as `this.box`: formula,
 // controls, legends take their natural height) and marks the regions a plot or a group of heatmaps
@@ -7,8 +7,6 @@
 // returns a region's last non-zero { width, height } in CSS px; the widget re-renders when one changes
 // (a slide shown after being hidden, a deck rescaled, a PDF export laying the slide out again).
 // A hidden region (width or height 0) keeps its last size: a plot is never drawn from a zero width.
-//
-// (Generic: it could move to shared/ if other widgets want it.)
 import { css } from 'lit';
 
 export class FitBoxes {

@@ -2,7 +2,7 @@
 // heatmaps in rows, all cells as large as the box allows, choosing among a few arrangements
 // (heads as rows or as columns, one row or several) the one that gives the largest cells.
 // Browser only (it measures figures with the heatmap's own geometry).
-import { heatmapGeometry, heatmapSize } from '../shared/heatmap.js';
+import { heatmapGeometry, heatmapSize } from './heatmap.js';
 
 /** Width (px) an operator between two maps takes ("·", "="), besides the flex gaps around it. */
 export const OP_WIDTH = 22;

@@ -11,7 +11,10 @@
 // Attributes: task, size (a preset of logic.js SIZES), source ("pretrained" | "live"), snapshot (index
 // into the snapshots; absent: the stage's, else the latest), stage (slides: 0 untrained, 1 loss falls,
 // 2 previous-token head, 3 induction head; absent: 3 on a slide), weight-range, hash-key, and
-// AttnWidget's layout / controls / fit-height. Property `ablated`: flat head indices (layer·heads + head).
+// AttnWidget's layout / controls / fit-height, and ablate: heads switched off, by name (L1H0) or by role
+// (induction, previous-token, reverse: found in the scores of the snapshot shown — a deck says what a
+// head does, not where one run put it; logic.js resolveHeads). Property `ablated`: flat head indices
+// (layer·heads + head); clicking a map sets it (and drops `ablate`).
 // Events: attn-state-change { state }.
 // Numbers: all from the trainer (web/train: createTrainer's progress, snapshots, inspect, sample) and
 // the pretrained snapshots' index; the widget plots them and compares predicted ids with the next id.
@@ -26,7 +29,7 @@ import { FitBoxes, SLIDE_CSS, plotInner } from '../shared/fit-boxes.js';
 import { niceTicks } from '../shared/ticks.js';
 import {
   LiveRun, SCORE_KINDS, SIZES, STAGES, TASKS, clampIndex, decoderFrom, headMask, headName, headShape, latestOnly, lossSeries,
-  predictionRows, ratioSeries, scoreSeries, sizeById, stageView, toggleHead, trainerOptions, yRange, LOSS_COLORS,
+  predictionRows, ratioSeries, resolveHeads, scoreSeries, sizeById, stageView, toggleHead, trainerOptions, yRange, LOSS_COLORS,
 } from './logic.js';
 import { openPretrained, openTrainer } from './source.js';
 import '../shared/heatmap.js';
@@ -62,6 +65,8 @@ export class AttnTrain extends AttnWidget {
     stage: { converter: optionalInt, reflect: true },
     weightRange: { type: String, attribute: 'weight-range' },
     ablated: { attribute: false },
+    ablate: { type: String },
+    _ablateError: { state: true },
     _pre: { state: true },
     _run: { state: true },
     _view: { state: true },
@@ -147,6 +152,8 @@ export class AttnTrain extends AttnWidget {
     this.stage = null;
     this.weightRange = 'fixed';
     this.ablated = [];
+    this.ablate = null;
+    this._ablateError = '';
     this._pre = { task: null, status: 'idle', snapshots: [], message: '' };
     this._run = null;
     this._view = null;
@@ -363,6 +370,13 @@ export class AttnTrain extends AttnWidget {
     // A run belongs to one task and size (set as attributes, or restored from a link).
     if ((changed.has('task') || changed.has('size')) && this._run && (this._runFor !== `${this.task}|${this.size}`)) this.#dropRun();
     if (changed.has('stage') && changed.get('stage') !== undefined) this.snapshot = null;  // a deck's click shows the stage's snapshot
+    // Roles resolve on the snapshot shown (again when it changes: a stage, the scrubber, new scores).
+    if (this.ablate !== null && this.ablate !== undefined) {
+      const cur = this.#current();
+      const { ablated, error } = resolveHeads(this.ablate, cur.snap?.heads ?? this._run?.last?.heads);
+      this._ablateError = error;
+      if (ablated.join() !== this.ablated.join()) this.ablated = ablated;
+    } else this._ablateError = '';
   }
 
   updated(changed) {
@@ -475,6 +489,7 @@ export class AttnTrain extends AttnWidget {
 
   #toggle(layer, head) {
     const { heads } = this.#shape();
+    this.ablate = null;  // a click decides now, not the deck's role list
     this.ablated = toggleHead(this.ablated, layer * heads + head);
     this.stateChanged();
   }
@@ -684,7 +699,7 @@ export class AttnTrain extends AttnWidget {
     return html`<div class="ablation">
       <h3>Ablation: switch heads off</h3>
       <p class="note">Click a head’s map, or focus it and press Enter: its output is set to zero (the others keep theirs).
-        ${names.length ? html`Off: <strong>${names.join(', ')}</strong> <button type="button" class="clear-ablation" @click=${() => { this.ablated = []; this.stateChanged(); }}>all heads on</button>` : 'All heads on.'}</p>
+        ${names.length ? html`Off: <strong>${names.join(', ')}</strong> <button type="button" class="clear-ablation" @click=${() => { this.ablate = null; this.ablated = []; this.stateChanged(); }}>all heads on</button>` : 'All heads on.'}</p>
       ${base ? html`<p class="loss-compare">held-out sequence loss: <strong>${fmt(base.loss, 3)}</strong> with every head${abl ? html`, <strong>${fmt(abl.loss, 3)}</strong> without ${names.join(', ')}` : nothing}
         ${Number.isFinite(base.ratio) ? html` · repeated / first-half loss ${fmt(base.ratio, 2)}${abl && Number.isFinite(abl.ratio) ? html` → ${fmt(abl.ratio, 2)}` : nothing}` : nothing}</p>
       ${rows.length ? html`<p class="note preds-note">${task === 'induction' ? 'The repeated half' : 'Each position'} of the held-out sequence: the model’s most likely next token
@@ -728,7 +743,7 @@ export class AttnTrain extends AttnWidget {
       <div class="controls run">${this.#runControls()}
         ${live && run ? html`<progress class="progress" max=${Number.isFinite(run.target) ? run.target : 1} .value=${Math.min(run.step, run.target)} aria-label="training progress"></progress>` : nothing}
         <span class="status" role="status">${this.#statusText()}</span></div>`}
-      ${this._error ? html`<p class="error train-error" role="alert">${this._error}</p>` : nothing}
+      ${this._error || this._ablateError ? html`<p class="error train-error" role="alert">${this._error || this._ablateError}</p>` : nothing}
       <div class="controls scrubline">${this.#scrubber(cur)}</div>
       ${ctl === 'full' && this.task === 'induction' ? html`<div class="controls jump" role="group" aria-label="jump to a stage">jump to:
         ${STAGES.map((s, i) => html`<button type="button" aria-pressed=${String(this.stage === i)} @click=${() => this.#jump(i)}>${i} ${s}</button>`)}</div>` : nothing}
@@ -802,7 +817,7 @@ export class AttnTrain extends AttnWidget {
     const mapsPanel = !showMaps ? nothing : html`<div class="panel maps-panel" data-fit="maps">${msg ?? this.#slideMaps(stage, focus, mb.width, mb.height)}</div>`;
     return html`<div class="slide-frame" style=${`height:${box.height}px`}>
       ${head}
-      ${this._error ? html`<p class="error train-error" role="alert">${this._error}</p>` : nothing}
+      ${this._error || this._ablateError ? html`<p class="error train-error" role="alert">${this._error || this._ablateError}</p>` : nothing}
       <div class=${`slide-body${narrow ? ' column' : ''}`} data-fit="body">${plotPanel}${mapsPanel}</div>
     </div>`;
   }

@@ -103,6 +103,40 @@ export function bestHead(heads, kind, from = 0, to = Infinity) {
   return best;
 }
 
+/** The roles `ablate` understands, and where each looks: the best head for that score in those layers. */
+export const HEAD_ROLES = Object.freeze({
+  induction: { kind: 'induction', from: 1 },     // from layer 1 on: an induction head reads a layer below
+  'previous-token': { kind: 'prev', from: 0, to: 0 },
+  reverse: { kind: 'reverse', from: 0 },
+});
+
+/**
+ * The `ablate` attribute → flat head indices (layer·heads + head), sorted: a list (spaces or commas) of
+ * head names (`L1H0`) and roles (HEAD_ROLES: `induction` — the head with the best induction score from
+ * layer 1 on; `previous-token` — layer 0's best previous-token head; `reverse`), the roles found in
+ * `heads` (the scores of the snapshot shown), so a deck names what a head does, not where one run put it.
+ *   → { ablated, error } (error: '' or what is wrong, naming the attribute)
+ */
+export function resolveHeads(spec, heads) {
+  const { layers, heads: H } = headShape(heads);
+  const out = new Set();
+  for (const word of String(spec ?? '').split(/[\s,]+/).filter(Boolean)) {
+    const named = /^L(\d+)H(\d+)$/.exec(word);
+    if (named) {
+      const [l, h] = [Number(named[1]), Number(named[2])];
+      if (!layers) continue;  // scores not there yet: resolved again when they are
+      if (l >= layers || h >= H) return { ablated: [], error: `ablate names ${word}, expected a head of this model (L0H0 … L${layers - 1}H${H - 1})` };
+      out.add(l * H + h);
+      continue;
+    }
+    const role = HEAD_ROLES[word];
+    if (!role) return { ablated: [], error: `ablate holds "${word}", expected head names (L1H0) or roles: ${Object.keys(HEAD_ROLES).join(', ')}` };
+    const b = layers ? bestHead(heads, role.kind, Math.min(role.from, layers - 1), role.to) : null;
+    if (b) out.add(b.layer * H + b.head);
+  }
+  return { ablated: [...out].sort((a, b) => a - b), error: '' };
+}
+
 /**
  * What slide stage `stage` shows, from a list of snapshots ({ step, evalLoss, heads }, in step order):
  *   0 untrained: the first snapshot;

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import {
   LiveRun, SIZES, TASKS, bestHead, clampIndex, headMask, headName, latestOnly, lossSeries, predictionRows, ratioSeries,
-  scoreSeries, stageView, thin, toggleHead, trainerOptions, yRange,
+  resolveHeads, scoreSeries, stageView, thin, toggleHead, trainerOptions, yRange,
 } from './logic.js';
 
 // Heads of a 2-layer, 2-head model whose layer-0 head 1 becomes a previous-token head from step
@@ -92,6 +92,31 @@ describe('heads', () => {
     expect(bestHead(heads(1000), 'induction', 1)).toEqual({ layer: 1, head: 0, score: 0.9 });
     expect(bestHead([[{ prev: NaN, induction: NaN }]], 'induction')).toBeNull();
     expect(bestHead(undefined, 'prev')).toBeNull();
+  });
+});
+
+describe('ablate: heads by name or role', () => {
+  // At step 900 of heads(): L0H1 is the previous-token head, L1H0 the induction head (flat 1 and 2).
+  const h = heads(900);
+  test('roles are found in the scores: induction from layer 1 on, previous-token in layer 0', () => {
+    expect(resolveHeads('induction', h)).toEqual({ ablated: [2], error: '' });
+    expect(resolveHeads('previous-token', h)).toEqual({ ablated: [1], error: '' });
+    expect(resolveHeads('previous-token, induction', h).ablated).toEqual([1, 2]);
+    // Another run puts them elsewhere: the same words find them there.
+    const swapped = h.map((row) => row.slice().reverse());
+    expect(resolveHeads('induction previous-token', swapped).ablated).toEqual([0, 3]);
+  });
+  test('names, duplicates and an empty list', () => {
+    expect(resolveHeads('L1H1 L0H0 L1H1', h).ablated).toEqual([0, 3]);
+    expect(resolveHeads('', h)).toEqual({ ablated: [], error: '' });
+    expect(resolveHeads('induction', null)).toEqual({ ablated: [], error: '' });  // no scores yet
+  });
+  test('what is not a head or a role is an error naming the attribute', () => {
+    expect(resolveHeads('L2H0', h).error).toBe('ablate names L2H0, expected a head of this model (L0H0 … L1H1)');
+    expect(resolveHeads('inductoin', h).error).toBe('ablate holds "inductoin", expected head names (L1H0) or roles: induction, previous-token, reverse');
+  });
+  test('a one-layer model: its induction role looks in layer 0', () => {
+    expect(resolveHeads('induction', [[{ prev: 0.2, induction: 0.1 }, { prev: 0.1, induction: 0.7 }]]).ablated).toEqual([1]);
   });
 });
 

@@ -6,6 +6,7 @@
 #include <random>
 #include <vector>
 
+#include "../core/src/kernels/dispatch.h"
 #include "attnlab/ops.h"
 
 namespace {
@@ -62,6 +63,22 @@ void BM_MultiHeadStreaming(benchmark::State& st) {
 BENCHMARK(BM_MultiHeadStreaming)->Args({16, 64, 4})->Args({128, 256, 8})->Args({512, 512, 8})
     ->Args({1024, 768, 12})->Args({2048, 512, 8})->Args({4096, 512, 8})->Args({8192, 512, 8})
     ->Unit(benchmark::kMillisecond);
+
+// The backward's weight-gradient GEMM, C[m, n] += A[k, m]ᵀ·B[k, n], at the training shapes: a
+// projection's dW of the induction model (32, 32, 23), a head's dV/dK (23, 16, 23), the char model's
+// dW1 (64, 256, 256). kernels::gemm_tn_acc_f32 is the build's choice (wasmsimd via SIMDe, or scalar).
+void BM_GemmTnAcc(benchmark::State& st) {
+  const size_t m = st.range(0), n = st.range(1), k = st.range(2);
+  auto a = randn(k * m, 1), b = randn(k * n, 2), c = randn(m * n, 3, 1e-3f);
+  for (auto _ : st) {
+    attnlab::kernels::gemm_tn_acc_f32(m, n, k, a.data(), m, b.data(), n, c.data(), n);
+    benchmark::DoNotOptimize(c.data());
+    benchmark::ClobberMemory();
+  }
+  st.counters["GMAC/s"] =
+      benchmark::Counter(double(m) * n * k * st.iterations() / 1e9, benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_GemmTnAcc)->Args({32, 32, 23})->Args({23, 16, 23})->Args({64, 256, 256});
 
 }  // namespace
 

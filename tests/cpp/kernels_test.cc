@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "../../core/src/kernels/kernels.h"
+#include "tolerance.h"
 
 namespace k = attnlab::kernels;
 
@@ -195,28 +196,55 @@ TEST(Kernels, GemmNtAccSimdMatchesScalar) {
       }
 }
 
+// The tn kernel tiles C by 4 rows × 8 columns, then 4 columns, then the last n % 4 columns vectorised
+// along the rows (or one entry at a time in the last m % 4 rows): m, n up to 33 reach every mix of
+// those paths; tight and padded strides; k from 1 up.
+const size_t kTnSizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 13, 17, 31, 33};
+
 TEST(Kernels, GemmTnAccSimdMatchesScalar) {
-  for (size_t m : kSizes)
-    for (size_t n : kSizes)
-      for (size_t kk : {size_t{1}, size_t{3}, size_t{19}, size_t{263}}) {
-        const size_t lda = m + 2, ldb = n + 3, ldc = n + 1;  // A is [k, m]: C += Aᵀ·B
-        auto a = random_vec(kk * lda, 31), b = random_vec(kk * ldb, 32), c0 = random_vec(m * ldc, 33);
-        Guarded c1(m * ldc), c2(m * ldc);
-        std::copy(c0.begin(), c0.end(), c1.data());
-        std::copy(c0.begin(), c0.end(), c2.data());
-        k::gemm_tn_acc_f32_scalar(m, n, kk, a.data(), lda, b.data(), ldb, c1.data(), ldc);
-        k::gemm_tn_acc_f32_wasmsimd(m, n, kk, a.data(), lda, b.data(), ldb, c2.data(), ldc);
-        for (size_t i = 0; i < m; ++i) {
-          // Same products summed in the same order: equal, not just close.
-          for (size_t j = 0; j < n; ++j) ASSERT_EQ(c2.data()[i * ldc + j], c1.data()[i * ldc + j]);
-          for (size_t j = n; j < ldc; ++j) ASSERT_EQ(c2.data()[i * ldc + j], c0[i * ldc + j]);
+  for (size_t m : kTnSizes)
+    for (size_t n : kTnSizes)
+      for (size_t kk : kTnSizes)
+        for (size_t pad : {size_t{0}, size_t{3}}) {
+          // A is [k, m], B [k, n], C [m, n]: C += Aᵀ·B, each with its own stride (pad 0: tight).
+          const size_t lda = m + pad, ldb = n + 2 * pad, ldc = n + pad / 3;
+          const unsigned seed = unsigned(m * 10000 + n * 100 + kk);
+          auto a = random_vec(kk * lda, seed), b = random_vec(kk * ldb, seed + 1),
+               c0 = random_vec(m * ldc, seed + 2);
+          Guarded c1(m * ldc), c2(m * ldc);
+          std::copy(c0.begin(), c0.end(), c1.data());
+          std::copy(c0.begin(), c0.end(), c2.data());
+          k::gemm_tn_acc_f32_scalar(m, n, kk, a.data(), lda, b.data(), ldb, c1.data(), ldc);
+          k::gemm_tn_acc_f32_wasmsimd(m, n, kk, a.data(), lda, b.data(), ldb, c2.data(), ldc);
+          for (size_t i = 0; i < m; ++i) {
+            // Same products summed in the same order: equal, not just close.
+            for (size_t j = 0; j < n; ++j)
+              ASSERT_EQ(c2.data()[i * ldc + j], c1.data()[i * ldc + j])
+                  << "m " << m << " n " << n << " k " << kk << " pad " << pad << " at " << i << "," << j;
+            for (size_t j = n; j < ldc; ++j) ASSERT_EQ(c2.data()[i * ldc + j], c0[i * ldc + j]);
+          }
+          ASSERT_TRUE(c2.intact(m * ldc));
+          // And the scalar twin is Aᵀ·B: its last entry against a direct sum in double.
+          double want = c0[(m - 1) * ldc + n - 1];
+          for (size_t p = 0; p < kk; ++p) want += double(a[p * lda + m - 1]) * b[p * ldb + n - 1];
+          ASSERT_CLOSE(c1.data()[(m - 1) * ldc + n - 1], want, attnlab_test::tol::kRef);
         }
-        // And the scalar twin is Aᵀ·B: one entry against a direct sum in double.
-        double want = c0[0];
-        for (size_t p = 0; p < kk; ++p) want += double(a[p * lda]) * b[p * ldb];
-        expect_close(c1.data(), std::vector<float>{float(want)}.data(), 1, 1e-4f);
-        ASSERT_TRUE(c2.intact(m * ldc));
-      }
+}
+
+// A long reduction (k past the forward kernels' 256-deep blocks) at the backward's shapes.
+TEST(Kernels, GemmTnAccSimdMatchesScalarLongK) {
+  for (size_t m : {size_t{16}, size_t{23}, size_t{32}})
+    for (size_t n : {size_t{16}, size_t{31}, size_t{32}}) {
+      const size_t kk = 263, lda = m + 1, ldb = n + 5, ldc = n + 2;
+      auto a = random_vec(kk * lda, 31), b = random_vec(kk * ldb, 32), c0 = random_vec(m * ldc, 33);
+      Guarded c1(m * ldc), c2(m * ldc);
+      std::copy(c0.begin(), c0.end(), c1.data());
+      std::copy(c0.begin(), c0.end(), c2.data());
+      k::gemm_tn_acc_f32_scalar(m, n, kk, a.data(), lda, b.data(), ldb, c1.data(), ldc);
+      k::gemm_tn_acc_f32_wasmsimd(m, n, kk, a.data(), lda, b.data(), ldb, c2.data(), ldc);
+      for (size_t i = 0; i < m * ldc; ++i) ASSERT_EQ(c2.data()[i], c1.data()[i]) << "at " << i;
+      ASSERT_TRUE(c2.intact(m * ldc));
+    }
 }
 
 TEST(Kernels, OnlineSoftmaxSimdMatchesScalar) {

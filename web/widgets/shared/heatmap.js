@@ -257,15 +257,24 @@ export class AttnHeatmap extends LitElement {
     }
     const labels = [];
     if (g.showLabels) {
-      // Small cells: label every n-th row/column so labels do not overlap.
-      const rowEvery = Math.ceil((g.ls + 1) / g.cell), colEvery = g.rotate ? Math.ceil((g.ls + 1) / g.cell) : Math.ceil((g.cl * g.cw + 4) / g.cell);
+      // Small cells: a label per row/column in a smaller font while it stays ≥ 14 px on screen (every
+      // token matters: labelling every other one of a repeated sequence halves its period to the eye),
+      // else every n-th row/column so labels do not overlap.
+      const least = Math.max(10, Math.ceil(14 / this._screenScale));
+      const fits = (font) => (g.rotate ? font + 1 : g.cl * 0.68 * font + 4) <= g.cell;
+      const shrunk = Math.min(g.ls, g.cell - 1);
+      const rowFont = shrunk >= least ? shrunk : g.ls;
+      let colFont = g.ls;
+      if (!fits(colFont)) for (let f = Math.floor(g.ls) - 1; f >= least; f--) if (fits(f)) { colFont = f; break; }
+      const rowEvery = Math.ceil((rowFont + 1) / g.cell);
+      const colEvery = g.rotate ? Math.ceil((colFont + 1) / g.cell) : Math.ceil((g.cl * 0.68 * colFont + 4) / g.cell);
       for (let i = 0; i < rows && !g.noRowLabels; i += rowEvery)
-        labels.push(svg`<text x=${g.left - 5} y=${g.top + (i + 0.5) * g.cell} font-size=${g.ls} text-anchor="end" dominant-baseline="central" fill="#24292f" font-family=${FONT}>${String(this.#rowLabel(i)).slice(0, 10)}</text>`);
+        labels.push(svg`<text x=${g.left - 5} y=${g.top + (i + 0.5) * g.cell} font-size=${rowFont} text-anchor="end" dominant-baseline="central" fill="#24292f" font-family=${FONT}>${String(this.#rowLabel(i)).slice(0, 10)}</text>`);
       for (let j = 0; j < cols; j += colEvery) {
         const cx = g.left + (j + 0.5) * g.cell;
         labels.push(g.rotate
-          ? svg`<text transform=${`translate(${cx + 4},${g.top - 4}) rotate(-60)`} font-size=${g.ls} fill="#24292f" font-family=${FONT}>${String(this.#colLabel(j)).slice(0, 10)}</text>`
-          : svg`<text x=${cx} y=${g.top - 6} font-size=${g.ls} text-anchor="middle" fill="#24292f" font-family=${FONT}>${String(this.#colLabel(j)).slice(0, 10)}</text>`);
+          ? svg`<text transform=${`translate(${cx + 4},${g.top - 4}) rotate(-60)`} font-size=${colFont} fill="#24292f" font-family=${FONT}>${String(this.#colLabel(j)).slice(0, 10)}</text>`
+          : svg`<text x=${cx} y=${g.top - 6} font-size=${colFont} text-anchor="middle" fill="#24292f" font-family=${FONT}>${String(this.#colLabel(j)).slice(0, 10)}</text>`);
       }
     }
     const c = this._cursor;

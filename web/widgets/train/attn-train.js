@@ -127,6 +127,7 @@ export class AttnTrain extends AttnWidget {
     .slide-head .controls label { flex-wrap: nowrap; }
     .slide-head .scrub input[type='range'] { width: 9em; }
     .slide-head .caption { font-size: 18px; line-height: 1.3; margin: 0; font-variant-numeric: tabular-nums; }
+    .slide-head .caption.whole-items > span { white-space: nowrap; }
     .caption .em { background: #fff8c5; box-shadow: 0 0 0 2px #d4a72c inset; border-radius: 4px; padding: 0 4px; }
     .slide-frame .slide-body { margin-top: 6px; }
     .slide-body.column { flex-direction: column; gap: 6px; }
@@ -791,7 +792,8 @@ export class AttnTrain extends AttnWidget {
     const focusItem = focus && Number.isFinite(fscore) ? html`<span class="em">${headName(focus.layer, focus.head)} ${SCORE_TEXT[focus.kind]} score <strong>${fmt(fscore, 2)}</strong></span>` : null;
     const items = [html`step <strong>${cur.step}</strong>`, ...(narrow ? [ablItem ?? focusItem ?? lossItem] : [lossItem, ratioItem, ablItem ?? focusItem])].filter(Boolean);
     if (this.task === 'induction' && this._pre.status === 'none' && !narrow) items.push(html`<span class="empty">no pretrained snapshots: train live</span>`);
-    const caption = html`<p class="caption" role="status">${items.map((x, i) => html`${i ? ' · ' : ''}${x}`)}</p>`;
+    // A wide box wraps the caption between its items, never inside one (a score split from its head's name).
+    const caption = html`<p class=${`caption${narrow ? '' : ' whole-items'}`} role="status">${items.map((x, i) => html`${i ? ' · ' : ''}${x}`)}</p>`;
     const controls = ctl === 'none' ? nothing : html`<div class="controls">${this.#runControls({ compact: ctl !== 'full', slide: true })}${this.#scrubber(cur, { compact: true })}</div>`;
     const strip = this.task === 'induction' ? this.stageStrip(narrow ? ['untrained', 'loss', 'prev-token', 'induction'] : SHORT_STAGES) : nothing;
     const head = html`<div class="slide-head"><div class="topline">${strip}${controls}</div>${caption}</div>`;

@@ -92,13 +92,20 @@ Status multihead_attention_forward(const MultiHeadArgs& a, const MultiHeadOutput
 // without the [H, t_q, t_k] weights: per head, queries go in blocks and keys stream past them in
 // blocks with an online softmax (running max m and sum l per query, flash-attention style), so
 // memory is O((t_q + t_k)·D) and T = 8192 runs. Causal and window masks skip key blocks they remove.
-//   q: [t_q, D] scratch (Q, then overwritten by the concatenated heads), k, v: [t_k, D] scratch,
-//   workspace: multihead_streaming_workspace_floats(t_k, D, H) floats (each head's K and V packed once,
-//   plus query/key block tiles; SIZE_MAX when that count overflows size_t), out: [t_q, D].
+//   q: [t_q, D] scratch (Q, then overwritten by the concatenated heads unless heads is given), k, v:
+//   [t_k, D] scratch, workspace: multihead_streaming_workspace_floats(t_k, D, H) floats (each head's K
+//   and V packed once, plus query/key block tiles; SIZE_MAX when that count overflows size_t),
+//   out: [t_q, D].
+// For training (multihead_attention_backward_streaming, backward.h), two optional outputs keep what
+// the backward needs in O(t_q·(D + H)) instead of the [H, t_q, t_k] weights:
+//   lse: [H, t_q] each head's per-query log Σ_j exp(scaled score) (−∞ for a query that sees no key);
+//   heads: [t_q, D] the concatenated head outputs, so that q keeps Q (after RoPE).
 struct MultiHeadStreamingOutputs {
   float *q, *k, *v;
   float* workspace;
   float* out;
+  float* lse = nullptr;    // [H, t_q] or nullptr: not kept
+  float* heads = nullptr;  // [t_q, D] or nullptr: the heads go over q
 };
 size_t multihead_streaming_workspace_floats(size_t t_k, size_t d_model, size_t heads);
 Status multihead_attention_forward_streaming(const MultiHeadArgs& a, const MultiHeadStreamingOutputs& o);

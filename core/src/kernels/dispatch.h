@@ -55,6 +55,14 @@ inline void online_softmax_block_f32(size_t rows, size_t cols, float scale, floa
   ATTNLAB_KERNEL(online_softmax_block_f32)(rows, cols, scale, s, lds, m, l, o, ldo, d);
 }
 
+inline void exp_minus_lse_f32(size_t rows, size_t cols, float* s, size_t lds, const float* lse) {
+  ATTNLAB_KERNEL(exp_minus_lse_f32)(rows, cols, s, lds, lse);
+}
+inline void softmax_grad_f32(size_t rows, size_t cols, const float* p, size_t ldp, float* dp,
+                             size_t lddp, const float* delta, float scale) {
+  ATTNLAB_KERNEL(softmax_grad_f32)(rows, cols, p, ldp, dp, lddp, delta, scale);
+}
+
 inline bool scale_mask_f32(size_t rows, size_t cols, const float* x, size_t ldx, float scale,
                            const Mask& mask, float alibi_slope, size_t i0, size_t j0, size_t t_k,
                            float* y, size_t ldy) {

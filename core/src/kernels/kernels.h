@@ -86,6 +86,19 @@ void online_softmax_block_f32_scalar(size_t rows, size_t cols, float scale, floa
 void online_softmax_block_f32_wasmsimd(size_t rows, size_t cols, float scale, float* s, size_t lds,
                                        float* m, float* l, float* o, size_t ldo, size_t d);
 
+// The streaming attention's backward tiles (FlashAttention-2): probabilities recomputed from the
+// forward's log-sum-exp instead of kept. For a tile of scaled, masked scores s [rows, cols]:
+//   exp_minus_lse:  s_ij ← exp(min(min(s_ij, FLT_MAX) − lse_i, 0))  (= softmax_ij; 0 for −∞ scores,
+//                   and the whole row 0 when lse_i = −∞: a query that saw no key)
+//   softmax_grad:   dp_ij ← (p_ij·(dp_ij − delta_i))·scale   (dScores from dWeights, delta_i = Σ_j p_ij·dp_ij
+//                   over the whole row, computed by the caller as rowsum(dO ∘ O))
+void exp_minus_lse_f32_scalar(size_t rows, size_t cols, float* s, size_t lds, const float* lse);
+void exp_minus_lse_f32_wasmsimd(size_t rows, size_t cols, float* s, size_t lds, const float* lse);
+void softmax_grad_f32_scalar(size_t rows, size_t cols, const float* p, size_t ldp, float* dp,
+                             size_t lddp, const float* delta, float scale);
+void softmax_grad_f32_wasmsimd(size_t rows, size_t cols, const float* p, size_t ldp, float* dp,
+                               size_t lddp, const float* delta, float scale);
+
 // The pass between the scores and the softmax, on a tile [rows, cols] of the [t_q, t_k] scores whose
 // top-left is (i0, j0): for i = i0 + r, j = j0 + c,
 //   y[r, c] = scale·x[r, c] + M(i, j) − alibi_slope·|i − j|       M = mask.bias(i, j, t_k)

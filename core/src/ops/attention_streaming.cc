@@ -7,6 +7,10 @@
 // and at the end head_h = O / l. Each head's K and V are packed once for the GEMM micro-kernel
 // (kernels.h): packing them per query block instead cost ~10 % at T = 2048.
 // Memory: O((t_q + t_k)·D) plus a workspace of O(Br·Bc + t_k·d_k).
+//
+// The backward (FlashAttention-2) keeps no weights either: the forward saves each query's
+// lse = m + log l, and the backward recomputes every tile's probabilities as exp(S − lse) over the
+// same blocks (the same visible_keys), so its memory is O((t_q + t_k)·D) plus two [Br, Bc] tiles.
 #include <algorithm>
 #include <cfloat>
 #include <cstdint>
@@ -14,6 +18,7 @@
 #include <limits>
 
 #include "../kernels/dispatch.h"
+#include "attnlab/backward.h"
 #include "check.h"
 #include "multihead_detail.h"
 
@@ -43,12 +48,13 @@ void visible_keys(const Mask& mask, size_t i0, size_t i1, size_t tk, size_t* lo,
 // One head: out[t_q, d_k] (row stride ldo) = softmax(scale·q·kᵀ + mask − slope·|i − j|)·v.
 // q: [t_q, d_k] (ldq), k, v: [t_k, d_k] (ldk, ldv). ws: multihead_streaming_workspace_floats() floats:
 // the [Br, Bc] tile, O, m, l, then K and V packed.
+// lse: [t_q] or nullptr, each query's log Σ_j exp(scaled score) = m + log l (−∞ when it sees no key).
 // Returns false when a score is NaN (float32 overflow in q·k, +∞ and −∞ terms), which the online
 // softmax cannot take; the caller's bounds (check_multihead_bounds) already exclude it.
 bool attention_head_streaming(const float* q, size_t ldq, const float* k, size_t ldk,
                               const float* v, size_t ldv, size_t tq, size_t tk, size_t dk,
                               float scale, const Mask& mask, float alibi_slope, float* ws,
-                              float* out, size_t ldo) {
+                              float* out, size_t ldo, float* lse) {
   float* s = ws;                // [Br, Bc] scores, then probabilities
   float* o = s + kBr * kBc;     // [Br, d_k] unnormalised output
   float* m = o + kBr * dk;      // [Br] running max
@@ -103,6 +109,52 @@ bool attention_head_streaming(const float* q, size_t ldq, const float* k, size_t
       float* dst = out + (i0 + r) * ldo;
       for (size_t c = 0; c < dk; ++c) dst[c] = o[r * dk + c] * inv;
     }
+    // l counts the probabilities before the 2^-e above, so lse is the unscaled one.
+    if (lse)
+      for (size_t r = 0; r < br; ++r) lse[i0 + r] = l[r] > 0.0f ? m[r] + std::log(l[r]) : kNegInf;
+  }
+  return true;
+}
+
+// One head's backward, FlashAttention-2 style. q, k, v: the head's column slices of Q (after RoPE), K,
+// V as the forward used them, o: its output slice of the heads, dO: the gradient of that slice; all
+// with row stride ld (= D). lse: [t_q] the forward's. dq [t_q, d_k], dk [t_k, d_k], dv [t_k, d_k]
+// (row stride ld) accumulate. ws: two [Br, Bc] tiles and delta [Br]. For each query block:
+//   delta = rowsum(dO ∘ O)   (= Σ_j P_ij·dP_ij, the softmax backward's row term, without P's whole row)
+// and for each key block the mask leaves it (the forward's visible_keys):
+//   P = exp(scale·Q·Kᵀ + M − lse);  dV += Pᵀ·dO;  dP = dO·Vᵀ;  dS = P∘(dP − delta)·scale;
+//   dQ += dS·K;  dK += dSᵀ·Q.
+// K and V are read in place: packing them once per head, as the forward does, measured no gain here
+// (T = 4096, D = 64, H = 4). Returns false when a score is NaN (as the forward; its bounds exclude it).
+bool attention_head_backward_streaming(const float* q, const float* k, const float* v, const float* o,
+                                       const float* dO, size_t ld, const float* lse, size_t tq,
+                                       size_t tk, size_t dk, float scale, const Mask& mask,
+                                       float alibi_slope, float* dq, float* dkk, float* dv, float* ws) {
+  float* p = ws;               // [Br, Bc] scores, then probabilities
+  float* dp = p + kBr * kBc;   // [Br, Bc] dP, then dS
+  float* delta = dp + kBr * kBc;  // [Br]
+  for (size_t i0 = 0; i0 < tq; i0 += kBr) {
+    const size_t br = std::min(kBr, tq - i0);
+    for (size_t r = 0; r < br; ++r) {
+      const float* oi = o + (i0 + r) * ld;
+      const float* gi = dO + (i0 + r) * ld;
+      float acc = 0.0f;
+      for (size_t c = 0; c < dk; ++c) acc += gi[c] * oi[c];
+      delta[r] = acc;
+    }
+    size_t lo, hi;
+    visible_keys(mask, i0, i0 + br, tk, &lo, &hi);
+    for (size_t j0 = lo; j0 < hi; j0 += kBc) {
+      const size_t bc = std::min(kBc, hi - j0);
+      kernels::gemm_nt_f32(br, bc, dk, q + i0 * ld, ld, k + j0 * ld, ld, p, kBc);
+      if (kernels::scale_mask_f32(br, bc, p, kBc, scale, mask, alibi_slope, i0, j0, tk, p, kBc)) return false;
+      kernels::exp_minus_lse_f32(br, bc, p, kBc, lse + i0);
+      kernels::gemm_tn_acc_f32(bc, dk, br, p, kBc, dO + i0 * ld, ld, dv + j0 * ld, ld);
+      kernels::gemm_nt_f32(br, bc, dk, dO + i0 * ld, ld, v + j0 * ld, ld, dp, kBc);
+      kernels::softmax_grad_f32(br, bc, p, kBc, dp, kBc, delta, scale);
+      kernels::gemm_nn_acc_f32(br, dk, bc, dp, kBc, k + j0 * ld, ld, dq + i0 * ld, ld);
+      kernels::gemm_tn_acc_f32(bc, dk, br, dp, kBc, q + i0 * ld, ld, dkk + j0 * ld, ld);
+    }
   }
   return true;
 }
@@ -124,26 +176,86 @@ Status multihead_attention_forward_streaming(const MultiHeadArgs& a, const Multi
     return Status::Fail(std::string(op) + ": an output buffer is missing");
   const size_t D = a.d_model, H = a.heads, dk = D / H;
   const size_t tq = a.t_q, tk = a.context ? a.t_k : a.t_q;
+  if (o.lse) ATTNLAB_CHECK(detail::check_count(op, "heads·tq", {H, tq}));
 
   detail::multihead_project(a, o.q, o.k, o.v);
   // The same refusals as the all-intermediates path, decided before computing by the same bounds
   // (multihead_detail.h), so the two paths accept and refuse the same inputs.
   ATTNLAB_CHECK(detail::check_multihead_bounds(a, o.q, o.k, o.v, o.out));
   const float scale = detail::multihead_scale(a);
+  // Without o.heads, head h reads Q's columns [h·d_k, (h+1)·d_k) block by block and writes its result
+  // over them: each query block's Q slice is dead once that block is done, so q ends as Concat(heads).
+  float* heads = o.heads ? o.heads : o.q;
   for (size_t h = 0; h < H; ++h)
-    // Head h reads Q's columns [h·d_k, (h+1)·d_k) block by block and writes its result over them:
-    // each query block's Q slice is dead once that block is done, so q ends as Concat(heads).
     if (!attention_head_streaming(o.q + h * dk, D, o.k + h * dk, D, o.v + h * dk, D, tq, tk, dk, scale,
                                   a.mask, a.alibi ? alibi_slope(h, H) : 0.0f, o.workspace,
-                                  o.q + h * dk, D))
+                                  heads + h * dk, D, o.lse ? o.lse + h * tq : nullptr))
       return Status::Fail(std::string(op) + ": weights of head " + std::to_string(h) +
                           " are NaN after a float32 overflow, expected q·kᵀ within float32 range "
                           "(|q|·|k| < 3.4e38)");
   // out = Concat(heads)·W_O + b_O
-  kernels::gemm_nn_f32(tq, D, D, o.q, D, a.w.wo, D, a.w.bo, o.out, D);
+  kernels::gemm_nn_f32(tq, D, D, heads, D, a.w.wo, D, a.w.bo, o.out, D);
   // Defensive: after check_multihead_bounds this cannot fire; a NaN or ±∞ is never handed back.
   ATTNLAB_CHECK(detail::check_multihead_result(a, "output", o.out, tq * D,
                                                "x·wq, q·kᵀ and heads·wo within float32 range"));
+  return Status::Ok();
+}
+
+// ---- Backward ------------------------------------------------------------------------------------
+// workspace: dheads [max(t_q, t_k), D] (then the projections' scratch) | dq [t_q, D] | dk [t_k, D] |
+// dv [t_k, D] | the P and dP tiles [Br, Bc] | delta [Br]. 64-bit count: on wasm32 it may not fit.
+size_t multihead_streaming_backward_workspace_floats(size_t t_q, size_t t_k, size_t d_model) {
+  const uint64_t tq = t_q, tk = t_k, rows = t_q > t_k ? tq : tk;
+  uint64_t lines = 0, n = 0;
+  if (__builtin_add_overflow(rows + tq, 2 * tk, &lines) || tq > UINT64_MAX / 8 || tk > UINT64_MAX / 8 ||
+      __builtin_mul_overflow(lines, uint64_t{d_model}, &n) ||
+      __builtin_add_overflow(n, uint64_t{2 * kBr * kBc + kBr}, &n) || n > SIZE_MAX / sizeof(float))
+    return SIZE_MAX;
+  return static_cast<size_t>(n);
+}
+
+Status multihead_attention_backward_streaming(const MultiHeadArgs& a, const MultiHeadStreamingOutputs& saved,
+                                              const float* dout, const MultiHeadGrads& g, float* workspace) {
+  constexpr const char* op = "multiHeadAttentionStreamingBackward";
+  ATTNLAB_CHECK(detail::check_multihead_backward_args(op, a));  // the forward's rules, under this name
+  const size_t D = a.d_model, H = a.heads, dk = D / H;
+  const size_t tq = a.t_q, tk = a.context ? a.t_k : a.t_q;
+  ATTNLAB_CHECK(detail::check_count(op, "heads·tq", {H, tq}));  // the saved lse
+  if (multihead_streaming_backward_workspace_floats(tq, tk, D) == SIZE_MAX)
+    return Status::Fail(std::string(op) + ": workspace is too large, expected sizes whose product fits in memory");
+  const struct { const char* name; const void* p; } needed[] = {
+      {"saved.q", saved.q},     {"saved.k", saved.k},         {"saved.v", saved.v},
+      {"saved.lse", saved.lse}, {"saved.heads", saved.heads}, {"dout", dout},
+      {"workspace", workspace}};
+  for (const auto& n : needed) ATTNLAB_CHECK(detail::check_not_null(op, n.name, n.p));
+  if (saved.heads == saved.q)  // the forward then wrote the heads over Q, which the backward needs
+    return Status::Fail(std::string(op) + ": saved.heads is saved.q, expected a separate [tq, dModel] "
+                        "buffer (the forward keeps Q in q only when heads is given)");
+
+  float* dheads = workspace;                      // [max(t_q, t_k), D]
+  float* dq = dheads + (tq > tk ? tq : tk) * D;   // [t_q, D]
+  float* dkk = dq + tq * D;                       // [t_k, D]
+  float* dv = dkk + tk * D;                       // [t_k, D]
+  float* tiles = dv + tk * D;                     // 2·[Br, Bc] + [Br]
+
+  // out = heads·W_O + b_O
+  if (g.dwo) kernels::gemm_tn_acc_f32(D, D, tq, saved.heads, D, dout, D, g.dwo, D);
+  if (g.dbo) detail::add_column_sums(dout, tq, D, g.dbo);
+  kernels::gemm_nt_f32(tq, D, D, dout, D, a.w.wo, D, dheads, D);
+
+  // Each head's attention, into its column slices of dQ, dK, dV.
+  for (size_t i = 0; i < (tq + 2 * tk) * D; ++i) dq[i] = 0.0f;  // dq, dk, dv are contiguous
+  const float scale = detail::multihead_scale(a);
+  for (size_t h = 0; h < H; ++h)
+    if (!attention_head_backward_streaming(saved.q + h * dk, saved.k + h * dk, saved.v + h * dk,
+                                           saved.heads + h * dk, dheads + h * dk, D, saved.lse + h * tq,
+                                           tq, tk, dk, scale, a.mask, a.alibi ? alibi_slope(h, H) : 0.0f,
+                                           dq + h * dk, dkk + h * dk, dv + h * dk, tiles))
+      return Status::Fail(std::string(op) + ": weights of head " + std::to_string(h) +
+                          " are NaN after a float32 overflow, expected q·kᵀ within float32 range "
+                          "(|q|·|k| < 3.4e38)");
+  // RoPE and the projections; dheads is free again and serves as their scratch.
+  detail::multihead_qkv_backward(a, dq, dkk, dv, g, dheads);
   return Status::Ok();
 }
 

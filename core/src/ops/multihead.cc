@@ -204,18 +204,13 @@ size_t multihead_backward_workspace_floats(size_t t_q, size_t t_k, size_t d_mode
   return n;
 }
 
-namespace {
-
-// c[0:n] += column sums of y [rows, n].
-void add_column_sums(const float* y, size_t rows, size_t n, float* c) {
+void detail::add_column_sums(const float* y, size_t rows, size_t n, float* c) {
   for (size_t r = 0; r < rows; ++r)
     for (size_t j = 0; j < n; ++j) c[j] += y[r * n + j];
 }
 
-// The backward of one projection Y = X·W + b, X [rows, D], W [D, D]: dW += Xᵀ·dY, db += Σ dY,
-// dX += dY·Wᵀ (through tmp [rows, D]).
-void projection_backward(const float* x, size_t rows, size_t D, const float* w, const float* dy,
-                         float* dx, float* dw, float* db, float* tmp) {
+void detail::projection_backward(const float* x, size_t rows, size_t D, const float* w, const float* dy,
+                                 float* dx, float* dw, float* db, float* tmp) {
   if (dw) kernels::gemm_tn_acc_f32(D, D, rows, x, D, dy, D, dw, D);
   if (db) add_column_sums(dy, rows, D, db);
   if (dx) {
@@ -224,20 +219,37 @@ void projection_backward(const float* x, size_t rows, size_t D, const float* w, 
   }
 }
 
-}  // namespace
+Status detail::check_multihead_backward_args(const char* op, const MultiHeadArgs& a) {
+  Status st = check_multihead_args(a);
+  if (!st.ok) {
+    const std::string fwd = "multiHeadAttention:";
+    if (st.message.rfind(fwd, 0) == 0) st.message = op + st.message.substr(fwd.size() - 1);
+  }
+  return st;
+}
+
+void detail::multihead_qkv_backward(const MultiHeadArgs& a, float* dq, float* dk, const float* dv,
+                                    const MultiHeadGrads& g, float* tmp) {
+  const size_t D = a.d_model, H = a.heads, dh = D / H;
+  const size_t tq = a.t_q, tk = a.context ? a.t_k : a.t_q;
+  // RoPE rotated q and k after the projections: rotate their gradients back.
+  if (a.rope) {
+    for (size_t t = 0; t < tq; ++t)
+      for (size_t h = 0; h < H; ++h) detail::rope_unrotate_row(dq + t * D + h * dh, dh, a.rope_base, t);
+    for (size_t t = 0; t < tk; ++t)
+      for (size_t h = 0; h < H; ++h) detail::rope_unrotate_row(dk + t * D + h * dh, dh, a.rope_base, t);
+  }
+  const float* ctx = a.context ? a.context : a.x;
+  float* dctx = a.context ? g.dcontext : g.dx;
+  projection_backward(a.x, tq, D, a.w.wq, dq, g.dx, g.dwq, g.dbq, tmp);
+  projection_backward(ctx, tk, D, a.w.wk, dk, dctx, g.dwk, g.dbk, tmp);
+  projection_backward(ctx, tk, D, a.w.wv, dv, dctx, g.dwv, g.dbv, tmp);
+}
 
 Status multihead_attention_backward(const MultiHeadArgs& a, const MultiHeadOutputs& saved,
                                     const float* dout, const MultiHeadGrads& g, float* workspace) {
   constexpr const char* op = "multiHeadAttentionBackward";
-  {
-    // The forward's argument rules, under this op's name.
-    Status st = detail::check_multihead_args(a);
-    if (!st.ok) {
-      const std::string fwd = "multiHeadAttention:";
-      if (st.message.rfind(fwd, 0) == 0) st.message = op + st.message.substr(fwd.size() - 1);
-      return st;
-    }
-  }
+  ATTNLAB_CHECK(detail::check_multihead_backward_args(op, a));  // the forward's rules, under this name
   const size_t D = a.d_model, H = a.heads, dk = D / H;
   const size_t tq = a.t_q, tk = a.context ? a.t_k : a.t_q;
   ATTNLAB_CHECK(detail::check_count(op, "heads·tq·tk", {H, tq, tk}));
@@ -257,7 +269,7 @@ Status multihead_attention_backward(const MultiHeadArgs& a, const MultiHeadOutpu
 
   // out = heads·W_O + b_O
   if (g.dwo) kernels::gemm_tn_acc_f32(D, D, tq, saved.heads, D, dout, D, g.dwo, D);
-  if (g.dbo) add_column_sums(dout, tq, D, g.dbo);
+  if (g.dbo) detail::add_column_sums(dout, tq, D, g.dbo);
   kernels::gemm_nt_f32(tq, D, D, dout, D, a.w.wo, D, dheads, D);
 
   // Each head's attention, into its column slices of dQ, dK, dV.
@@ -269,19 +281,8 @@ Status multihead_attention_backward(const MultiHeadArgs& a, const MultiHeadOutpu
     AttentionGrads hg{dq + h * dk, dkk + h * dk, dv + h * dk};
     attention_backward_unchecked(ha, saved.weights + h * tq * tk, dheads + h * dk, D, hg, scratch);
   }
-  // RoPE rotated q and k after the projections: rotate their gradients back.
-  if (a.rope) {
-    for (size_t t = 0; t < tq; ++t)
-      for (size_t h = 0; h < H; ++h) detail::rope_unrotate_row(dq + t * D + h * dk, dk, a.rope_base, t);
-    for (size_t t = 0; t < tk; ++t)
-      for (size_t h = 0; h < H; ++h) detail::rope_unrotate_row(dkk + t * D + h * dk, dk, a.rope_base, t);
-  }
-  // The projections; dheads is free again and serves as their scratch.
-  const float* ctx = a.context ? a.context : a.x;
-  float* dctx = a.context ? g.dcontext : g.dx;
-  projection_backward(a.x, tq, D, a.w.wq, dq, g.dx, g.dwq, g.dbq, dheads);
-  projection_backward(ctx, tk, D, a.w.wk, dkk, dctx, g.dwk, g.dbk, dheads);
-  projection_backward(ctx, tk, D, a.w.wv, dv, dctx, g.dwv, g.dbv, dheads);
+  // RoPE and the projections; dheads is free again and serves as their scratch.
+  detail::multihead_qkv_backward(a, dq, dkk, dv, g, dheads);
   return Status::Ok();
 }
 

@@ -2,6 +2,7 @@
 // (multihead.cc) and the streaming op (attention_streaming.cc) share.
 #pragma once
 
+#include "attnlab/backward.h"
 #include "attnlab/ops.h"
 
 namespace attnlab::detail {
@@ -36,5 +37,22 @@ Status check_multihead_bounds(const MultiHeadArgs& a, const float* q, const floa
 // Q = X·W_Q + b_Q [t_q, D], K = C·W_K + b_K and V = C·W_V + b_V [t_k, D] (C = context or X), then
 // RoPE on each head of Q and K when a.rope. Unchecked.
 void multihead_project(const MultiHeadArgs& a, float* q, float* k, float* v);
+
+// ---- Shared by the two backward passes (multihead.cc, attention_streaming.cc) ----
+// The forward's argument rules (check_multihead_args) with messages under the backward's name `op`.
+Status check_multihead_backward_args(const char* op, const MultiHeadArgs& a);
+
+// c[0:n] += column sums of y [rows, n].
+void add_column_sums(const float* y, size_t rows, size_t n, float* c);
+
+// The backward of one projection Y = X·W + b, X [rows, D], W [D, D]: dW += Xᵀ·dY, db += Σ dY,
+// dX += dY·Wᵀ (through tmp [rows, D]); dx, dw, db each nullptr when not wanted.
+void projection_backward(const float* x, size_t rows, size_t D, const float* w, const float* dy,
+                         float* dx, float* dw, float* db, float* tmp);
+
+// After the heads' backward: dq [t_q, D] and dk [t_k, D] rotated back when RoPE is on, then the
+// three projections' gradients (into g.dx, g.dcontext, g.dw*, g.db*); tmp: [max(t_q, t_k), D].
+void multihead_qkv_backward(const MultiHeadArgs& a, float* dq, float* dk, const float* dv,
+                            const MultiHeadGrads& g, float* tmp);
 
 }  // namespace attnlab::detail

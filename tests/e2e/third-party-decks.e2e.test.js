@@ -3,13 +3,17 @@
 // attnlab line) and a small reveal.js deck (Vite; `import AttnLab from 'attnlab/reveal'`) into a
 // folder outside the repository, install the tarball, build each offline-capable (no web fonts),
 // serve dist/ on localhost and check in Chromium that <attn-steps preset="football"> shows the
-// notes' numbers and steps with Slidev clicks / reveal.js fragments. Then the same Slidev deck with a
+// notes' numbers and steps with Slidev clicks / reveal.js fragments, and that <attn-train> shows the
+// shipped snapshots' numbers stage by stage and trains live in the Web Worker the deck's build bundled. Then the same Slidev deck with a
 // linked install (`npm install /path/to/attnlab`, a symlink) on the Slidev dev server, where the
 // .wasm lies outside the deck's folder. Slow part: installing Slidev (~1 min, from the npm cache).
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync, readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { createAttnLab } from 'attnlab';
+import { openPretrained } from 'attnlab/train';
+import { fmt } from '../../web/widgets/shared/format.js';
 import { launch, watchedPage } from './browser.js';
 import { serveDist } from './server.mjs';
 import {
@@ -18,7 +22,7 @@ import {
 
 const NOTES = ['0.3233', '0.3941', '0.2826', '1.0137', '0.2561'];  // weights row 1, output row 1
 
-let dir, browser, tarball, files;
+let dir, browser, tarball, files, pretrained;
 const slidevDeck = () => join(dir, 'slidev-deck');
 const revealDeck = () => join(dir, 'reveal-deck');
 const times = {};
@@ -41,6 +45,26 @@ async function rendered(page, selector) {
     document.querySelector(sel).shadowRoot.querySelector('.failure, .error')?.textContent ?? '', selector);
   expect(failure).toBe('');
   return page.locator(selector).first();
+}
+
+// The caption of an <attn-train> on a slide (the numbers of the snapshot shown).
+const captionOf = (page, sel) => page.evaluate((s) => document.querySelector(s)?.shadowRoot?.querySelector('.caption')?.textContent.replace(/\s+/g, ' ') ?? '', sel);
+
+// <attn-train> stepped 0 → 3 by the deck (→ key): the shipped snapshots load from the installed package
+// (files Vite took from node_modules) and the caption gives Node's numbers for them; "train live" then
+// trains in a Web Worker the lecturer's build bundled (its own .wasm): the step count moves.
+async function trainSlide(page, sel) {
+  const last = pretrained.snapshots.at(-1), best = Math.max(...last.heads[1].map((h) => h.induction));
+  await expect.poll(() => captionOf(page, sel), { timeout: 60000 }).toMatch(/^step 0 · held-out loss/);
+  expect(await captionOf(page, sel)).toContain(fmt(pretrained.snapshots[0].evalLoss, 2));
+  for (let i = 1; i <= 3; i++) await page.keyboard.press('ArrowRight');
+  await expect.poll(() => captionOf(page, sel), { timeout: 30000 }).toContain(`step ${last.step} `);
+  const shown = await captionOf(page, sel);
+  expect(shown).toContain(`held-out loss ${fmt(last.evalLoss, 2)}`);
+  expect(shown).toContain(`induction score ${fmt(best, 2)}`);
+  await page.locator(sel).locator('button', { hasText: 'train live' }).click();
+  await expect.poll(async () => Number((await captionOf(page, sel)).match(/^step (\d+)/)?.[1] ?? 0), { timeout: 60000 }).toBeGreaterThan(0);
+  await expect.poll(async () => Number((await captionOf(page, sel)).match(/^step (\d+)/)?.[1] ?? 0), { timeout: 60000 }).not.toBe(last.step);
 }
 
 // Steps `widget` from stage 0 to 6 with → and back to 5 with ←; checks the notes' numbers at 6.
@@ -72,6 +96,7 @@ beforeAll(async () => {
   await npmInstall(revealDeck());
   times.revealInstall = Date.now() - t;
   browser = await launch();
+  pretrained = await openPretrained('induction', { lab: await createAttnLab() });
 }, 420000);
 
 afterAll(async () => {
@@ -110,6 +135,8 @@ describe('attnlab in third-party decks', () => {
       await page.goto(`${base}#/2`);
       const widget = await rendered(page, '.slidev-page-2 .attn-stepper attn-steps');
       await stepThrough(page, widget);
+      await page.goto(`${base}#/3`);
+      await trainSlide(page, '.slidev-page-3 .attn-stepper attn-train');
       expect(problems).toEqual([]);
     } finally {
       await page.close();
@@ -127,6 +154,8 @@ describe('attnlab in third-party decks', () => {
       await page.goto(`http://127.0.0.1:${server.address().port}/#/1`);
       const widget = await rendered(page, 'section.present attn-steps');
       await stepThrough(page, widget);
+      await page.goto(`http://127.0.0.1:${server.address().port}/#/2`);
+      await trainSlide(page, 'section.present attn-train');
       expect(problems).toEqual([]);
     } finally {
       await page.close();
@@ -134,7 +163,7 @@ describe('attnlab in third-party decks', () => {
     }
   });
 
-  test('Slidev, linked install (`npm install /path/to/attnlab`): the dev server serves the widget and its .wasm', async () => {
+  test('Slidev, linked install (`npm install /path/to/attnlab`): the dev server serves the widgets, their .wasm, snapshots and worker', async () => {
     let t = Date.now();
     await npmInstall(slidevDeck(), REPO);
     times.linkedInstall = Date.now() - t;
@@ -168,9 +197,31 @@ describe('attnlab in third-party decks', () => {
       // The .wasm came from the linked checkout (outside the deck), through Vite's /@fs/.
       expect(wasm.map((u) => decodeURIComponent(new URL(u).pathname))).toContain(`/@fs${REPO}/web/api/wasm/attnlab-core.wasm`);
       expect(vueWarnings).toEqual([]);  // isCustomElement reached Vue: <attn-…> is not a component
-      // Slidev's dev server posts each navigation to /@server-reactive/nav and aborts a post that a
-      // newer one overtakes (fast key presses): its own sync, not a failure.
-      expect(problems.filter((p) => !/\/@server-reactive\/nav net::ERR_ABORTED/.test(p))).toEqual([]);
+      // The training slide on the dev server: snapshots and the worker's module from the linked checkout.
+      await page.evaluate(() => { location.hash = '#/3'; });  // in-page: a reload would abort Slidev's sync posts
+      await trainSlide(page, '.slidev-page-3 .attn-stepper attn-train');
+      // Presenter → audience on the dev server: a widget edit in the presenter view reaches the
+      // audience view through Slidev's server-reactive state (attnlab's setup/attn-sync.ts).
+      const audience = await watchedPage(browser.context), presenter = await watchedPage(browser.context);
+      try {
+        await audience.page.goto(`http://localhost:${port}/#/2`);
+        await presenter.page.goto(`http://localhost:${port}/#/presenter/2`);
+        const sel = '.slidev-page-2 attn-steps';
+        await rendered(audience.page, sel);
+        await presenter.page.waitForFunction((s) => document.querySelector(s)?.shadowRoot?.querySelector('select'), sel, { timeout: 60000 });
+        expect(await audience.page.locator(sel).first().getAttribute('preset')).toBe('football');
+        await presenter.page.locator(sel).first().locator('select').first().selectOption('cat-sat');
+        await expect.poll(() => audience.page.locator(sel).first().getAttribute('preset'), { timeout: 15000 }).toBe('cat-sat');
+        problems.push(...audience.problems, ...presenter.problems);
+      } finally {
+        await audience.page.close();
+        await presenter.page.close();
+      }
+      // Slidev's dev server posts each navigation to /@server-reactive/nav, and attn-sync each widget
+      // edit to /@server-reactive/attnlab; Chromium reports such posts aborted even when they arrived
+      // (the audience followed, above; a newer post also overtakes an older one): its sync, not a failure.
+      expect(problems.filter((p) => !/\/@server-reactive\/(nav|attnlab) net::ERR_ABORTED/.test(p)
+        && !/\/__slidev\/slides\/\d+\.json net::ERR_ABORTED/.test(p))).toEqual([]);
     } finally {
       await page.close();
       server.stop();

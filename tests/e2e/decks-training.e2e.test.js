@@ -194,6 +194,45 @@ describe('Slidev: training slides', () => {
     await page.close();
   });
 
+  test('the presenter presses "train live": the audience view trains the same run in its own worker, and pauses with it', async () => {
+    const audience = await watchedPage(browser.context);
+    const url = (hash) => new URL(`slides/slidev/index.html#${hash}`, BASE_URL()).href;
+    await audience.page.setViewportSize({ width: 1280, height: 720 });
+    await audience.page.goto(url('/1'));
+    await audience.page.locator('.slidev-page-1 .slidev-layout').first().waitFor();
+    // Before the presenter's tab opens: a tab in the background has its timers slowed to 1 s.
+    const no = await findSlide(audience.page, '.slidev-page-{n} .attn-stepper attn-train');
+    expect(no).toBeGreaterThan(0);
+    const presenter = await watchedPage(browser.context);
+    await presenter.page.goto(url(`/presenter/${no}`));
+    // The widget's step as its caption shows it (the live run's, once it trains), in each window.
+    const stepIn = (page) => page.evaluate((n) => {
+      const w = [...document.querySelectorAll(`.slidev-page-${n} attn-train`)].find((e) => e.getBoundingClientRect().width > 300);
+      return Number(w?.shadowRoot?.querySelector('.caption')?.textContent.match(/step (\d+)/)?.[1] ?? -1);
+    }, no);
+    const live = (page) => page.evaluate((n) => [...document.querySelectorAll(`.slidev-page-${n} attn-train`)]
+      .some((e) => e.getState?.().running === true), no);
+    await expect.poll(() => stepIn(audience.page), { timeout: 30000 }).toBeGreaterThanOrEqual(0);
+    await expect.poll(() => stepIn(presenter.page), { timeout: 30000 }).toBeGreaterThanOrEqual(0);
+    expect(await live(audience.page)).toBe(false);
+    // The presenter's copy of the current slide (the largest one there: the next-slide preview is smaller).
+    const button = presenter.page.locator(`.slidev-page-${no} attn-train`).locator('button', { hasText: 'train live' }).first();
+    await button.click();
+    await expect.poll(() => live(audience.page), { timeout: 15000 }).toBe(true);
+    await expect.poll(() => stepIn(audience.page), { timeout: 60000 }).toBeGreaterThan(0);
+    const pause = presenter.page.locator(`.slidev-page-${no} attn-train`).locator('button', { hasText: 'Pause' }).first();
+    await pause.click();
+    await expect.poll(() => live(audience.page), { timeout: 15000 }).toBe(false);
+    // Paused: the audience's step stays put (the run's current weights, not the stage's first snapshot).
+    const a = await stepIn(audience.page);
+    await new Promise((ok) => setTimeout(ok, 1500));
+    expect(await stepIn(audience.page)).toBe(a);
+    expect(audience.problems).toEqual([]);
+    expect(presenter.problems).toEqual([]);
+    await audience.page.close();
+    await presenter.page.close();
+  });
+
   test('switch a head off: the induction head, then the previous-token head; the loss jumps, the stripe goes', async () => {
     const { page, problems } = await watchedPage(browser.context);
     await page.setViewportSize({ width: 1280, height: 720 });

@@ -81,7 +81,38 @@ export class AttnTrain extends AttnWidget {
     source: { type: 'enum', values: ['pretrained', 'live'] },
     snapshot: { type: 'int', min: 0, max: 100000 },
     ablated: { type: 'nums', maxLength: MAX_HEADS, min: 0, max: MAX_HEADS - 1 },
+    // A live run training or not: the presenter's Train live / Pause reach the audience view (Slidev's
+    // sync), which trains the same seeded run in its own worker. A link never starts one (see applyState).
+    running: { type: 'bool' },
   };
+
+  /** The shareable state, with whether a live run is training. */
+  getState() {
+    const s = super.getState();
+    if (this.#source === 'live') s.running = this._running;
+    return s;
+  }
+
+  /**
+   * A state from a link or from another window (presenter ↔ audience). `running` is followed only from
+   * another window: a link sets the view, never starts a worker.
+   */
+  applyState(state) {
+    const { running, ...rest } = state;
+    super.applyState(rest);
+    if (this._restoring || typeof running !== 'boolean' || this.#source !== 'live' || running === this._running) return;
+    if (running) this.#start({ emit: false });
+    else this.#pause({ emit: false });
+  }
+
+  restoreFromHash() {
+    this._restoring = true;
+    try {
+      super.restoreFromHash();
+    } finally {
+      this._restoring = false;
+    }
+  }
 
   static checkState(s) {
     if (s.ablated && s.ablated.some((i) => !Number.isInteger(i))) return 'ablated holds a head that is not a whole number';
@@ -153,6 +184,8 @@ export class AttnTrain extends AttnWidget {
     this.stage = null;
     this.weightRange = 'fixed';
     this.ablated = [];
+    this._running = false;  // asked to train (Start), until Pause or the run stops at its target
+    this._stageShown = true;  // the stage's snapshot shown (false from Start until the next stage)
     this.ablate = null;
     this._ablateError = '';
     this._pre = { task: null, status: 'idle', snapshots: [], message: '' };
@@ -202,7 +235,9 @@ export class AttnTrain extends AttnWidget {
     const sv = this.stage !== null && this.stage !== undefined || this.slideLayout ? stageView(snaps, this.stage, { final: this.#kinds()[1] }) : null;
     let index;
     if (this.snapshot !== null && this.snapshot !== undefined && n) index = live && this.snapshot >= n ? null : clampIndex(this.snapshot, n);
-    else if (sv && (!live || !this._run?.running)) index = sv.index;
+    // A live run shows its current weights from Start on, paused too; a deck's next click (a new
+    // stage) shows that stage's snapshot of the run again.
+    else if (sv && (!live || (this._stageShown && !this._run?.running))) index = sv.index;
     else index = live ? null : clampIndex(null, n);
     const snap = index === null ? null : snaps[index];
     const step = snap ? snap.step : this._run?.step ?? 0;
@@ -263,6 +298,8 @@ export class AttnTrain extends AttnWidget {
 
   #onRun(why) {
     if (why === 'error') this._error = this._run.error;
+    // Stopped by itself (its target, an error): no longer asked to train, in every window alike.
+    if ((why === 'state' || why === 'error') && !this._run.running && (why === 'error' || this._run.step >= this._run.target)) this._running = false;
     if (why === 'snapshot' && this.task === 'names') this.#sampleNames();
     if ((why === 'progress' || why === 'snapshot') && this._run?.running) this.#redrawSoon();
     else this.#redrawNow();
@@ -286,6 +323,7 @@ export class AttnTrain extends AttnWidget {
 
   #dropRun() {
     this._wantRun = false;
+    this._running = false;
     this._run?.dispose();
     this._run = null;
     this._samples = [];
@@ -370,7 +408,10 @@ export class AttnTrain extends AttnWidget {
     super.willUpdate(changed);
     // A run belongs to one task and size (set as attributes, or restored from a link).
     if ((changed.has('task') || changed.has('size')) && this._run && (this._runFor !== `${this.task}|${this.size}`)) this.#dropRun();
-    if (changed.has('stage') && changed.get('stage') !== undefined) this.snapshot = null;  // a deck's click shows the stage's snapshot
+    if (changed.has('stage') && changed.get('stage') !== undefined) {  // a deck's click shows the stage's snapshot
+      this.snapshot = null;
+      this._stageShown = true;
+    }
     // Roles resolve on the snapshot shown (again when it changes: a stage, the scrubber, new scores).
     if (this.ablate !== null && this.ablate !== undefined) {
       const cur = this.#current();
@@ -429,7 +470,7 @@ export class AttnTrain extends AttnWidget {
     this.stateChanged();
   }
 
-  #setSource(source) {
+  #setSource(source, { emit = true } = {}) {
     if (source === 'live') this._wantRun = true;
     if (source === this.#source) return;
     this.source = source;
@@ -438,13 +479,16 @@ export class AttnTrain extends AttnWidget {
     // (rebuilding layers × heads maps from nothing, as Train live starts, was one task of ~70 ms).
     this._view = this._view?.base ? { ...this._view, stale: true } : null;
     this._viewKey = '';
-    this.stateChanged();
+    if (emit) this.stateChanged();
   }
 
   /** Start (or resume) live training: from scratch when the pretrained snapshots were shown. */
-  async #start() {
-    if (this.#source !== 'live') this.#setSource('live');
+  async #start({ emit = true } = {}) {
+    if (this.#source !== 'live') this.#setSource('live', { emit: false });
     this.snapshot = null;
+    this._stageShown = false;
+    this._running = true;
+    if (emit) this.stateChanged();
     const run = await this.#ensureRun();
     if (!run) return;
     if (run.step >= run.target) run.target = run.step + sizeById(this.size).steps;
@@ -453,7 +497,11 @@ export class AttnTrain extends AttnWidget {
     this._tick++;
   }
 
-  #pause() { this._run?.pause(); }
+  #pause({ emit = true } = {}) {
+    this._running = false;
+    this._run?.pause();
+    if (emit) this.stateChanged();
+  }
 
   async #step(n) {
     if (this.#source !== 'live') this.#setSource('live');
@@ -471,6 +519,7 @@ export class AttnTrain extends AttnWidget {
     const run = this._run;
     if (!run) return;
     run.pause();
+    this._running = false;
     this.snapshot = null;
     this._samples = [];
     try {

@@ -22,7 +22,7 @@ export const SIZES = [
     // Live without the shipped snapshots, a quicker recipe than the pretrained run's (batch 16, lr 1e-3:
     // ~1,600 steps): batch 4, lr 3e-3 after 200 warm-up steps, clip 1 reaches a held-out repeat/first loss
     // ratio < 0.15 in 1,200–1,350 steps, ~0.5 s of training in Node (seeds 0, 1). Beside the snapshots,
-    // <attn-train> retraces their run instead (its seed, batch, optimizer: attn-train.js #ensureRun).
+    // <attn-train> trains a run like theirs instead (their seed, batch, optimizer: attn-train.js #ensureRun).
     id: 'attn2', label: '2-layer attention-only (induction)',
     model: { layers: 2, heads: 2, dModel: 32, attentionOnly: true, layerNorm: false, initStd: 0.25 },
     optimizer: { lr: 3e-3, weightDecay: 0, maxGradNorm: 1, warmupSteps: 200 },

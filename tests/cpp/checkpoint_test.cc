@@ -254,7 +254,8 @@ TEST_P(CheckpointRoundTrip, TheLoaderNeedsExactlyTheConfigsParameterCount) {
   auto m = trained_model(small_config(attention_only, layer_norm), 0);
   ASSERT_TRUE(m);
   File f = split(save(*m, false));
-  f.data.resize(f.data.size() - 4);
+  ASSERT_GE(f.data.size(), 4u);
+  f.data.erase(f.data.end() - 4, f.data.end());  // (resize(size - 4) made GCC warn of a huge memset bound)
   const size_t need = 4 * m->num_params();
   EXPECT_EQ(load_error(join(f)), "loadModel: bytes hold " + std::to_string(need - 4) +
                                      " bytes of tensor data, expected at least 4·num_params = " +

@@ -107,6 +107,30 @@ describe('createTrainer (worker: false)', () => {
     t.terminate();
   });
 
+  test('start({ until }) trains to exactly that step, then says it stopped; bad values are refused', async () => {
+    const trainer = await createTrainer(small());
+    const events = record(trainer);
+    const stopped = new Promise((ok) => trainer.addEventListener('state', (e) => { if (!e.detail.running) ok(e.detail); }));
+    trainer.start({ until: 137 });
+    const d = await stopped;
+    expect(d.step).toBe(137);
+    expect(trainer.running).toBe(false);
+    expect(trainer.stepCount).toBe(137);
+    await sleep(50);
+    expect(trainer.stepCount).toBe(137);  // it stays there
+    expect(events.filter((e) => e.type === 'progress').at(-1).detail.step).toBe(137);
+    trainer.start({ until: 100 });        // already past: nothing runs
+    expect(trainer.running).toBe(false);
+    expect(() => trainer.start({ until: -1 })).toThrow('start: until is -1, expected an integer ≥ 0');
+    expect(() => trainer.start({ until: 1.5 })).toThrow('start: until is 1.5, expected an integer ≥ 0');
+    expect(() => trainer.start({ steps: 5 })).toThrow("start: unknown option 'steps'");
+    trainer.start();                      // no until: runs on until pause()
+    await sleep(100);
+    trainer.pause();
+    expect(await trainer.step(1)).toBeGreaterThan(138);
+    trainer.terminate();
+  });
+
   test('reset restarts at step 0; the same seed gives the same losses, another seed other losses', async () => {
     const t = await createTrainer(small());
     await t.step(40);

@@ -400,6 +400,7 @@ export class Host {
     this.gen = 0;
     this.seq = 0;
     this.running = false;
+    this.until = Infinity;    // start({ until }): running stops at this step
     this.waiters = [];        // step(n): { target, ok, no }
     this.looping = false;
     this.closed = false;
@@ -503,7 +504,7 @@ export class Host {
   }
 
   #busy() {
-    return !this.closed && !!this.engine && (this.running || this.engine.step < this.#target());
+    return !this.closed && !!this.engine && ((this.running && this.engine.step < this.until) || this.engine.step < this.#target());
   }
 
   #settle(all = false, error = null) {
@@ -545,6 +546,10 @@ export class Host {
     }
     this.#progress();
     this.#settle(true);
+    if (this.running && this.engine && this.engine.step >= this.until) {  // start({ until }) reached its step
+      this.running = false;
+      this.#state();
+    }
   }
 
   #endSlice() {
@@ -568,6 +573,8 @@ export class Host {
     if (!this.engine) throw new AttnLabError(`${msg.op}: the trainer is not initialised`);
     switch (msg.op) {
       case 'start':
+        this.until = msg.until ?? Infinity;
+        if (this.engine.step >= this.until) return;  // already there: nothing to run
         if (!this.running) {
           this.running = true;
           this.#state();

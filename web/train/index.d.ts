@@ -111,7 +111,8 @@ export class Trainer extends EventTarget {
   readonly messageStats: { messages: number; maxMs: number; totalMs: number };
   addEventListener<K extends keyof TrainerEventMap>(type: K, listener: (e: TrainerEventMap[K]) => void, options?: boolean | AddEventListenerOptions): void;
   addEventListener(type: string, listener: EventListenerOrEventListenerObject | null, options?: boolean | AddEventListenerOptions): void;
-  start(): void;
+  /** Trains until pause(), an error or terminate(); with { until }, until the step count reaches it (then a 'state' event with running false). */
+  start(options?: { until?: number }): void;
   pause(): void;
   /** n more steps; resolves with the step count (pause() ends it early). */
   step(n?: number): Promise<number>;

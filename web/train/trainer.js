@@ -122,9 +122,9 @@ export class Trainer extends EventTarget {
     });
   }
 
-  #command(op) {
+  #command(op, args = {}) {
     if (this.#terminated) fail(op, 'the trainer was terminated, expected a live trainer (create a new one)');
-    this.#send({ op, seq: ++this.#seq });
+    this.#send({ op, seq: ++this.#seq, ...args });
   }
 
   #emit(name, detail) {
@@ -180,9 +180,16 @@ export class Trainer extends EventTarget {
     this.#emit(msg.name, d);
   }
 
-  /** Starts (or resumes) training; runs until pause(), an error or terminate(). */
-  start() {
-    this.#command('start');
+  /**
+   * Starts (or resumes) training; runs until pause(), an error or terminate() — or, with { until },
+   * until the step count reaches `until` (then a 'state' event says it stopped: running false).
+   */
+  start(options = {}) {
+    requireObject('start', options);
+    noUnknownKeys('start', options, ['until']);
+    const until = options.until === undefined || options.until === Infinity ? undefined : int('start', 'until', options.until, { min: 0 });
+    if (until !== undefined && until <= this.stepCount) return;  // already there
+    this.#command('start', until === undefined ? {} : { until });
     this.running = true;
   }
 

@@ -320,6 +320,7 @@ export class LiveRun {
         this.last = { ...historyEntry(d), loss: d.loss };
         this.step = d.step ?? this.step;
         if (Number.isFinite(d.tokensPerSec) || Number.isFinite(d.stepsPerSec)) this.speed = { tokensPerSec: d.tokensPerSec, stepsPerSec: d.stepsPerSec };
+        // The trainer stops itself at the target (start({ until })); one that went past it is paused here.
         if (this.running && this.step >= this.target) this.trainer.pause();
         this.onChange('progress');
       },
@@ -351,7 +352,12 @@ export class LiveRun {
     return Array.isArray(this.trainer.history) ? this.trainer.history : this._history;
   }
 
-  start() { this.error = ''; this.trainer.start(); }
+  /** Trains until `target` steps (the trainer stops there itself: exactly at the target). */
+  start() {
+    this.error = '';
+    if (Number.isFinite(this.target)) this.trainer.start({ until: this.target });
+    else this.trainer.start();
+  }
   pause() { this.trainer.pause(); }
 
   async step1(n = 1) {

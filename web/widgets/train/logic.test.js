@@ -33,7 +33,7 @@ class FakeTrainer extends EventTarget {
     this.terminated = false;
   }
   emit(type, detail) { this.dispatchEvent(new CustomEvent(type, { detail })); }
-  start() { this.calls.push('start'); this.running = true; this.emit('state', { running: true, step: this.stepCount }); }
+  start(options) { this.calls.push('start'); this.startOptions = options; this.running = true; this.emit('state', { running: true, step: this.stepCount }); }
   pause() { this.calls.push('pause'); this.running = false; this.emit('state', { running: false, step: this.stepCount }); }
   async step(n = 1) { this.progress(this.stepCount + n); return this.stepCount; }
   async reset() { this.stepCount = 0; this.snapshots = []; if (this.history) this.history = []; }
@@ -220,10 +220,11 @@ describe('predictions', () => {
 });
 
 describe('a live run (against a stand-in trainer)', () => {
-  test('progress builds the history; snapshots are kept; the run pauses itself at the target', () => {
+  test('progress builds the history; snapshots are kept; the run asks to stop at the target (and pauses past it)', () => {
     const tr = new FakeTrainer(), changes = [];
     const run = new LiveRun(tr, { target: 200, onChange: (why) => changes.push(why) });
     run.start();
+    expect(tr.startOptions).toEqual({ until: 200 });
     expect(run.running).toBe(true);
     tr.progress(100, { tokensPerSec: 5000, stepsPerSec: 20 });
     tr.snapshot(100);

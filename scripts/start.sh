@@ -15,7 +15,7 @@ decks_stale() {
   [ -f "$stamp_reveal" ] && [ -f "$stamp_slidev" ] || return 0
   local oldest=$stamp_reveal
   [ "$stamp_slidev" -ot "$oldest" ] && oldest=$stamp_slidev
-  [ -n "$(find slides web/api web/widgets components setup vite.config.ts package.json \
+  [ -n "$(find slides web/api web/train web/widgets components setup vite.config.ts package.json \
     -newer "$oldest" -type f ! -name '*.test.js' -print -quit 2>/dev/null)" ]
 }
 if decks_stale; then

@@ -43,6 +43,10 @@ function keyOf(widget: Element): string | null {
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 
+// The presenter view's preview of the next click: it shows a widget's state, but does not act on it
+// (<attn-train>'s `running` would start a training worker in a thumbnail).
+const inPreview = (el: Element) => !!el.closest('.slidev-presenter .grid-section.next')
+
 /** Applies every recorded state to the matching widgets rendered in this window. */
 function applyAll() {
   for (const [key, entry] of Object.entries(sync.state.widgets ?? {})) {
@@ -50,8 +54,14 @@ function applyAll() {
     for (const page of document.querySelectorAll(`.slidev-page-${no}`)) {
       const widget = page.querySelectorAll(tag)[Number(index)] as Widget | undefined
       if (!widget?.applyState) continue
-      if (widget.getState && same(widget.getState(), entry.state)) continue
-      widget.applyState(JSON.parse(JSON.stringify(entry.state)))
+      const state = JSON.parse(JSON.stringify(entry.state)) as Record<string, unknown>
+      const has = widget.getState?.()
+      if (inPreview(widget)) {
+        delete state.running
+        delete has?.running
+      }
+      if (has && same(has, state)) continue
+      widget.applyState(state)
     }
   }
 }

@@ -220,11 +220,23 @@ describe('Slidev: training slides', () => {
     await button.click();
     await expect.poll(() => live(audience.page), { timeout: 15000 }).toBe(true);
     await expect.poll(() => stepIn(audience.page), { timeout: 60000 }).toBeGreaterThan(0);
+    // The presenter view's preview of the next click shows the slide again: it does not train too.
+    const copies = await presenter.page.evaluate((n) => [...document.querySelectorAll(`.slidev-page-${n} attn-train`)]
+      .map((e) => ({ preview: !!e.closest('.grid-section.next'), running: e.getState?.().running === true })), no);
+    expect(copies.filter((c) => c.preview).length).toBeGreaterThan(0);
+    expect(copies.filter((c) => c.running)).toEqual([{ preview: false, running: true }]);
     const pause = presenter.page.locator(`.slidev-page-${no} attn-train`).locator('button', { hasText: 'Pause' }).first();
     await pause.click();
     await expect.poll(() => live(audience.page), { timeout: 15000 }).toBe(false);
-    // Paused: the audience's step stays put (the run's current weights, not the stage's first snapshot).
+    // Paused: the audience's step stays put (the run's current weights, not the stage's first snapshot),
+    // once its last redraw is in (a training widget redraws at most every 200 ms).
+    await expect.poll(async () => {
+      const before = await stepIn(audience.page);
+      await new Promise((ok) => setTimeout(ok, 600));
+      return (await stepIn(audience.page)) === before;
+    }, { timeout: 15000 }).toBe(true);
     const a = await stepIn(audience.page);
+    expect(a).toBeGreaterThan(0);
     await new Promise((ok) => setTimeout(ok, 1500));
     expect(await stepIn(audience.page)).toBe(a);
     expect(audience.problems).toEqual([]);

@@ -108,7 +108,7 @@ function shown(sel) {
 async function settled(page, sel, stage) {
   await page.waitForFunction(([s, st]) => {
     const w = document.querySelector(s);
-    return w?.getAttribute('stage') === String(st) && w._view?.key && w._view.key === w._wantKey
+    return w?.getAttribute('stage') === String(st) && w.viewReady
       && w.shadowRoot.querySelectorAll('attn-heatmap.head').length > 0;
   }, [sel, stage], { timeout: 30000 });
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
@@ -268,7 +268,7 @@ describe('Slidev: training slides', () => {
       await slidevNext(page, await slidevAt(page));
       const ablated = inspect(idx, maskOf(flat));
       await page.waitForFunction(([s, n]) => document.querySelector(s).shadowRoot.querySelector('.caption')?.textContent.includes(`without ${n}`)
-        && document.querySelector(s)._view?.abl && document.querySelector(s)._view.key === document.querySelector(s)._wantKey, [sel, name], { timeout: 30000 });
+        && document.querySelector(s).viewReady, [sel, name], { timeout: 30000 });
       const view = await page.evaluate(shown, sel);
       const where = `slide ${no} click ${k + 1} (${name} off)`;
       // The loss of the held-out sequence with every head and without this one, as the core computes them here.

@@ -26,6 +26,7 @@ import { BASE_URL, launch, watchedPage } from './browser.js';
 import { fitReport } from './fit-check.js';
 import { createTrainer, loadPretrained } from '../../web/train/index.js';
 import { fmt } from '../../web/widgets/shared/format.js';
+import { expectClose, TOL } from '../unit/helpers.js';
 
 const AXE = readFileSync(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
 const TARGET_RATIO = 0.15;  // the repeated half's loss under 15 % of the first half's: induction works
@@ -206,10 +207,21 @@ describe('<attn-train> on the app page: the pretrained snapshots', () => {
     const ind = inductionHead(last), hn = name(ind.layer, ind.head), off = [flat(ind.layer, ind.head)];
     const map = w.locator(`attn-heatmap.${hn}`);
     expect(await w.locator('.ablation .note').first().textContent()).toContain('All heads on.');
+    // The public signal that the maps of the current ask are drawn: attn-view (and viewReady).
+    await page.evaluate((tag) => {
+      window.__views = [];
+      document.querySelector(tag).addEventListener('attn-view', (e) => window.__views.push(e.detail));
+    }, W);
     await map.locator('svg').focus();
     await page.keyboard.press('Enter');
     const line = w.locator('.loss-compare');
     await expect.poll(() => text(line)).toContain(`without ${hn}`);
+    await expect.poll(() => page.evaluate(() => window.__views.filter((v) => v.ablated.length).length)).toBeGreaterThan(0);
+    const view = await page.evaluate(() => window.__views.filter((v) => v.ablated.length).at(-1));
+    expect(view.ablated).toEqual([hn]);
+    expect(view.step).toBe(expected[last].step);
+    expect(view.ablatedLoss).toBeGreaterThan(view.loss);
+    expect(await w.evaluate((el) => el.viewReady)).toBe(true);
     // The two losses as the page prints them.
     const m = (await text(line)).match(/^held-out sequence loss: ([\d.]+) with every head, ([\d.]+) without (\S+) · repeated \/ first-half loss ([\d.]+) → ([\d.]+)$/);
     expect(m, await text(line)).not.toBe(null);
@@ -220,6 +232,7 @@ describe('<attn-train> on the app page: the pretrained snapshots', () => {
     console.log(`ablation at step ${expected[last].step}: held-out sequence loss ${m[1]} with every head, ${m[2]} without ${hn}`);
     // …and they are Node's, with the same head off.
     const [a, b] = await Promise.all([expected[last].trainer.inspect(), expected[last].trainer.inspect({ headMask: maskOff(off) })]);
+    expectClose([view.loss, view.ablatedLoss], [a.loss, b.loss], 'attn-view losses', TOL.ref);
     expect([m[1], m[2], m[4], m[5]]).toEqual([fmt(a.loss, 3), fmt(b.loss, 3), fmt(a.ratio, 2), fmt(b.ratio, 2)]);
     expect(await map.getAttribute('class')).toContain('off');
     expect(await map.locator('figcaption').textContent()).toBe(captions(last, off)[off[0]]);

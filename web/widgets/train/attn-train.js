@@ -15,7 +15,9 @@
 // (induction, previous-token, reverse: found in the scores of the snapshot shown — a deck says what a
 // head does, not where one run put it; logic.js resolveHeads). Property `ablated`: flat head indices
 // (layer·heads + head); clicking a map sets it (and drops `ablate`).
-// Events: attn-state-change { state }.
+// Events: attn-state-change { state }; attn-view { step, snapshot, ablated (head names), loss, ablatedLoss }
+// when the maps of what is asked for are drawn (then the property viewReady is true): the held-out
+// sequence's loss with every head and without the ones switched off.
 // Numbers: all from the trainer (web/train: createTrainer's progress, snapshots, inspect, sample) and
 // the pretrained snapshots' index; the widget plots them and compares predicted ids with the next id.
 import { html, css, nothing, unsafeCSS } from 'lit';
@@ -421,8 +423,20 @@ export class AttnTrain extends AttnWidget {
     } else this._ablateError = '';
   }
 
+  /** True when the maps drawn are those of what is asked for now (snapshot, heads off), not the last ones. */
+  get viewReady() {
+    return !!this._view?.base && this._view.key === this._wantKey && !this._view.stale;
+  }
+
   updated(changed) {
     super.updated(changed);
+    // attn-view: the maps of the current ask are drawn (a snapshot, a stage, heads switched off).
+    if (changed.has('_view') && this.viewReady) {
+      const cur = this.#current(), { heads } = this.#shape(), n = this.#numbers(cur);
+      this.dispatchEvent(new CustomEvent('attn-view', { bubbles: true, composed: true, detail: {
+        step: cur.step, snapshot: cur.index, ablated: this.ablated.map((i) => headName(Math.floor(i / heads), i % heads)),
+        loss: n.seqLoss, ablatedLoss: this.ablated.length ? n.ablLoss : null } }));
+    }
     if (!this._lab || this._syncQueued) return;
     // After this update, not inside it: what it starts sets state (loading, the view) of its own.
     this._syncQueued = true;

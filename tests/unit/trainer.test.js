@@ -125,9 +125,15 @@ describe('createTrainer (worker: false)', () => {
     expect(() => trainer.start({ until: 1.5 })).toThrow('start: until is 1.5, expected an integer ≥ 0');
     expect(() => trainer.start({ steps: 5 })).toThrow("start: unknown option 'steps'");
     trainer.start();                      // no until: runs on until pause()
-    await sleep(100);
-    trainer.pause();
-    expect(await trainer.step(1)).toBeGreaterThan(138);
+    await untilStep(trainer, 200);
+    // Running past it, start({ until }) stops the loop at once and says so.
+    const halted = new Promise((ok) => trainer.addEventListener('state', (e) => { if (!e.detail.running) ok(e.detail); }));
+    trainer.start({ until: 150 });
+    const h = await halted;
+    expect(trainer.running).toBe(false);
+    await sleep(50);
+    expect(trainer.stepCount).toBe(h.step);
+    expect(await trainer.step(1)).toBe(h.step + 1);
     trainer.terminate();
   });
 

@@ -574,7 +574,11 @@ export class Host {
     switch (msg.op) {
       case 'start':
         this.until = msg.until ?? Infinity;
-        if (this.engine.step >= this.until) return;  // already there: nothing to run
+        if (this.engine.step >= this.until) {  // already there: nothing to run, and the caller is told so
+          this.running = false;
+          this.#state();
+          return;
+        }
         if (!this.running) {
           this.running = true;
           this.#state();

@@ -188,7 +188,7 @@ export class Trainer extends EventTarget {
     requireObject('start', options);
     noUnknownKeys('start', options, ['until']);
     const until = options.until === undefined || options.until === Infinity ? undefined : int('start', 'until', options.until, { min: 0 });
-    if (until !== undefined && until <= this.stepCount) return;  // already there
+    if (until !== undefined && until <= this.stepCount && !this.running) return;  // already there (running: the loop stops and says so)
     this.#command('start', until === undefined ? {} : { until });
     this.running = true;
   }

@@ -161,14 +161,21 @@ function checkStage(stage, view, where) {
 }
 
 
+// The built Slidev deck at 1280×720, searched for the first slide whose content matches `selector`
+// ('{n}': the slide's number); returns that number.
+async function findInDeck(page, selector) {
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await page.goto(new URL('slides/slidev/index.html#/1', BASE_URL()).href);
+  await page.locator('.slidev-page-1 .slidev-layout').first().waitFor();
+  const no = await findSlide(page, selector);
+  expect(no).toBeGreaterThan(0);
+  return no;
+}
+
 describe('Slidev: training slides', () => {
   test('each click shows its stage: the snapshot, the core\'s maps, the highlighted head', async () => {
     const { page, problems } = await watchedPage(browser.context);
-    await page.setViewportSize({ width: 1280, height: 720 });
-    await page.goto(new URL('slides/slidev/index.html#/1', BASE_URL()).href);
-    await page.locator('.slidev-page-1').first().waitFor();
-    const no = await findSlide(page, '.slidev-page-{n} .attn-stepper attn-train');
-    expect(no).toBeGreaterThan(0);
+    const no = await findInDeck(page, '.slidev-page-{n} .attn-stepper attn-train');
     await page.evaluate((n) => { location.hash = `#/${n}`; }, no);
     const sel = `#slide-content .slidev-page-${no} attn-train`;
     await page.locator(sel).waitFor();
@@ -196,15 +203,10 @@ describe('Slidev: training slides', () => {
 
   test('the presenter presses "train live": the audience view trains the same run in its own worker, and pauses with it', async () => {
     const audience = await watchedPage(browser.context);
-    const url = (hash) => new URL(`slides/slidev/index.html#${hash}`, BASE_URL()).href;
-    await audience.page.setViewportSize({ width: 1280, height: 720 });
-    await audience.page.goto(url('/1'));
-    await audience.page.locator('.slidev-page-1 .slidev-layout').first().waitFor();
     // Before the presenter's tab opens: a tab in the background has its timers slowed to 1 s.
-    const no = await findSlide(audience.page, '.slidev-page-{n} .attn-stepper attn-train');
-    expect(no).toBeGreaterThan(0);
+    const no = await findInDeck(audience.page, '.slidev-page-{n} .attn-stepper attn-train');
     const presenter = await watchedPage(browser.context);
-    await presenter.page.goto(url(`/presenter/${no}`));
+    await presenter.page.goto(new URL(`slides/slidev/index.html#/presenter/${no}`, BASE_URL()).href);
     // The widget's step as its caption shows it (the live run's, once it trains), in each window.
     const stepIn = (page) => page.evaluate((n) => {
       const w = [...document.querySelectorAll(`.slidev-page-${n} attn-train`)].find((e) => e.getBoundingClientRect().width > 300);
@@ -247,11 +249,7 @@ describe('Slidev: training slides', () => {
 
   test('switch a head off: the induction head, then the previous-token head; the loss jumps, the stripe goes', async () => {
     const { page, problems } = await watchedPage(browser.context);
-    await page.setViewportSize({ width: 1280, height: 720 });
-    await page.goto(new URL('slides/slidev/index.html#/1', BASE_URL()).href);
-    await page.locator('.slidev-page-1').first().waitFor();
-    const no = await findSlide(page, '.slidev-page-{n} .attn-widget-frame > attn-train');
-    expect(no).toBeGreaterThan(0);
+    const no = await findInDeck(page, '.slidev-page-{n} .attn-widget-frame > attn-train');
     await page.evaluate((n) => { location.hash = `#/${n}`; }, no);
     const sel = `#slide-content .slidev-page-${no} attn-train`;
     await page.locator(sel).waitFor();

@@ -33,7 +33,7 @@ import {
   LiveRun, SCORE_KINDS, SIZES, STAGES, TASKS, clampIndex, decoderFrom, headMask, headName, headShape, latestOnly, lossSeries,
   predictionRows, ratioSeries, resolveHeads, scoreSeries, sizeById, stageView, toggleHead, trainerOptions, yRange, LOSS_COLORS,
 } from './logic.js';
-import { openPretrained, openTrainer } from './source.js';
+import { createTrainer, openPretrained } from './source.js';
 import '../shared/heatmap.js';
 
 /** The sequential colour map as a CSS gradient (a legend drawn once for a grid of maps). */
@@ -281,7 +281,7 @@ export class AttnTrain extends AttnWidget {
           if (this._pre.batch) options.batch = this._pre.batch;
           if (this._pre.taskOptions) options.task = { name: task, ...this._pre.taskOptions };
         }
-        const trainer = await openTrainer(options);
+        const trainer = await createTrainer(options);
         if (this.task !== task || this.size !== size || !this.isConnected) { trainer.terminate?.(); return null; }
         this._run = new LiveRun(trainer, { target: sizeById(size).steps, onChange: (why) => this.#onRun(why) });
         this._runFor = `${task}|${size}`;

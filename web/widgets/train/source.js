@@ -4,12 +4,9 @@
 import { createTrainer, openPretrained as open } from '../../train/index.js';
 import { getLab } from '../shared/lab.js';
 
-/** A live trainer (see web/train/trainer.js). */
-export function openTrainer(options) {
-  return createTrainer(options);
-}
+export { createTrainer };
 
-/** The task's pretrained snapshots, measured (see web/train/pretrained.js openPretrained). */
+/** The task's pretrained snapshots, measured on the page's lab (see web/train/pretrained.js openPretrained). */
 export async function openPretrained(task) {
   return open(task, { lab: await getLab() });
 }

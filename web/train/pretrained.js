@@ -9,7 +9,7 @@
 // import.meta.url)` becomes a table of every file under pretrained/*/ (Vite emits each as an asset and
 // the lookup finds its hashed URL); fetch() reads it. In Node the same URL is a file: URL, read with fs.
 
-import { describe as show, fail, requireObject } from '../api/validate.js';
+import { describe as show, fail, noUnknownKeys, requireObject } from '../api/validate.js';
 import { TASK_NAMES } from './tasks.js';
 import { evalContext, evaluateModel, inspectModel, resolveOptions } from './engine.js';
 
@@ -100,8 +100,7 @@ function trainerOptionsOf(task, meta) {
  */
 export async function openPretrained(task = 'induction', options = {}) {
   requireObject('openPretrained', options);
-  for (const k of Object.keys(options))
-    if (k !== 'lab') fail('openPretrained', `unknown option '${k}', expected some of: lab`);
+  noUnknownKeys('openPretrained', options, ['lab']);
   const pre = await loadPretrained(task);
   const { meta } = pre;
   const taskOptions = meta.taskOptions && typeof meta.taskOptions === 'object' ? meta.taskOptions : null;

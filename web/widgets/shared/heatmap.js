@@ -18,6 +18,7 @@ import { fmt } from './format.js';
 const FONT = 'system-ui, -apple-system, Segoe UI, Roboto, sans-serif';
 
 const labelText = (labels, i) => String(labels?.[i] ?? i);
+const GLYPH_W = 0.68;  // a wide label glyph's width, in font sizes
 
 /**
  * The layout of a heatmap figure: cell size, label and legend space, total size. With `fit`
@@ -26,7 +27,7 @@ const labelText = (labels, i) => String(labels?.[i] ?? i);
  */
 export function heatmapGeometry({ rows, cols, rowLabels, colLabels, label = '', compact = false, legend = true,
   legendPos = 'right', noRowLabels = false, cellSize = 44, maxWidth = 420, minFont = 16, fit = null, cell: forced = 0, avail = 0 }) {
-  const ls = fit || forced ? Math.max(14, Math.min(20, minFont)) : 12, cw = 0.68 * ls;  // label font, a wide glyph's width
+  const ls = fit || forced ? Math.max(14, Math.min(20, minFont)) : 12, cw = GLYPH_W * ls;  // label font, a wide glyph's width
   const rl = Math.max(1, ...Array.from({ length: rows }, (_, i) => Math.min(10, labelText(rowLabels, i).length)));
   const cl = Math.max(1, ...Array.from({ length: cols }, (_, j) => Math.min(10, labelText(colLabels, j).length)));
   const below = legend && legendPos === 'bottom';
@@ -261,13 +262,14 @@ export class AttnHeatmap extends LitElement {
       // token matters: labelling every other one of a repeated sequence halves its period to the eye),
       // else every n-th row/column so labels do not overlap.
       const least = Math.max(10, Math.ceil(14 / this._screenScale));
-      const fits = (font) => (g.rotate ? font + 1 : g.cl * 0.68 * font + 4) <= g.cell;
+      // What one column label needs along the row at `font`: its height when turned, else its width.
+      const span = (font) => (g.rotate ? font + 1 : g.cl * GLYPH_W * font + 4);
       const shrunk = Math.min(g.ls, g.cell - 1);
       const rowFont = shrunk >= least ? shrunk : g.ls;
       let colFont = g.ls;
-      if (!fits(colFont)) for (let f = Math.floor(g.ls) - 1; f >= least; f--) if (fits(f)) { colFont = f; break; }
+      if (span(colFont) > g.cell) for (let f = Math.floor(g.ls) - 1; f >= least; f--) if (span(f) <= g.cell) { colFont = f; break; }
       const rowEvery = Math.ceil((rowFont + 1) / g.cell);
-      const colEvery = g.rotate ? Math.ceil((colFont + 1) / g.cell) : Math.ceil((g.cl * 0.68 * colFont + 4) / g.cell);
+      const colEvery = Math.ceil(span(colFont) / g.cell);
       for (let i = 0; i < rows && !g.noRowLabels; i += rowEvery)
         labels.push(svg`<text x=${g.left - 5} y=${g.top + (i + 0.5) * g.cell} font-size=${rowFont} text-anchor="end" dominant-baseline="central" fill="#24292f" font-family=${FONT}>${String(this.#rowLabel(i)).slice(0, 10)}</text>`);
       for (let j = 0; j < cols; j += colEvery) {

@@ -4,7 +4,9 @@
 //
 // Attributes: norm ("post" | "pre"), activation ("gelu" | "relu"), mask ("none" | "causal"), tokens
 // (a sentence), d-model, heads, ffn-ratio, seed, stage (0 input, 1 attention, 2 add & norm 1, 3 FFN,
-// 4 add & norm 2 = output; absent = all), weight-range ("fixed": weights on [0, 1]; "map"), hash-key,
+// 4 add & norm 2 = output; absent = all), emphasis ("add": on a slide, an Add & Norm stage shows the
+// residual sum x + sub-layer(x) as its main map, for a slide about residual connections; default: the
+// stage's result), weight-range ("fixed": weights on [0, 1]; "map"), hash-key,
 // and the shared layout / controls / fit-height. Events: attn-state-change.
 // On a slide the block is a flow strip (x → MHA → Add & Norm → FFN → Add & Norm, a thumbnail of each
 // result, the current step highlighted) above the current step's matrices, as large as the box allows.
@@ -46,6 +48,8 @@ export class AttnBlock extends AttnWidget {
     stage: { converter: optionalInt, reflect: true },
     /** Attention weights on the fixed [0, 1] scale ('fixed', default) or on the map's own range ('map'). */
     weightRange: { type: String, attribute: 'weight-range' },
+    /** 'add': an Add & Norm stage (slide layout) shows the residual sum as its main map; '' (default): the stage's result. */
+    emphasis: { type: String },
   };
 
   static stateSchema = {
@@ -97,6 +101,7 @@ export class AttnBlock extends AttnWidget {
     this.seed = 1;
     this.stage = null;
     this.weightRange = 'fixed';
+    this.emphasis = '';
     this._headH = 0;
   }
 
@@ -116,6 +121,8 @@ export class AttnBlock extends AttnWidget {
   /** The formula of stage `s` (slide layout: the highlighted one). */
   #stageFormula(s, c) {
     const post = this.norm === 'post', act = this.#act();
+    if (post && this.emphasis === 'add' && s === 2) return '\\underbrace{x + \\mathrm{MHA}(x)}_{\\text{residual sum}}\\ \\to\\ y = \\mathrm{LN}_1\\big(x + \\mathrm{MHA}(x)\\big)';
+    if (post && this.emphasis === 'add' && s === 4) return '\\underbrace{y + \\mathrm{FFN}(y)}_{\\text{residual sum}}\\ \\to\\ \\mathrm{out} = \\mathrm{LN}_2\\big(y + \\mathrm{FFN}(y)\\big)';
     const inner = post ? 'y' : '\\mathrm{LN}_2(y)';
     return [
       `x \\in \\mathbb{R}^{t \\times d_{model}}\\quad(t = ${c.t},\\ d_{model} = ${c.D}):\\ \\text{one row per token}`,
@@ -134,6 +141,12 @@ export class AttnBlock extends AttnWidget {
     const heads = Array.from({ length: H }, (_, h) => P(`attn-weights head${h + 1}`, `head ${h + 1} weights`, r.attnWeights.subarray(h * t * t, (h + 1) * t * t), 0.45,
       { cols: t, colLabels: toks, probability: true }));
     const hidden = P('ffn-hidden', `${this.#act()}(·W₁ + b₁): t × ${F}`, r.ffnActivated, 0.4, { cols: F, colLabels: hid, keep: true });
+    if (post && this.emphasis === 'add' && (s === 2 || s === 4)) {
+      // The residual sum is the point: the sub-layer's output, then input + it (the Add), full size.
+      return s === 2
+        ? [P('x', 'x', x, 0.45), P('attn-out', 'MHA(x)', r.attnOut, 0.45), P('residual1', 'x + MHA(x): the residual sum', r.residual1)]
+        : [P('norm1', 'y', r.norm1, 0.45), P('ffn-out', 'FFN(y)', r.ffnOut, 0.45), P('residual2', 'y + FFN(y): the residual sum', r.residual2)];
+    }
     if (post) {
       return [
         [P('x', 'x (input)', x)],

@@ -18,7 +18,7 @@ import { project } from '../shared/lab.js';
 import { rowEntropies } from '../shared/stats.js';
 import { uniformMatrix } from '../shared/rng.js';
 import { fmt } from '../shared/format.js';
-import { MAX_DIM, MAX_TOKENS, PRESETS, keepFromScaled, maskArgument, resize } from './logic.js';
+import { MAX_DIM, MAX_TOKENS, PRESETS, keepFromScaled, maskArgument, maskIsEmpty, resize, sharedRange } from './logic.js';
 import { packPanels } from '../shared/fit.js';
 import { linkFrom, linkProps, readoutFor } from './link.js';
 import '../shared/heatmap.js';
@@ -26,6 +26,9 @@ import '../shared/matrix-editor.js';
 import '../shared/tex.js';
 
 const STAGES = ['inputs', 'Q, K, V', 'scores', 'scaled', 'masked', 'softmax', 'output'];
+
+// M holds two values, 0 (key visible: white) and −∞ (masked: grey): no colour bar, "0" and "−∞" in the cells.
+const M_PANEL = { clickable: true, colormap: 'diverging', range: [-1, 1], legend: false, digits: 0 };
 
 export class AttnSteps extends AttnWidget {
   static properties = {
@@ -205,17 +208,19 @@ export class AttnSteps extends AttnWidget {
     const dims = (n) => Array.from({ length: n }, (_, j) => `d${j + 1}`);
     const probability = this.weightRange !== 'map';
     const P = (cls, label, values, rows, cols, colLabels, opts = {}) => ({ cls, label, values, rows, cols, colLabels, rowLabels: opts.rowLabels ?? tokens, weight: opts.weight ?? 1, ...opts });
+    // The scores, the scaled scores and scaled + M are compared: one colour range for all three.
+    const sr = { range: [-c.range, c.range] };
     const panels = [
       [P('x', 'X', this.x, t, dIn, dims(dIn)), P('wq', 'W_Q', this.wq, dIn, dk, dims(dk), { rowLabels: dims(dIn) }),
         P('wk', 'W_K', this.wk, dIn, dk, dims(dk), { rowLabels: dims(dIn) }), P('wv', 'W_V', this.wv, dIn, dk, dims(dk), { rowLabels: dims(dIn) })],
       [P('x', 'X', this.x, t, dIn, dims(dIn), { weight: 0.6 }), P('q', 'Q', c.q, t, dk, dims(dk)), P('k', 'K', c.k, t, dk, dims(dk)), P('v', 'V', c.v, t, dk, dims(dk))],
-      [P('q', 'Q', c.q, t, dk, dims(dk), { weight: 0.6 }), P('k', 'K', c.k, t, dk, dims(dk), { weight: 0.6 }), P('scores', 'S = QKᵀ', c.unmasked.scores, t, t, tokens)],
-      [P('scores', 'S = QKᵀ', c.unmasked.scores, t, t, tokens, { weight: 0.6 }), P('scaled', 'scaled scores', c.unmasked.scaled, t, t, tokens)],
-      [P('mask-m', 'M (click a cell)', c.m, t, t, tokens, { colormap: 'sequential', clickable: true }), P('masked', 'scaled + M', c.r.scaled, t, t, tokens)],
-      [P('masked', 'scaled + M', c.r.scaled, t, t, tokens, { weight: 0.6 }), P('weights', 'weights A', c.r.weights, t, t, tokens, { colormap: 'sequential', probability })],
+      [P('q', 'Q', c.q, t, dk, dims(dk), { weight: 0.6 }), P('k', 'K', c.k, t, dk, dims(dk), { weight: 0.6 }), P('scores', 'S = QKᵀ', c.unmasked.scores, t, t, tokens, sr)],
+      [P('scores', 'S = QKᵀ', c.unmasked.scores, t, t, tokens, { weight: 0.6, ...sr }), P('scaled', 'scaled scores', c.unmasked.scaled, t, t, tokens, sr)],
+      [P('mask-m', c.noMask ? 'no mask: M = 0 everywhere' : 'M: grey = −∞ (click a cell)', c.m, t, t, tokens, M_PANEL), P('masked', 'scaled + M', c.r.scaled, t, t, tokens, sr)],
+      [P('masked', 'scaled + M', c.r.scaled, t, t, tokens, { weight: 0.6, ...sr }), P('weights', 'weights A', c.r.weights, t, t, tokens, { colormap: 'sequential', probability })],
       [P('weights', 'A', c.r.weights, t, t, tokens, { colormap: 'sequential', probability, weight: 0.7 }), P('v', 'V', c.v, t, dk, dims(dk), { weight: 0.7 }),
         P('output', 'output Z = AV', c.r.output, t, dk, dims(dk))],
-    ][stage].map((p) => ({ ...p, compact: true, legend: true, shareRows: true }));
+    ][stage].map((p) => ({ ...p, compact: true, legend: p.legend ?? true, shareRows: true }));
     const { width, height } = this.box, links = this.#links(c);
     const layout = packPanels(panels, width, Math.max(60, height - this._headH - 8), { maxCell: 120 });
     const scaleFactor = (this.scale === 'none' ? 1 : 1 / Math.sqrt(dk)) / this.temperature;
@@ -234,8 +239,8 @@ export class AttnSteps extends AttnWidget {
         <attn-tex class="formula current" .expr=${this.#stageFormula(stage)}></attn-tex></div>
       <div class="slide-main stage s${stage}">${layout.rows.map((row) => html`<div class="slide-row">${row.map((p) => html`<attn-heatmap class=${p.cls}
         .label=${p.label} .values=${p.values} .rows=${p.rows} .cols=${p.cols} .rowLabels=${p.rowLabels} .colLabels=${p.colLabels}
-        .colormap=${p.colormap ?? 'diverging'} .vmin=${p.probability ? 0 : null} .vmax=${p.probability ? 1 : null} .digits=${4} .cellSize=${120}
-        compact .legendPos=${p.legendPos} ?no-row-labels=${p.noRowLabels} .fitWidth=${p.fitWidth} .fitHeight=${p.fitHeight} ?clickable=${!!p.clickable}
+        .colormap=${p.colormap ?? 'diverging'} .vmin=${p.probability ? 0 : p.range?.[0] ?? null} .vmax=${p.probability ? 1 : p.range?.[1] ?? null}
+        .digits=${p.digits ?? 4} .cellSize=${120} compact .legend=${p.legend} .legendPos=${p.legendPos} ?no-row-labels=${p.noRowLabels} .fitWidth=${p.fitWidth} .fitHeight=${p.fitHeight} ?clickable=${!!p.clickable}
         @attn-cell-toggle=${p.clickable ? (e) => this.#toggleMask(e, c.r.scaled) : null}
         .highlightRows=${links[p.cls]?.rows} .highlightCols=${links[p.cls]?.cols} .rowWeights=${links[p.cls]?.weights} .readoutFor=${links[p.cls]?.readout}
         @attn-cell-hover=${(e) => this.#hover(p.cls, e)}></attn-heatmap>`)}</div>`)}</div>`;
@@ -253,7 +258,8 @@ export class AttnSteps extends AttnWidget {
     const unmasked = lab.attention(base);
     const r = lab.attention({ ...base, mask });
     const m = Float32Array.from(r.scaled, (s) => (s === -Infinity ? -Infinity : 0));
-    return { t, q, k, v, unmasked, r, m, entropies: rowEntropies(r.weights, t, t) };
+    const range = sharedRange(unmasked.scores, unmasked.scaled);
+    return { t, q, k, v, unmasked, r, m, range, noMask: maskIsEmpty(r.scaled), entropies: rowEntropies(r.weights, t, t) };
   }
 
   renderWidget(lab) {
@@ -271,10 +277,11 @@ export class AttnSteps extends AttnWidget {
     // Few tokens (the lecture's examples): big cells with 4 decimals, as the notes print them.
     const small = t <= 6;
     const links = this.#links(c);
+    const sr = { range: [-c.range, c.range] };  // scores, scaled, scaled + M: one colour range
     const hm = (cls, label, values, rows, cols, colLabels, extra = {}) => html`<attn-heatmap class=${cls} .label=${label} .values=${values}
       .rows=${rows} .cols=${cols} .rowLabels=${tokens} .colLabels=${colLabels} .colormap=${extra.colormap ?? 'diverging'}
-      .vmin=${extra.probability && this.weightRange !== 'map' ? 0 : null} .vmax=${extra.probability && this.weightRange !== 'map' ? 1 : null}
-      .digits=${small ? 4 : 2} .cellSize=${small ? 60 : 44}
+      .vmin=${extra.probability && this.weightRange !== 'map' ? 0 : extra.range?.[0] ?? null} .vmax=${extra.probability && this.weightRange !== 'map' ? 1 : extra.range?.[1] ?? null}
+      .digits=${extra.digits ?? (small ? 4 : 2)} .cellSize=${small ? 60 : 44} .legend=${extra.legend ?? true}
       ?clickable=${!!extra.clickable} @attn-cell-toggle=${extra.onToggle ?? null}
       .highlightRows=${links[cls]?.rows} .highlightCols=${links[cls]?.cols} .rowWeights=${links[cls]?.weights} .readoutFor=${links[cls]?.readout}
       @attn-cell-hover=${(e) => this.#hover(cls, e)}></attn-heatmap>`;
@@ -326,15 +333,15 @@ export class AttnSteps extends AttnWidget {
         <div class="row">${hm('q', 'Q', c.q, t, dk, dims(dk))}${hm('k', 'K', c.k, t, dk, dims(dk))}${hm('v', 'V', c.v, t, dk, dims(dk))}</div></div>` : nothing}
       ${this.shows(2) ? html`<div class="stage s2"><h3>2 · Scores: every query against every key</h3>
         <attn-tex .expr=${'S = QK^\\top,\\quad S_{ij} = q_i \\cdot k_j'}></attn-tex>
-        ${hm('scores', 'QKᵀ', c.unmasked.scores, t, t, tokens)}</div>` : nothing}
+        ${hm('scores', 'QKᵀ', c.unmasked.scores, t, t, tokens, sr)}</div>` : nothing}
       ${this.shows(3) ? html`<div class="stage s3"><h3>3 · Scaled</h3>
         <attn-tex .expr=${denom ? `S / (${sc}\\tau) = S \\times ${fmt((this.scale === 'none' ? 1 : 1 / Math.sqrt(dk)) / this.temperature, 4)}` : 'S \\text{ (unscaled)}'}></attn-tex>
-        ${hm('scaled', 'scaled scores', c.unmasked.scaled, t, t, tokens)}</div>` : nothing}
+        ${hm('scaled', 'scaled scores', c.unmasked.scaled, t, t, tokens, sr)}</div>` : nothing}
       ${this.shows(4) ? html`<div class="stage s4"><h3>4 · Mask</h3>
         <attn-tex .expr=${'M_{ij} = \\begin{cases} 0 & \\text{key } j \\text{ visible to query } i \\\\ -\\infty & \\text{masked} \\end{cases}'}></attn-tex>
         <p class="note">Click a cell of M (or focus it, move with the arrows and press Enter) to mask or unmask it.</p>
-        <div class="row">${hm('mask-m', 'M', c.m, t, t, tokens, { clickable: true, colormap: 'sequential', onToggle: (e) => this.#toggleMask(e, c.r.scaled) })}
-          ${hm('masked', 'scaled + M', c.r.scaled, t, t, tokens)}</div></div>` : nothing}
+        <div class="row">${hm('mask-m', c.noMask ? 'no mask: M = 0 everywhere' : 'M (grey: −∞, white: 0)', c.m, t, t, tokens, { ...M_PANEL, onToggle: (e) => this.#toggleMask(e, c.r.scaled) })}
+          ${hm('masked', 'scaled + M', c.r.scaled, t, t, tokens, sr)}</div></div>` : nothing}
       ${this.shows(5) ? html`<div class="stage s5"><h3>5 · Softmax of each row: the attention weights</h3>
         <attn-tex .expr=${'A_{ij} = \\frac{e^{s_{ij}}}{\\sum_{j\'} e^{s_{ij\'}}},\\qquad H_i = -\\sum_j A_{ij}\\ln A_{ij} \\le \\ln t_k'}></attn-tex>
         <div class="row">${hm('weights', 'weights A', c.r.weights, t, t, tokens, { colormap: 'sequential', probability: true })}

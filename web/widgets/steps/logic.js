@@ -49,3 +49,17 @@ export function maskArgument(kind, t, { window = 1, padding = 0, keep = null } =
 export function keepFromScaled(scaled) {
   return Array.from(scaled, (s) => (s === -Infinity ? 0 : 1));
 }
+
+/**
+ * One colour range for maps that are compared (the scores and the scaled scores): m = the largest
+ * finite |value| over all of them, so each is drawn on [−m, m] and ÷√d_k visibly pales the colours.
+ * Masked (−∞) entries do not count; all zero (or nothing finite): 1.
+ */
+export function sharedRange(...maps) {
+  let m = 0;
+  for (const values of maps) for (const v of values) if (Number.isFinite(v) && Math.abs(v) > m) m = Math.abs(v);
+  return m || 1;
+}
+
+/** True when M hides nothing (no −∞ in the masked scores): the slide says so instead of drawing a block of zeros. */
+export const maskIsEmpty = (scaled) => !Array.from(scaled).some((s) => s === -Infinity);

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { createAttnLab } from '../../api/index.js';
-import { PRESETS, keepFromScaled, maskArgument, parseTokens, resize } from './logic.js';
+import { PRESETS, keepFromScaled, maskArgument, maskIsEmpty, parseTokens, resize, sharedRange } from './logic.js';
 
 describe('steps logic', () => {
   test('parseTokens splits on whitespace and caps count and length', () => {
@@ -35,5 +35,28 @@ describe('steps logic', () => {
       expect(p.x).toHaveLength(p.tokens.length * p.dIn);
       for (const w of [p.wq, p.wk, p.wv]) expect(w).toHaveLength(p.dIn * p.dk);
     }
+  });
+
+  test('scores and scaled scores share one colour range: the larger |value| of the two, −∞ ignored', async () => {
+    const lab = await createAttnLab();
+    const p = PRESETS.football, t = p.tokens.length;
+    const q = new Float32Array(t * p.dk), k = new Float32Array(t * p.dk);
+    for (let i = 0; i < t; i++) for (let j = 0; j < p.dk; j++) for (let a = 0; a < p.dIn; a++) {
+      q[i * p.dk + j] += p.x[i * p.dIn + a] * p.wq[a * p.dk + j];
+      k[i * p.dk + j] += p.x[i * p.dIn + a] * p.wk[a * p.dk + j];
+    }
+    const base = { q, k, v: q, tq: t, tk: t, dk: p.dk, dv: p.dk, scale: 1 / Math.sqrt(p.dk) };
+    const r = lab.attention(base), causal = lab.attention({ ...base, mask: 'causal' });
+    const own = (a) => Math.max(...Array.from(a).filter(Number.isFinite).map(Math.abs));
+    // The lecture's example: scores up to 0.77, scaled up to 0.54 — one range, the scores'.
+    expect(own(r.scores)).toBeCloseTo(0.77, 2);
+    expect(own(r.scaled)).toBeCloseTo(0.544, 2);
+    expect(sharedRange(r.scores, r.scaled)).toBeCloseTo(own(r.scores), 6);
+    // The scaled map on that range uses only 1/√2 of it: ÷√d_k pales the colours.
+    expect(own(r.scaled) / sharedRange(r.scores, r.scaled)).toBeCloseTo(Math.SQRT1_2, 5);
+    expect(sharedRange([0, -Infinity], [0])).toBe(1);
+    expect(sharedRange(causal.scaled)).toBeLessThanOrEqual(own(r.scaled));  // −∞ does not count
+    expect(maskIsEmpty(causal.scaled)).toBe(false);
+    expect(maskIsEmpty(r.scaled)).toBe(true);
   });
 });

@@ -17,3 +17,8 @@ echo "== multi-head attention, side by side"
 node bench/mha.bench.mjs --native-dir build/native "$@"
 echo "== training step of a small GPT: attnlab vs TensorFlow.js"
 node bench/train.bench.mjs "$@"
+echo "== Eigen's products vs attnlab's GEMM kernels in WebAssembly (bench/eigen_wasm_bench.cc)"
+(export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}; flock 9
+ cmake -S . -B build/wasm >/dev/null && cmake --build build/wasm --target attnlab_eigen_wasm_bench >/dev/null
+) 9>/tmp/attnlab-build-wasm.lock
+node build/wasm/eigen_wasm_bench.cjs --doc docs/performance.md

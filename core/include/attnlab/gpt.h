@@ -1,7 +1,8 @@
 // attnlab/gpt.h — a small decoder-only Transformer (GPT) that trains: forward with every activation
-// kept, backward, AdamW, sampling with a KV cache (core/src/model/gpt.cc). Built only from the ops of
-// ops.h and backward.h, so the numbers a widget shows for a trained model come from the same code as
-// the rest of attnlab.
+// kept, backward, AdamW (core/src/model/gpt.cc), sampling with a KV cache (generate.cc). Built only
+// from the ops of ops.h and backward.h, so the numbers a widget shows for a trained model come from
+// the same code as the rest of attnlab; its layer is one function, layer_forward (core/src/model/
+// layer.h), for the training forward, the prefill and the one-row decode alike.
 //
 //   ids [B, T] → x = W_E[ids] + W_pos[0:T]                                   (embed, pos_embed)
 //   for each layer l (pre-LN; `layer_norm = false` drops every LN; `attention_only` drops the MLP):

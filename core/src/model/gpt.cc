@@ -2,7 +2,8 @@
 // (backward.h) and the optimizer (optimizer.h): nothing here computes a layer itself. What this file
 // adds is the bookkeeping llm.c's train_gpt2.c does: one flat block for the parameters, gradients and
 // Adam moments; one activation workspace laid out for (B, T) that keeps every intermediate for the
-// backward pass; the order of the calls; and a KV cache for sampling.
+// backward pass; the order of the calls. The layer itself is layer_forward (layer.cc), sampling with a
+// KV cache is generate.cc.
 //
 // Letters: B = batch, T = sequence length, N = B·T rows, C = context, D = d_model, H = heads,
 // dk = D/H, F = d_ff, V = vocab, L = layers.
@@ -17,31 +18,20 @@
 
 #include "../ops/check.h"
 #include "attnlab/backward.h"
+#include "gpt_impl.h"
 
 namespace attnlab {
 
+using namespace model;
+
 namespace {
 
-constexpr size_t kNone = SIZE_MAX;  // offset of a tensor this configuration does not have
-
-// ---- Deterministic random numbers ------------------------------------------------------------------
-// splitmix64 (Steele, Lea & Flood 2014; Vigna's constants): a 64-bit counter through a bijective mixer.
-// Uniforms use the top 53 bits, so every double is exact. Normals by Box-Muller in double: from
+// ---- Init's random numbers -----------------------------------------------------------------------
+// SplitMix64 (gpt_impl.h). Normals by Box-Muller in double: from
 // u1 ∈ (0, 1], u2 ∈ [0, 1), z0 = √(−2 ln u1)·cos(2π u2) and z1 = …·sin(2π u2), z0 first, then z1.
 // The init draws its normals from one stream seeded with GptConfig::seed, tensor by tensor in the
 // order of the table, element by element (row-major), skipping the tensors that are constant (biases,
 // LN). The value stored is float(std·z), rounded once from double.
-struct SplitMix64 {
-  uint64_t state;
-  uint64_t next() {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1p-53; }  // [0, 1)
-};
-
 struct NormalStream {
   SplitMix64 rng;
   bool has_spare = false;
@@ -60,93 +50,6 @@ struct NormalStream {
     return r * std::cos(kTwoPi * u2);
   }
 };
-
-// ---- Messages ------------------------------------------------------------------------------------
-Status fail(const char* op, const std::string& rest) { return Status::Fail(std::string(op) + ": " + rest); }
-
-// An op's refusal inside the model, under the name of the JS function that reached it:
-// "trainStep: layer 0 attention: multiHeadAttention: …".
-Status wrap(const char* op, const char* where, size_t layer, Status s) {
-  if (s.ok) return s;
-  std::string w = where;
-  if (layer != kNone) w = "layer " + std::to_string(layer) + " " + w;
-  s.message = std::string(op) + ": " + w + ": " + s.message;
-  return s;
-}
-Status wrap(const char* op, const char* where, Status s) { return wrap(op, where, kNone, std::move(s)); }
-
-std::string mib(size_t bytes) { return std::to_string((bytes + (size_t(1) << 20) - 1) >> 20); }
-
-// "expected a token id in [0, vocab = 16)", for ids and targets [n].
-Status check_tokens(const char* op, const char* name, const int* ids, size_t n, size_t vocab) {
-  if (!ids) return fail(op, std::string(name) + " is missing");
-  for (size_t i = 0; i < n; ++i)
-    if (ids[i] < 0 || static_cast<size_t>(ids[i]) >= vocab)
-      return fail(op, std::string(name) + "[" + std::to_string(i) + "] is " + std::to_string(ids[i]) +
-                          ", expected a token id in [0, vocab = " + std::to_string(vocab) + ")");
-  return Status::Ok();
-}
-
-// ---- Sizes -------------------------------------------------------------------------------------------
-// A bump allocator over one block, run twice: without a base to add up the size (with overflow
-// detection: on wasm32 size_t is 32 bits), then with the malloc'd base to hand out the pointers.
-struct Carve {
-  float* base = nullptr;
-  size_t total = 0;  // floats
-  bool overflow = false;
-  float* take(size_t a, size_t b = 1, size_t c = 1, size_t d = 1) {
-    size_t n = 0;
-    if (__builtin_mul_overflow(a, b, &n) || __builtin_mul_overflow(n, c, &n) ||
-        __builtin_mul_overflow(n, d, &n)) {
-      overflow = true;
-      return nullptr;
-    }
-    float* p = base ? base + total : nullptr;
-    if (__builtin_add_overflow(total, n, &total)) overflow = true;
-    return p;
-  }
-  bool fits() const { return !overflow && total <= SIZE_MAX / sizeof(float); }
-};
-
-// Per layer, the offsets of its tensors in the flat array (kNone when the configuration has none).
-struct LayerOffsets {
-  size_t ln1_w = kNone, ln1_b = kNone;
-  size_t wq = kNone, wk = kNone, wv = kNone, wo = kNone, bq = kNone, bk = kNone, bv = kNone, bo = kNone;
-  size_t ln2_w = kNone, ln2_b = kNone;
-  size_t w_in = kNone, b_in = kNone, w_out = kNone, b_out = kNone;
-};
-
-// Per layer, the activations the forward keeps for the backward pass.
-struct LayerActs {
-  float* x_in = nullptr;      // [N, D] the residual stream entering the layer
-  float* ln1 = nullptr;       // [N, D] LN1(x_in) (layer_norm; else the MHA reads x_in)
-  float *ln1_mean = nullptr, *ln1_rstd = nullptr;  // [N]
-  float *q = nullptr, *k = nullptr, *v = nullptr;  // [N, D]
-  float* att = nullptr;       // [B, H, T, T] softmax weights
-  float* heads = nullptr;     // [N, D] concatenated heads (after the head scales, when ablated)
-  float* attn_out = nullptr;  // [N, D] heads·W_O + b_O
-  float* mid = nullptr;       // [N, D] x_in + attn_out (!attention_only)
-  float* ln2 = nullptr;       // [N, D] LN2(mid) (layer_norm, !attention_only)
-  float *ln2_mean = nullptr, *ln2_rstd = nullptr;  // [N]
-  float *pre = nullptr, *act = nullptr;            // [N, F]
-  float* ffn_out = nullptr;   // [N, D]
-};
-
-// out[i] += a[i]: the residual adds (the blocks' add is internal to block.cc).
-void add_inplace(float* out, const float* a, size_t n) {
-  for (size_t i = 0; i < n; ++i) out[i] += a[i];
-}
-// x [rows, D] += bias [D] per row.
-void add_bias_rows(float* x, size_t rows, size_t D, const float* bias) {
-  for (size_t r = 0; r < rows; ++r) add_inplace(x + r * D, bias, D);
-}
-
-size_t argmax(const float* x, size_t n) {  // the first maximum
-  size_t best = 0;
-  for (size_t i = 1; i < n; ++i)
-    if (x[i] > x[best]) best = i;
-  return best;
-}
 
 }  // namespace
 
@@ -186,79 +89,6 @@ Status check_gpt_config(const GptConfig& c) {
                         std::to_string(kMaxGptParams) + " (smaller vocab, context, dModel, dFF or layers)");
   return Status::Ok();
 }
-
-// ---- The model's state ---------------------------------------------------------------------------------
-
-struct Gpt::Impl {
-  GptConfig c;
-  size_t V = 0, C = 0, L = 0, H = 0, D = 0, dk = 0, F = 0;
-  bool ln = true, mlp = true;
-
-  size_t n = 0;            // parameters
-  float* block = nullptr;  // [4, n]: params | grads | m | v (one calloc)
-  std::vector<GptTensor> tensors;
-  std::vector<LayerOffsets> lo;
-  size_t o_wte = 0, o_wpe = 0, o_lnf_w = kNone, o_lnf_b = kNone, o_bu = 0;
-  size_t steps = 0;
-
-  std::vector<float> head_scale;  // [L·H]
-  bool ablated = false;
-
-  // The last forward: its activations (one malloc, grown when a larger (B, T) needs more) and its
-  // ids and targets [N] each (the backward's embedding and loss need them).
-  float* ws = nullptr;
-  size_t ws_floats = 0;
-  int* toks = nullptr;
-  size_t toks_cap = 0;  // ints
-  size_t B = 0, T = 0;
-  bool valid = false, has_targets = false, fwd_ablated = false;
-  std::vector<LayerActs> acts;  // [L]
-  float *x_final = nullptr, *lnf = nullptr, *lnf_mean = nullptr, *lnf_rstd = nullptr;  // [N, D], [N]
-  float *logits = nullptr, *probs = nullptr;  // [N, V]
-  float* losses = nullptr;                    // [N]
-  // Backward scratch, laid out with the activations: the residual stream's gradient, the gradient
-  // entering a sub-layer's LN, dlogits, the FFN's [N, F] scratch, one sequence's MHA workspace.
-  float *dres = nullptr, *dtmp = nullptr, *dlogits = nullptr, *ffn_scratch = nullptr, *mha_ws = nullptr;
-
-  // Sampling: a KV cache [L][C, D] ×2 and one context's worth of row buffers (one malloc, made on
-  // the first generate), the token window [C] and the sampling scratch (a second one).
-  float* gen = nullptr;
-  unsigned char* gen_aux = nullptr;
-  std::vector<float*> kc, vc;  // [L]
-  float *g_x = nullptr, *g_h = nullptr, *g_q = nullptr, *g_att = nullptr, *g_heads = nullptr, *g_ao = nullptr,
-        *g_pre = nullptr, *g_act = nullptr, *g_fo = nullptr, *g_mean = nullptr, *g_rstd = nullptr,
-        *g_logits = nullptr, *g_probs = nullptr;
-  int* g_window = nullptr;   // [C]
-  int* g_order = nullptr;    // [V]
-  double* g_weight = nullptr;  // [V]
-
-  ~Impl() {
-    std::free(block);
-    std::free(ws);
-    std::free(toks);
-    std::free(gen);
-    std::free(gen_aux);
-  }
-
-  float* P() { return block; }
-  float* G() { return block + n; }
-  float* M() { return block + 2 * n; }
-  float* Vm() { return block + 3 * n; }
-
-  void build_table();
-  void init_params();
-  void layout(Carve& k, size_t B, size_t T);
-  Status ensure_workspace(const char* op, size_t B, size_t T);
-  void scale_heads(size_t l, float* heads, size_t rows);
-  Status run_forward(const char* op, const int* ids, const int* targets, size_t B, size_t T, bool use_scales,
-                     float* loss);
-  Status run_backward(const char* op);
-  Status ensure_gen();
-  Status prefill(const int* window, size_t r, bool want_logits);
-  Status one_row(int tok, size_t p);
-  Status attention_out(size_t l, float* heads, size_t rows, float* out);
-  int sample(const GptSampling& s, SplitMix64& rng);
-};
 
 void Gpt::Impl::build_table() {
   size_t off = 0;
@@ -328,6 +158,35 @@ void Gpt::Impl::init_params() {
     const double s = residual ? std_res : std_w;
     for (size_t i = 0; i < t.size(); ++i) p[t.offset + i] = static_cast<float>(s * z.next());
   }
+}
+
+LayerWeights Gpt::Impl::layer_weights(size_t l, const float* flat) const {
+  const LayerOffsets& o = lo[l];
+  auto at = [flat](size_t off) { return off == kNone ? nullptr : flat + off; };
+  LayerWeights w;
+  w.ln1_w = at(o.ln1_w), w.ln1_b = at(o.ln1_b);
+  w.attn = MultiHeadWeights{at(o.wq), at(o.wk), at(o.wv), at(o.wo), at(o.bq), at(o.bk), at(o.bv), at(o.bo)};
+  w.ln2_w = at(o.ln2_w), w.ln2_b = at(o.ln2_b);
+  w.mlp = FeedForwardWeights{at(o.w_in), at(o.b_in), at(o.w_out), at(o.b_out)};
+  return w;
+}
+
+Status Gpt::Impl::embed(const char* op, const int* ids, size_t B, size_t T, size_t pos0, float* x) {
+  const float* p = P();
+  ATTNLAB_CHECK(wrap(op, "embed", embedding_forward(p + o_wte, V, D, ids, B * T, x)));
+  for (size_t b = 0; b < B; ++b) add_inplace(x + b * T * D, p + o_wpe + pos0 * D, T * D);
+  return Status::Ok();
+}
+
+Status Gpt::Impl::unembed(const char* op, const float* x, size_t rows, float* ln_out, float* mean, float* rstd,
+                          float* logits_out, float* probs_out) {
+  const float* p = P();
+  if (ln) {
+    ATTNLAB_CHECK(wrap(op, "ln_final", layer_norm_forward(x, rows, D, p + o_lnf_w, p + o_lnf_b, c.ln_eps, ln_out,
+                                                          mean, rstd)));
+    x = ln_out;
+  }
+  return wrap(op, "unembed", output_head_forward(x, rows, p + o_wte, V, D, p + o_bu, 1.0f, logits_out, probs_out));
 }
 
 // The activation workspace for (B, T), in the order the forward fills it.
@@ -407,25 +266,6 @@ Status Gpt::Impl::ensure_workspace(const char* op, size_t B, size_t T) {
   return Status::Ok();
 }
 
-// heads [rows, D]: head h of layer l's columns [h·dk, (h+1)·dk) times its scale.
-void Gpt::Impl::scale_heads(size_t l, float* heads, size_t rows) {
-  const float* s = head_scale.data() + l * H;
-  for (size_t r = 0; r < rows; ++r)
-    for (size_t h = 0; h < H; ++h) {
-      float* x = heads + r * D + h * dk;
-      for (size_t j = 0; j < dk; ++j) x[j] *= s[h];
-    }
-}
-
-// out [rows, D] = heads·W_O + b_O (the output projection recomputed after the head scales, and the
-// KV cache's one row).
-Status Gpt::Impl::attention_out(size_t l, float* heads, size_t rows, float* out) {
-  const float* p = P();
-  ATTNLAB_CHECK(weighted_sum_forward(heads, p + lo[l].wo, rows, D, D, out));
-  add_bias_rows(out, rows, D, p + lo[l].bo);
-  return Status::Ok();
-}
-
 Status Gpt::Impl::run_forward(const char* op, const int* ids, const int* targets, size_t B, size_t T,
                               bool use_scales, float* loss) {
   valid = false;
@@ -447,51 +287,16 @@ Status Gpt::Impl::run_forward(const char* op, const int* ids, const int* targets
   const float* p = P();
 
   // x = W_E[ids] + W_pos[0:T]
-  ATTNLAB_CHECK(wrap(op, "embed", embedding_forward(p + o_wte, V, D, ids, N, acts[0].x_in)));
-  for (size_t b = 0; b < B; ++b) add_inplace(acts[0].x_in + b * T * D, p + o_wpe, T * D);
-
+  ATTNLAB_CHECK(embed(op, ids, B, T, 0, acts[0].x_in));
+  LayerRows rows;
+  rows.batch = B;
+  rows.t = T;
   for (size_t l = 0; l < L; ++l) {
-    LayerActs& a = acts[l];
-    const LayerOffsets& w = lo[l];
-    float* x_next = l + 1 < L ? acts[l + 1].x_in : x_final;
-    if (ln)
-      ATTNLAB_CHECK(wrap(op, "ln1", l, layer_norm_forward(a.x_in, N, D, p + w.ln1_w, p + w.ln1_b, c.ln_eps,
-                                                         a.ln1, a.ln1_mean, a.ln1_rstd)));
-    // Causal self-attention, one sequence at a time: sequence b's weights [H, T, T] land at
-    // att + b·H·T·T, which makes att [B, H, T, T].
-    MultiHeadArgs ma{};
-    ma.d_model = D;
-    ma.heads = H;
-    ma.w = MultiHeadWeights{p + w.wq, p + w.wk, p + w.wv, p + w.wo, p + w.bq, p + w.bk, p + w.bv, p + w.bo};
-    ma.mask = Mask::Causal();
-    for (size_t b = 0; b < B; ++b) {
-      const size_t r = b * T * D;
-      ma.x = a.ln1 + r;
-      ma.t_q = ma.t_k = T;
-      MultiHeadOutputs mo{a.q + r, a.k + r, a.v + r, nullptr, a.att + b * H * T * T, a.heads + r, a.attn_out + r};
-      ATTNLAB_CHECK(wrap(op, "attention", l, multihead_attention_forward(ma, mo)));
-    }
-    if (scaled) {
-      scale_heads(l, a.heads, N);
-      ATTNLAB_CHECK(wrap(op, "attention output", l, attention_out(l, a.heads, N, a.attn_out)));
-    }
-    float* after_attn = mlp ? a.mid : x_next;
-    for (size_t i = 0; i < N * D; ++i) after_attn[i] = a.x_in[i] + a.attn_out[i];
-    if (mlp) {
-      if (ln)
-        ATTNLAB_CHECK(wrap(op, "ln2", l, layer_norm_forward(a.mid, N, D, p + w.ln2_w, p + w.ln2_b, c.ln_eps,
-                                                           a.ln2, a.ln2_mean, a.ln2_rstd)));
-      const FeedForwardWeights fw{p + w.w_in, p + w.b_in, p + w.w_out, p + w.b_out};
-      ATTNLAB_CHECK(wrap(op, "mlp", l, feed_forward_forward(a.ln2, N, D, F, fw, c.activation,
-                                                           FeedForwardOutputs{a.pre, a.act, a.ffn_out})));
-      for (size_t i = 0; i < N * D; ++i) x_next[i] = a.mid[i] + a.ffn_out[i];
-    }
+    rows.head_scale = scaled ? layer_head_scale(l) : nullptr;
+    ATTNLAB_CHECK(layer_forward(op, l, layer, layer_weights(l, p), rows, acts[l], l + 1 < L ? acts[l + 1].x_in : x_final));
   }
-  if (ln)
-    ATTNLAB_CHECK(wrap(op, "ln_final", layer_norm_forward(x_final, N, D, p + o_lnf_w, p + o_lnf_b, c.ln_eps, lnf,
-                                                          lnf_mean, lnf_rstd)));
   // logits = LN_final(x)·W_Eᵀ + b_U (output_head_forward's probs are overwritten by the loss's)
-  ATTNLAB_CHECK(wrap(op, "unembed", output_head_forward(lnf, N, p + o_wte, V, D, p + o_bu, 1.0f, logits, probs)));
+  ATTNLAB_CHECK(unembed(op, x_final, N, lnf, lnf_mean, lnf_rstd, logits, probs));
   if (targets) {
     float l = 0.0f;
     ATTNLAB_CHECK(wrap(op, "loss", softmax_cross_entropy_forward(logits, N, V, targets, probs, &l, losses)));
@@ -528,18 +333,19 @@ Status Gpt::Impl::run_backward(const char* op) {
     ATTNLAB_CHECK(wrap(op, "unembed", output_head_backward(x_final, N, p + o_wte, V, D, dlogits, dres, g + o_wte,
                                                            g + o_bu)));
   }
+  // The gradients' views are the parameters' views into G() (writable: G() is this model's).
+  auto mut = [](const float* x) { return const_cast<float*>(x); };
   for (size_t l = L; l-- > 0;) {
     LayerActs& a = acts[l];
-    const LayerOffsets& w = lo[l];
+    const LayerWeights w = layer_weights(l, p), gw = layer_weights(l, g);
     if (mlp) {
       std::memset(dtmp, 0, N * D * sizeof(float));
-      const FeedForwardWeights fw{p + w.w_in, p + w.b_in, p + w.w_out, p + w.b_out};
-      const FeedForwardGrads fg{g + w.w_in, g + w.b_in, g + w.w_out, g + w.b_out};
-      ATTNLAB_CHECK(wrap(op, "mlp", l, feed_forward_backward(a.ln2, N, D, F, fw, c.activation, a.pre, a.act, dres,
+      const FeedForwardGrads fg{mut(gw.mlp.w1), mut(gw.mlp.b1), mut(gw.mlp.w2), mut(gw.mlp.b2)};
+      ATTNLAB_CHECK(wrap(op, "mlp", l, feed_forward_backward(a.ln2, N, D, F, w.mlp, c.activation, a.pre, a.act, dres,
                                                             dtmp, fg, ffn_scratch)));
       if (ln)
-        ATTNLAB_CHECK(wrap(op, "ln2", l, layer_norm_backward(a.mid, N, D, p + w.ln2_w, a.ln2_mean, a.ln2_rstd, dtmp,
-                                                            dres, g + w.ln2_w, g + w.ln2_b)));
+        ATTNLAB_CHECK(wrap(op, "ln2", l, layer_norm_backward(a.mid, N, D, w.ln2_w, a.ln2_mean, a.ln2_rstd, dtmp,
+                                                            dres, mut(gw.ln2_w), mut(gw.ln2_b))));
       else
         ATTNLAB_CHECK(wrap(op, "mlp", l, residual_backward(dtmp, N * D, dres, nullptr)));
     }
@@ -547,11 +353,11 @@ Status Gpt::Impl::run_backward(const char* op) {
     MultiHeadArgs ma{};
     ma.d_model = D;
     ma.heads = H;
-    ma.w = MultiHeadWeights{p + w.wq, p + w.wk, p + w.wv, p + w.wo, p + w.bq, p + w.bk, p + w.bv, p + w.bo};
+    ma.w = w.attn;
     ma.mask = Mask::Causal();
     MultiHeadGrads mg;
-    mg.dwq = g + w.wq, mg.dwk = g + w.wk, mg.dwv = g + w.wv, mg.dwo = g + w.wo;
-    mg.dbq = g + w.bq, mg.dbk = g + w.bk, mg.dbv = g + w.bv, mg.dbo = g + w.bo;
+    mg.dwq = mut(gw.attn.wq), mg.dwk = mut(gw.attn.wk), mg.dwv = mut(gw.attn.wv), mg.dwo = mut(gw.attn.wo);
+    mg.dbq = mut(gw.attn.bq), mg.dbk = mut(gw.attn.bk), mg.dbv = mut(gw.attn.bv), mg.dbo = mut(gw.attn.bo);
     for (size_t b = 0; b < B; ++b) {
       const size_t r = b * T * D;
       ma.x = a.ln1 + r;
@@ -562,8 +368,8 @@ Status Gpt::Impl::run_backward(const char* op) {
       ATTNLAB_CHECK(wrap(op, "attention", l, multihead_attention_backward(ma, saved, dres + r, mg, mha_ws)));
     }
     if (ln)
-      ATTNLAB_CHECK(wrap(op, "ln1", l, layer_norm_backward(a.x_in, N, D, p + w.ln1_w, a.ln1_mean, a.ln1_rstd, dtmp,
-                                                          dres, g + w.ln1_w, g + w.ln1_b)));
+      ATTNLAB_CHECK(wrap(op, "ln1", l, layer_norm_backward(a.x_in, N, D, w.ln1_w, a.ln1_mean, a.ln1_rstd, dtmp,
+                                                          dres, mut(gw.ln1_w), mut(gw.ln1_b))));
     else
       ATTNLAB_CHECK(wrap(op, "attention", l, residual_backward(dtmp, N * D, dres, nullptr)));
   }
@@ -571,190 +377,6 @@ Status Gpt::Impl::run_backward(const char* op) {
   ATTNLAB_CHECK(wrap(op, "embed", embedding_backward(ids, N, V, D, dres, g + o_wte)));
   for (size_t b = 0; b < B; ++b) add_inplace(g + o_wpe, dres + b * T * D, T * D);
   return Status::Ok();
-}
-
-// ---- Sampling with a KV cache --------------------------------------------------------------------------
-
-Status Gpt::Impl::ensure_gen() {
-  if (gen) return Status::Ok();
-  constexpr const char* op = "generate";
-  auto plan = [&](Carve& k) {
-    for (size_t l = 0; l < L; ++l) {
-      kc[l] = k.take(C, D);
-      vc[l] = k.take(C, D);
-    }
-    g_x = k.take(C, D);
-    g_h = k.take(C, D);
-    g_q = k.take(C, D);
-    g_att = k.take(H, C, C);
-    g_heads = k.take(C, D);
-    g_ao = k.take(C, D);
-    g_pre = mlp ? k.take(C, F) : nullptr;
-    g_act = mlp ? k.take(C, F) : nullptr;
-    g_fo = mlp ? k.take(C, D) : nullptr;
-    g_mean = k.take(C);
-    g_rstd = k.take(C);
-    g_logits = k.take(V);
-    g_probs = k.take(V);
-  };
-  kc.assign(L, nullptr);
-  vc.assign(L, nullptr);
-  Carve size;
-  plan(size);
-  // The token window [C] and the order [V] (ints), the sampling weights [V] (doubles): C, V ≤ 2^16.
-  const size_t aux = V * sizeof(double) + (C + V) * sizeof(int);
-  if (!size.fits())
-    return fail(op, "the KV cache for context = " + std::to_string(C) + " is too large, expected a cache that fits in memory");
-  gen = static_cast<float*>(std::malloc(size.total * sizeof(float)));
-  gen_aux = static_cast<unsigned char*>(std::malloc(aux));
-  if (!gen || !gen_aux) {
-    std::free(gen);
-    std::free(gen_aux);
-    gen = nullptr;
-    gen_aux = nullptr;
-    return fail(op, "could not get " + mib(size.total * sizeof(float) + aux) +
-                        " MiB for the KV cache, expected a smaller model or context");
-  }
-  Carve place;
-  place.base = gen;
-  plan(place);
-  g_weight = reinterpret_cast<double*>(gen_aux);
-  g_window = reinterpret_cast<int*>(gen_aux + V * sizeof(double));
-  g_order = g_window + C;
-  return Status::Ok();
-}
-
-// Runs window[0:r] (positions 0 … r−1) through the model with the same ops as forward(), filling
-// each layer's cache rows 0 … r−1; with want_logits, g_logits = the last row's logits.
-Status Gpt::Impl::prefill(const int* window, size_t r, bool want_logits) {
-  constexpr const char* op = "generate";
-  const float* p = P();
-  ATTNLAB_CHECK(wrap(op, "embed", embedding_forward(p + o_wte, V, D, window, r, g_x)));
-  add_inplace(g_x, p + o_wpe, r * D);
-  for (size_t l = 0; l < L; ++l) {
-    const LayerOffsets& w = lo[l];
-    const float* h = g_x;
-    if (ln) {
-      ATTNLAB_CHECK(wrap(op, "ln1", l, layer_norm_forward(g_x, r, D, p + w.ln1_w, p + w.ln1_b, c.ln_eps, g_h)));
-      h = g_h;
-    }
-    MultiHeadArgs ma{};
-    ma.x = h;
-    ma.t_q = ma.t_k = r;
-    ma.d_model = D;
-    ma.heads = H;
-    ma.w = MultiHeadWeights{p + w.wq, p + w.wk, p + w.wv, p + w.wo, p + w.bq, p + w.bk, p + w.bv, p + w.bo};
-    ma.mask = Mask::Causal();
-    const MultiHeadOutputs mo{g_q, kc[l], vc[l], nullptr, g_att, g_heads, g_ao};
-    ATTNLAB_CHECK(wrap(op, "attention", l, multihead_attention_forward(ma, mo)));
-    if (ablated) {
-      scale_heads(l, g_heads, r);
-      ATTNLAB_CHECK(wrap(op, "attention output", l, attention_out(l, g_heads, r, g_ao)));
-    }
-    add_inplace(g_x, g_ao, r * D);
-    if (mlp) {
-      h = g_x;
-      if (ln) {
-        ATTNLAB_CHECK(wrap(op, "ln2", l, layer_norm_forward(g_x, r, D, p + w.ln2_w, p + w.ln2_b, c.ln_eps, g_h)));
-        h = g_h;
-      }
-      const FeedForwardWeights fw{p + w.w_in, p + w.b_in, p + w.w_out, p + w.b_out};
-      ATTNLAB_CHECK(wrap(op, "mlp", l, feed_forward_forward(h, r, D, F, fw, c.activation,
-                                                           FeedForwardOutputs{g_pre, g_act, g_fo})));
-      add_inplace(g_x, g_fo, r * D);
-    }
-  }
-  if (!want_logits) return Status::Ok();
-  const float* last = g_x + (r - 1) * D;
-  if (ln) {
-    ATTNLAB_CHECK(wrap(op, "ln_final", layer_norm_forward(last, 1, D, p + o_lnf_w, p + o_lnf_b, c.ln_eps, g_h)));
-    last = g_h;
-  }
-  return wrap(op, "unembed", output_head_forward(last, 1, p + o_wte, V, D, p + o_bu, 1.0f, g_logits, g_probs));
-}
-
-// Token tok at position p, the cache holding rows 0 … p−1 of every layer: one row per layer. Its
-// query attends over the p + 1 cached keys of its head (the cache rows are the causal mask).
-Status Gpt::Impl::one_row(int tok, size_t pos) {
-  constexpr const char* op = "generate";
-  const float* pr = P();
-  float* x = g_x;  // [1, D]
-  ATTNLAB_CHECK(wrap(op, "embed", embedding_forward(pr + o_wte, V, D, &tok, 1, x)));
-  add_inplace(x, pr + o_wpe + pos * D, D);
-  const float scale = 1.0f / std::sqrt(static_cast<float>(dk));  // multiHeadAttention's default
-  for (size_t l = 0; l < L; ++l) {
-    const LayerOffsets& w = lo[l];
-    const float* h = x;
-    if (ln) {
-      ATTNLAB_CHECK(wrap(op, "ln1", l, layer_norm_forward(x, 1, D, pr + w.ln1_w, pr + w.ln1_b, c.ln_eps, g_h)));
-      h = g_h;
-    }
-    // q, and this position's k and v straight into the cache: x·W + b for one row.
-    float* krow = kc[l] + pos * D;
-    float* vrow = vc[l] + pos * D;
-    const struct { size_t wt, bias; float* out; } proj[] = {{w.wq, w.bq, g_q}, {w.wk, w.bk, krow}, {w.wv, w.bv, vrow}};
-    for (const auto& pj : proj) {
-      ATTNLAB_CHECK(wrap(op, "attention projection", l, weighted_sum_forward(h, pr + pj.wt, 1, D, D, pj.out)));
-      add_inplace(pj.out, pr + pj.bias, D);
-    }
-    for (size_t hh = 0; hh < H; ++hh) {
-      const AttentionArgs aa{g_q + hh * dk, D, kc[l] + hh * dk, D, vc[l] + hh * dk, D, 1, pos + 1, dk, dk, scale,
-                             Mask::None()};
-      AttentionOutputs ao;
-      ao.weights = g_att;
-      ao.out = g_heads + hh * dk;
-      ao.ldo = D;
-      ATTNLAB_CHECK(wrap(op, "attention", l, attention_forward(aa, ao)));
-    }
-    if (ablated) scale_heads(l, g_heads, 1);
-    ATTNLAB_CHECK(wrap(op, "attention output", l, attention_out(l, g_heads, 1, g_ao)));
-    add_inplace(x, g_ao, D);
-    if (mlp) {
-      h = x;
-      if (ln) {
-        ATTNLAB_CHECK(wrap(op, "ln2", l, layer_norm_forward(x, 1, D, pr + w.ln2_w, pr + w.ln2_b, c.ln_eps, g_h)));
-        h = g_h;
-      }
-      const FeedForwardWeights fw{pr + w.w_in, pr + w.b_in, pr + w.w_out, pr + w.b_out};
-      ATTNLAB_CHECK(wrap(op, "mlp", l, feed_forward_forward(h, 1, D, F, fw, c.activation,
-                                                           FeedForwardOutputs{g_pre, g_act, g_fo})));
-      add_inplace(x, g_fo, D);
-    }
-  }
-  const float* last = x;
-  if (ln) {
-    ATTNLAB_CHECK(wrap(op, "ln_final", layer_norm_forward(x, 1, D, pr + o_lnf_w, pr + o_lnf_b, c.ln_eps, g_h)));
-    last = g_h;
-  }
-  return wrap(op, "unembed", output_head_forward(last, 1, pr + o_wte, V, D, pr + o_bu, 1.0f, g_logits, g_probs));
-}
-
-// The next token from g_logits: temperature 0 → the first argmax; else a draw from
-// softmax(logits/temperature) over the top_k largest logits (ties: the lower id first), weights
-// exp((l − max)/T) in double, summed in that order, one uniform from rng.
-int Gpt::Impl::sample(const GptSampling& s, SplitMix64& rng) {
-  const float* lg = g_logits;
-  if (s.temperature == 0.0f) return static_cast<int>(argmax(lg, V));
-  size_t k = s.top_k == 0 || s.top_k > V ? V : s.top_k;
-  for (size_t i = 0; i < V; ++i) g_order[i] = static_cast<int>(i);
-  if (k < V)
-    std::partial_sort(g_order, g_order + k, g_order + V, [lg](int a, int b) {
-      return lg[a] > lg[b] || (lg[a] == lg[b] && a < b);  // a strict total order: the same k on every build
-    });
-  float mx = lg[g_order[0]];
-  for (size_t i = 1; i < k; ++i) mx = std::max(mx, lg[g_order[i]]);
-  double total = 0.0;
-  for (size_t i = 0; i < k; ++i) {
-    g_weight[i] = std::exp((static_cast<double>(lg[g_order[i]]) - mx) / s.temperature);
-    total += g_weight[i];
-  }
-  const double u = rng.uniform() * total;
-  double acc = 0.0;
-  for (size_t i = 0; i < k; ++i) {
-    acc += g_weight[i];
-    if (u < acc) return g_order[i];
-  }
-  return g_order[k - 1];  // u rounded up to the total
 }
 
 // ---- Gpt -------------------------------------------------------------------------------------------------
@@ -779,6 +401,7 @@ Status Gpt::create(const GptConfig& cfg, std::unique_ptr<Gpt>* out) {
   s.F = s.c.d_ff;
   s.ln = cfg.layer_norm;
   s.mlp = !cfg.attention_only;
+  s.layer = LayerConfig{s.D, s.H, s.F, s.ln, s.mlp, s.c.activation, s.c.ln_eps};
   s.build_table();
   // check_gpt_config bounds n by kMaxGptParams = 2^26: 4n floats fit in size_t even on wasm32.
   s.block = static_cast<float*>(std::calloc(4 * s.n, sizeof(float)));
@@ -895,43 +518,6 @@ Status Gpt::train_step(const int* ids, const int* targets, size_t batch, size_t 
     ATTNLAB_CHECK(wrap(op, "adamw", adamw_step(s.P() + tt.offset, s.G() + tt.offset, s.M() + tt.offset,
                                                s.Vm() + tt.offset, tt.size(), step, tt.rank == 2 ? decayed : plain)));
   s.steps = step;
-  return Status::Ok();
-}
-
-Status Gpt::generate(const int* prompt, size_t n, size_t steps, const GptSampling& smp, int* out) {
-  constexpr const char* op = "generate";
-  Impl& s = *impl_;
-  if (n < 1 || n > s.C)
-    return fail(op, "n is " + std::to_string(n) + ", expected a prompt length in [1, context = " + std::to_string(s.C) + "]");
-  ATTNLAB_CHECK(check_tokens(op, "prompt", prompt, n, s.V));
-  if (!(std::isfinite(smp.temperature) && smp.temperature >= 0.0f))
-    return fail(op, "temperature is " + detail::value_str(smp.temperature) +
-                        ", expected a finite number ≥ 0 (0: greedy)");
-  if (smp.top_k > s.V)
-    return fail(op, "topK is " + std::to_string(smp.top_k) + ", expected an integer in [0, vocab = " +
-                        std::to_string(s.V) + "] (0: the whole vocabulary)");
-  if (steps == 0) return Status::Ok();
-  if (!out) return fail(op, "out is missing");
-  ATTNLAB_CHECK(s.ensure_gen());
-  SplitMix64 rng{smp.seed};
-  int* window = s.g_window;
-  std::memcpy(window, prompt, n * sizeof(int));
-  size_t len = n;
-  ATTNLAB_CHECK(s.prefill(window, len, true));
-  for (size_t i = 0; i < steps; ++i) {
-    const int tok = s.sample(smp, rng);
-    out[i] = tok;
-    if (i + 1 == steps) break;
-    if (len == s.C) {
-      // Learned positions end at C − 1: keep the last C − 1 tokens, at positions 0 … C − 2.
-      std::memmove(window, window + 1, (s.C - 1) * sizeof(int));
-      len = s.C - 1;
-      if (len > 0) ATTNLAB_CHECK(s.prefill(window, len, false));
-    }
-    window[len] = tok;
-    ATTNLAB_CHECK(s.one_row(tok, len));
-    ++len;
-  }
   return Status::Ok();
 }
 

@@ -1,0 +1,109 @@
+// The Transformer layer of layer.h: the same op calls, in the same order, for the training forward,
+// the prefill and the decode, so the three agree to the bit where they did before.
+#include "layer.h"
+
+#include <cmath>
+#include <string>
+
+#include "../ops/check.h"
+#include "common.h"
+
+namespace attnlab::model {
+
+namespace {
+
+// heads [rows, D]: head h's columns [h·dk, (h+1)·dk) times scale[h].
+void scale_heads(const float* scale, size_t H, size_t dk, float* heads, size_t rows) {
+  const size_t D = H * dk;
+  for (size_t r = 0; r < rows; ++r)
+    for (size_t h = 0; h < H; ++h) {
+      float* x = heads + r * D + h * dk;
+      for (size_t j = 0; j < dk; ++j) x[j] *= scale[h];
+    }
+}
+
+// out [rows, D] = heads·W_O + b_O: the output projection after the head scales, and the decode's.
+Status attention_out(const MultiHeadWeights& w, const float* heads, size_t rows, size_t D, float* out) {
+  ATTNLAB_CHECK(weighted_sum_forward(heads, w.wo, rows, D, D, out));
+  add_bias_rows(out, rows, D, w.bo);
+  return Status::Ok();
+}
+
+// The cache holds `past` ≥ 1 rows: the t new rows' q, k, v are x·W + b (k, v straight into the
+// cache), then row i's query attends, head by head, over the past + i + 1 cached keys (the cache
+// rows are the causal mask).
+Status decode_attention(const char* op, size_t l, const LayerConfig& c, const MultiHeadWeights& w, size_t t,
+                        KvCache& cache, const LayerActs& a) {
+  const size_t D = c.d_model, H = c.heads, dk = D / H, past = cache.length;
+  float* K = cache.keys(l);
+  float* V = cache.values(l);
+  const struct { const float *wt, *bias; float* out; } proj[] = {
+      {w.wq, w.bq, a.q}, {w.wk, w.bk, K + past * D}, {w.wv, w.bv, V + past * D}};
+  for (const auto& pj : proj) {
+    ATTNLAB_CHECK(wrap(op, "attention projection", l, weighted_sum_forward(a.ln1, pj.wt, t, D, D, pj.out)));
+    add_bias_rows(pj.out, t, D, pj.bias);
+  }
+  const float scale = 1.0f / std::sqrt(static_cast<float>(dk));  // multiHeadAttention's default
+  for (size_t i = 0; i < t; ++i)
+    for (size_t h = 0; h < H; ++h) {
+      const AttentionArgs aa{a.q + i * D + h * dk, D, K + h * dk, D, V + h * dk, D, 1, past + i + 1, dk, dk, scale,
+                             Mask::None()};
+      AttentionOutputs ao;
+      ao.weights = a.att;
+      ao.out = a.heads + i * D + h * dk;
+      ao.ldo = D;
+      ATTNLAB_CHECK(wrap(op, "attention", l, attention_forward(aa, ao)));
+    }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status layer_forward(const char* op, size_t l, const LayerConfig& c, const LayerWeights& w, const LayerRows& r,
+                     const LayerActs& a, float* x_out) {
+  const size_t D = c.d_model, H = c.heads, T = r.t, N = r.batch * T;
+  if (r.cache ? r.batch != 1 || (!r.decode && r.cache->length != 0) : r.decode)
+    return fail(op, "layer " + std::to_string(l) + " attention: a KV cache holds one sequence, expected batch 1, "
+                    "an empty cache for a prefill and a cache for a decode");
+  if (c.layer_norm)
+    ATTNLAB_CHECK(wrap(op, "ln1", l, layer_norm_forward(a.x_in, N, D, w.ln1_w, w.ln1_b, c.ln_eps, a.ln1, a.ln1_mean,
+                                                       a.ln1_rstd)));
+  if (r.decode) {
+    ATTNLAB_CHECK(decode_attention(op, l, c, w.attn, T, *r.cache, a));
+    if (r.head_scale) scale_heads(r.head_scale, H, D / H, a.heads, T);
+    ATTNLAB_CHECK(wrap(op, "attention output", l, attention_out(w.attn, a.heads, T, D, a.attn_out)));
+  } else {
+    // Causal self-attention, one sequence at a time: sequence b's weights [H, T, T] land at
+    // att + b·H·T·T, which makes att [B, H, T, T]. An empty cache takes the keys and values.
+    float* K = r.cache ? r.cache->keys(l) : a.k;
+    float* V = r.cache ? r.cache->values(l) : a.v;
+    MultiHeadArgs ma{};
+    ma.d_model = D;
+    ma.heads = H;
+    ma.w = w.attn;
+    ma.mask = Mask::Causal();
+    for (size_t b = 0; b < r.batch; ++b) {
+      const size_t o = b * T * D;
+      ma.x = a.ln1 + o;
+      ma.t_q = ma.t_k = T;
+      const MultiHeadOutputs mo{a.q + o, K + o, V + o, nullptr, a.att + b * H * T * T, a.heads + o, a.attn_out + o};
+      ATTNLAB_CHECK(wrap(op, "attention", l, multihead_attention_forward(ma, mo)));
+    }
+    if (r.head_scale) {
+      scale_heads(r.head_scale, H, D / H, a.heads, N);
+      ATTNLAB_CHECK(wrap(op, "attention output", l, attention_out(w.attn, a.heads, N, D, a.attn_out)));
+    }
+  }
+  float* after_attn = c.mlp ? a.mid : x_out;
+  for (size_t i = 0; i < N * D; ++i) after_attn[i] = a.x_in[i] + a.attn_out[i];
+  if (!c.mlp) return Status::Ok();
+  if (c.layer_norm)
+    ATTNLAB_CHECK(wrap(op, "ln2", l, layer_norm_forward(a.mid, N, D, w.ln2_w, w.ln2_b, c.ln_eps, a.ln2, a.ln2_mean,
+                                                       a.ln2_rstd)));
+  ATTNLAB_CHECK(wrap(op, "mlp", l, feed_forward_forward(a.ln2, N, D, c.d_ff, w.mlp, c.activation,
+                                                       FeedForwardOutputs{a.pre, a.act, a.ffn_out})));
+  for (size_t i = 0; i < N * D; ++i) x_out[i] = a.mid[i] + a.ffn_out[i];
+  return Status::Ok();
+}
+
+}  // namespace attnlab::model

@@ -458,3 +458,41 @@ TEST(Kernels, NegSqDistSimdMatchesScalar) {
     EXPECT_EQ(s[4], -4.0f);
   }
 }
+
+// The column maxima of |x| (attention overflow bounds): the SIMD twin gives the same bits as the scalar
+// reference (compared as bit patterns, so NaN payloads too), at strided views of every width that
+// reaches the 16-, 4- and 1-column paths, accumulating into maxima that start non-zero (and negative:
+// their absolute value counts). Finite values are the exact maxima; a NaN shows as NaN, a ±∞ as +∞.
+TEST(Kernels, ColumnMaxAbsSimdMatchesScalar) {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  for (size_t rows : kSizes)
+    for (size_t cols : {size_t{1}, size_t{3}, size_t{4}, size_t{5}, size_t{15}, size_t{16}, size_t{17},
+                        size_t{20}, size_t{33}, size_t{67}})
+      for (int special = 0; special < 4; ++special) {
+        const size_t ld = cols + 3;
+        auto x = random_vec(rows * ld, 40 + rows * 7 + cols, -3.0f, 3.0f);
+        // special 1: a NaN, 2: a −∞ and a +∞, 3: a NaN and a +∞ in the same column.
+        const size_t r1 = rows / 2, c1 = cols / 3, r2 = rows - 1;
+        if (special == 1) x[r1 * ld + c1] = -nan;
+        if (special == 2) { x[r1 * ld + c1] = -inf; x[r2 * ld + cols - 1] = inf; }
+        if (special == 3) { x[r1 * ld + c1] = inf; x[r2 * ld + c1] = nan; }
+        const auto init = random_vec(cols, 7 + cols, -0.5f, 0.5f);
+        Guarded ref(cols), simd(cols);
+        std::copy(init.begin(), init.end(), ref.data());
+        std::copy(init.begin(), init.end(), simd.data());
+        k::column_max_abs_f32_scalar(rows, cols, x.data(), ld, ref.data());
+        k::column_max_abs_f32_wasmsimd(rows, cols, x.data(), ld, simd.data());
+        ASSERT_TRUE(ref.intact(cols) && simd.intact(cols)) << rows << "x" << cols;
+        ASSERT_EQ(std::memcmp(ref.data(), simd.data(), cols * sizeof(float)), 0) << rows << "x" << cols << " special " << special;
+        for (size_t c = 0; c < cols; ++c) {
+          float want = std::fabs(init[c]);
+          bool has_nan = false;
+          for (size_t r = 0; r < rows; ++r) {
+            has_nan |= std::isnan(x[r * ld + c]);
+            want = std::fmax(want, std::fabs(x[r * ld + c]));
+          }
+          if (has_nan) EXPECT_TRUE(std::isnan(ref.data()[c])) << c;
+          else EXPECT_EQ(ref.data()[c], want) << rows << "x" << cols << " column " << c;
+        }
+      }
+}

@@ -66,6 +66,31 @@ struct MultiHeadWeights {
   const float *wq, *wk, *wv, *wo;                           // [D, D]
   const float *bq = nullptr, *bk = nullptr, *bv = nullptr, *bo = nullptr;  // [D]
 };
+// What the overflow bounds need to know of fixed weights, computed once by a holder of the weights
+// (a layer) instead of on every call. Every call bounds its output projection Concat(heads)·W_O + b_O
+// by the maxima of V, W_O and b_O, which needs max|wo| (dModel² values read); given these, a call
+// reads none of W_O for that. They only decide the common case: when they cannot show the output
+// within float32 range, the call computes the exact per-column bound (docs/hardening.md) as without
+// them, so refusals and messages are the same with or without them.
+//   MultiHeadWeightBounds wb = multihead_weight_bounds(weights, d_model);  // once, after (re)setting them
+//   MultiHeadArgs a{…, weights, …};  a.weight_bounds = &wb;               // on every call
+// They belong to the arrays they were computed from: wo, bo and d_model are recorded, and a call
+// whose a.w.wo, a.w.bo or a.d_model differ ignores them and computes its own. Recompute them after
+// writing new values into the same arrays: stale bounds cannot make a call return NaN or ±∞ (its
+// results are still checked), but they can let through a call the exact bound would refuse — it then
+// returns finite numbers, or fails after computing with the result check's message ("output[i] is
+// Infinity after a float32 overflow, …").
+// Unchecked: wo may be nullptr (the bounds then never apply); NaN or ±∞ in wo or bo are recorded and
+// the call names them as without bounds.
+struct MultiHeadWeightBounds {
+  const float* wo = nullptr;  // the W_O [D, D] and b_O [D] (or nullptr) they describe
+  const float* bo = nullptr;
+  size_t d_model = 0;
+  float wo_abs_max = 0.0f;    // max |wo[d, c]| (NaN or +∞ when wo holds a NaN or ±∞)
+  float bo_abs_max = 0.0f;    // max |bo[c]|, 0 without bo
+};
+MultiHeadWeightBounds multihead_weight_bounds(const MultiHeadWeights& w, size_t d_model);
+
 struct MultiHeadArgs {
   const float* x; size_t t_q;
   const float* context; size_t t_k;
@@ -75,6 +100,8 @@ struct MultiHeadArgs {
   float scale = 0.0f;
   bool rope = false; float rope_base = 10000.0f;
   bool alibi = false;
+  // Bounds of w precomputed by multihead_weight_bounds(w, d_model), or nullptr: computed per call.
+  const MultiHeadWeightBounds* weight_bounds = nullptr;
 };
 struct MultiHeadOutputs {
   float *q, *k, *v;          // [t_q, D], [t_k, D], [t_k, D] (q, k after RoPE when rope is on)

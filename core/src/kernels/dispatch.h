@@ -73,6 +73,10 @@ inline void neg_sq_dist_nt_f32(size_t m, size_t n, size_t k, const float* a, siz
   ATTNLAB_KERNEL(neg_sq_dist_nt_f32)(m, n, k, a, lda, b, ldb, s, lds);
 }
 
+inline void column_max_abs_f32(size_t rows, size_t cols, const float* x, size_t ldx, float* colmax) {
+  ATTNLAB_KERNEL(column_max_abs_f32)(rows, cols, x, ldx, colmax);
+}
+
 inline size_t first_non_finite_f32(const float* x, size_t n, bool allow_neg_inf) {
   return ATTNLAB_KERNEL(first_non_finite_f32)(x, n, allow_neg_inf);
 }

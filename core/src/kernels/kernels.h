@@ -123,6 +123,13 @@ void neg_sq_dist_nt_f32_scalar(size_t m, size_t n, size_t k, const float* a, siz
 void neg_sq_dist_nt_f32_wasmsimd(size_t m, size_t n, size_t k, const float* a, size_t lda,
                                  const float* b, size_t ldb, float* s, size_t lds);
 
+// Column maxima of |x| for x [rows, cols] (row stride ldx): colmax[c] ← max(|colmax[c]|, max_r |x[r, c]|),
+// accumulating (start from zeros). Compared as bit patterns without the sign, so it is exact and NaN
+// ranks above +∞ above every finite value: a non-finite x shows in its column's maximum. The attention
+// overflow bounds (core/src/ops/check.h) take the maxima of Q, K, V and W_O from it on every call.
+void column_max_abs_f32_scalar(size_t rows, size_t cols, const float* x, size_t ldx, float* colmax);
+void column_max_abs_f32_wasmsimd(size_t rows, size_t cols, const float* x, size_t ldx, float* colmax);
+
 // Index of the first NaN or ±∞ in x[0:n] (−∞ counts as finite when allow_neg_inf: additive masks),
 // n when there is none. Every argument check and every overflow check of a result runs it.
 size_t first_non_finite_f32_scalar(const float* x, size_t n, bool allow_neg_inf);

@@ -96,7 +96,7 @@ Status attention_forward(const AttentionArgs& a, const AttentionOutputs& o) {
   ATTNLAB_CHECK(check_attention(a, o));
   // Scores or outputs that could overflow float32 are refused before computing (check.h), by the same
   // bounds as multi-head attention.
-  ATTNLAB_CHECK(detail::check_score_bound("attention", "", a.q, a.ldq, a.t_q, a.k, a.ldk, a.t_k, a.d_k,
+  ATTNLAB_CHECK(detail::check_score_bound("attention", -1, a.q, a.ldq, a.t_q, a.k, a.ldk, a.t_k, a.d_k,
                                           a.scale, detail::bias_bound(a.mask, a.t_q, a.t_k, a.alibi_slope),
                                           detail::bias_terms(a.mask, a.alibi_slope)));
   ATTNLAB_CHECK(detail::check_values_bound("attention", a.v, a.ldv, a.t_k, a.d_v));

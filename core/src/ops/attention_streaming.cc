@@ -72,9 +72,7 @@ bool attention_head_streaming(const float* q, size_t ldq, const float* k, size_t
   // multiplied by 2^-e before the V product and the final 1/l by 2^e (exact powers of two), so O
   // stays below FLT_MAX/2 and this path overflows exactly when the all-intermediates one does
   // (never, after check_values_bound).
-  float vmax = 0.0f;
-  for (size_t j = 0; j < tk; ++j)
-    for (size_t c = 0; c < dk; ++c) vmax = std::fmax(vmax, std::fabs(v[j * ldv + c]));
+  const float vmax = detail::max_abs(v, ldv, tk, dk);
   const double o_bound = static_cast<double>(vmax) * static_cast<double>(tk) * 2.0 * (1.0 + detail::rounding_margin(tk));
   const int e = o_bound > FLT_MAX ? std::ilogb(o_bound / FLT_MAX) + 1 : 0;
   const float p_scale = std::ldexp(1.0f, -e);
@@ -105,7 +103,8 @@ bool attention_head_streaming(const float* q, size_t ldq, const float* k, size_t
     }
     // head = O / l; a query that sees no key (l = 0) gets 0, as the all-intermediates path.
     for (size_t r = 0; r < br; ++r) {
-      const float inv = l[r] > 0.0f ? std::ldexp(1.0f / l[r], e) : 0.0f;
+      // (ldexp is a library call in WebAssembly: only when there is a power of two to undo)
+      const float inv = l[r] > 0.0f ? (e ? std::ldexp(1.0f / l[r], e) : 1.0f / l[r]) : 0.0f;
       float* dst = out + (i0 + r) * ldo;
       for (size_t c = 0; c < dk; ++c) dst[c] = o[r * dk + c] * inv;
     }

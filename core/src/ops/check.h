@@ -11,6 +11,7 @@
 #include <initializer_list>
 #include <string>
 
+#include "../kernels/dispatch.h"
 #include "attnlab/ops.h"
 
 // Early-return on the first failed check.
@@ -142,11 +143,28 @@ inline double rounding_margin(size_t n) {
   return nu < 0.5 ? nu / (1.0 - nu) : 1.0;
 }
 
-// max over rows of |x[r, c]|: one column at a time (no scratch, the ops never allocate).
-inline double column_max_abs(const float* x, size_t ld, size_t rows, size_t c) {
-  float m = 0.0f;
-  for (size_t r = 0; r < rows; ++r) m = std::fmax(m, std::fabs(x[r * ld + c]));
-  return m;
+// Column maxima of |x| for x [rows, cols] (row stride ld), in chunks of kMaxChunk columns on the stack
+// (the ops never allocate): f(c0, m, n) gets m[0:n] = max_r |x[r, c0 + j]| for j < n. The kernel
+// compares bit patterns, so each maximum is exact (order-independent) and a NaN or ±∞ shows in it.
+inline constexpr size_t kMaxChunk = 64;
+template <class F>
+inline void for_column_max_abs(const float* x, size_t ld, size_t rows, size_t cols, F&& f) {
+  float m[kMaxChunk];
+  for (size_t c0 = 0; c0 < cols; c0 += kMaxChunk) {
+    const size_t n = cols - c0 < kMaxChunk ? cols - c0 : kMaxChunk;
+    for (size_t j = 0; j < n; ++j) m[j] = 0.0f;
+    kernels::column_max_abs_f32(rows, n, x + c0, ld, m);
+    f(c0, static_cast<const float*>(m), n);
+  }
+}
+
+// max |x| over the whole [rows, cols] view (NaN when x holds a NaN, else +∞ when it holds ±∞).
+inline float max_abs(const float* x, size_t ld, size_t rows, size_t cols) {
+  float all = 0.0f;
+  for_column_max_abs(x, ld, rows, cols, [&](size_t, const float* m, size_t n) {
+    kernels::column_max_abs_f32(n, 1, m, 1, &all);  // the chunk's maxima as one column
+  });
+  return all;
 }
 
 // What a mask and ALiBi add to a scaled score, at most: the largest |finite entry| of an additive
@@ -182,33 +200,40 @@ inline std::string bound_str(double x) {
 
 // Scores of one head: |q_i·k_j| ≤ R = Σ_d max_i|q[i, d]|·max_j|k[j, d]| for every pair (i, j),
 // masked or not (raw scores are returned). Refused when the raw scores R or the scaled ones
-// R·scale + bias (bias_bound) could exceed FLT_MAX after float32 rounding. `head` is "" or
-// " of head h". q, k are finite (checked before).
-inline Status check_score_bound(const char* op, const std::string& head, const float* q, size_t ldq,
-                                size_t t_q, const float* k, size_t ldk, size_t t_k, size_t d_k,
-                                float scale, double bias, const char* terms) {
+// R·scale + bias (bias_bound) could exceed FLT_MAX after float32 rounding. head: the head's index,
+// named in the message, or −1 (single-head attention). q, k are finite (checked before). The sum runs
+// over d in order in double, where each float·float product is exact.
+inline Status check_score_bound(const char* op, long head, const float* q, size_t ldq, size_t t_q,
+                                const float* k, size_t ldk, size_t t_k, size_t d_k, float scale,
+                                double bias, const char* terms) {
   double r = 0.0;
-  for (size_t d = 0; d < d_k; ++d) r += column_max_abs(q, ldq, t_q, d) * column_max_abs(k, ldk, t_k, d);
+  for_column_max_abs(q, ldq, t_q, d_k, [&](size_t c0, const float* qm, size_t n) {
+    float km[kMaxChunk] = {};
+    kernels::column_max_abs_f32(t_k, n, k + c0, ldk, km);
+    for (size_t d = 0; d < n; ++d) r += static_cast<double>(qm[d]) * static_cast<double>(km[d]);
+  });
   const double raw = r * (1.0 + rounding_margin(d_k));
   const double scaled = raw * static_cast<double>(scale) * (1.0 + 0x1p-23) + bias;
   if (raw <= FLT_MAX && scaled <= FLT_MAX) return Status::Ok();
   const bool raw_worse = raw > FLT_MAX;  // the raw scores already: name them, whatever the scale
-  return Status::Fail(std::string(op) + ": scores q·kᵀ" + (raw_worse ? "" : "·scale") + head +
+  return Status::Fail(std::string(op) + ": scores q·kᵀ" + (raw_worse ? "" : "·scale") +
+                      (head >= 0 ? " of head " + std::to_string(head) : std::string()) +
                       " can exceed float32 range (bound " + bound_str(raw_worse ? raw : scaled) +
                       "), expected |q|·|k|" + (raw_worse ? "" : "·scale") +
                       (raw_worse ? "" : terms) + " within 3.4e38");
 }
 
 // weights·v is a convex combination of v's rows, so |out| ≤ max|v| up to rounding. Refused when
-// max|v| is within that rounding of FLT_MAX (t_k terms). v is [t_k, d_v] (ldv), finite.
-inline Status check_values_bound(const char* op, const float* v, size_t ldv, size_t t_k, size_t d_v) {
-  float m = 0.0f;
-  for (size_t j = 0; j < t_k; ++j)
-    for (size_t c = 0; c < d_v; ++c) m = std::fmax(m, std::fabs(v[j * ldv + c]));
-  const double bound = static_cast<double>(m) * (1.0 + rounding_margin(t_k));
+// max|v| (vmax, finite) is within that rounding of FLT_MAX (t_k terms).
+inline Status check_values_bound(const char* op, float vmax, size_t t_k) {
+  const double bound = static_cast<double>(vmax) * (1.0 + rounding_margin(t_k));
   if (bound <= FLT_MAX) return Status::Ok();
   return Status::Fail(std::string(op) + ": weights·v can exceed float32 range (bound " + bound_str(bound) +
                       "), expected |v| within " + bound_str(FLT_MAX / (1.0 + rounding_margin(t_k))));
+}
+// The same for v [t_k, d_v] (ldv), finite.
+inline Status check_values_bound(const char* op, const float* v, size_t ldv, size_t t_k, size_t d_v) {
+  return check_values_bound(op, max_abs(v, ldv, t_k, d_v), t_k);
 }
 
 // A nested op's failure reported under the caller's name, so a JS user sees the function they called:

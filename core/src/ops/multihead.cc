@@ -79,6 +79,17 @@ float detail::multihead_scale(const MultiHeadArgs& a) {
   return a.scale > 0.0f ? a.scale : 1.0f / std::sqrt(static_cast<float>(a.d_model / a.heads));
 }
 
+MultiHeadWeightBounds multihead_weight_bounds(const MultiHeadWeights& w, size_t d_model) {
+  MultiHeadWeightBounds b;
+  b.wo = w.wo;
+  b.bo = w.bo;
+  b.d_model = d_model;
+  if (!w.wo) return b;  // matches no call (check_multihead_args refuses a missing wo)
+  b.wo_abs_max = detail::max_abs(w.wo, d_model, d_model, d_model);
+  if (w.bo) b.bo_abs_max = detail::max_abs(w.bo, 1, d_model, 1);
+  return b;
+}
+
 Status detail::check_multihead_bounds(const MultiHeadArgs& a, const float* q, const float* k,
                                       const float* v, float* scratch) {
   constexpr const char* op = "multiHeadAttention";
@@ -93,17 +104,29 @@ Status detail::check_multihead_bounds(const MultiHeadArgs& a, const float* q, co
   const double mask = mask_bound(a.mask, tq, tk);
   for (size_t h = 0; h < H; ++h) {
     const float slope = a.alibi ? alibi_slope(h, H) : 0.0f;
-    ATTNLAB_CHECK(check_score_bound(op, " of head " + std::to_string(h), q + h * dk, D, tq, k + h * dk, D,
-                                    tk, dk, scale, mask + alibi_bound(slope, tq, tk),
-                                    bias_terms(a.mask, slope)));
+    ATTNLAB_CHECK(check_score_bound(op, static_cast<long>(h), q + h * dk, D, tq, k + h * dk, D, tk, dk, scale,
+                                    mask + alibi_bound(slope, tq, tk), bias_terms(a.mask, slope)));
   }
-  ATTNLAB_CHECK(check_values_bound(op, v, D, tk, D));
+  const float vmax_all = max_abs(v, D, tk, D);
+  ATTNLAB_CHECK(check_values_bound(op, vmax_all, tk));
   // Output column c: |Σ_d heads[i, d]·wo[d, c] + bo[c]| ≤ Σ_d max|v[:, d]|·|wo[d, c]| + |bo[c]|, up to
-  // the rounding of the heads (t_k terms) and of that sum (D + 1 terms). The bound is summed in double
-  // (a float·float product is exact there) over 16 columns at a time, reading wo row by row.
-  float* vmax = scratch;
-  for (size_t d = 0; d < D; ++d) vmax[d] = static_cast<float>(column_max_abs(v, D, tk, d));
+  // the rounding of the heads (t_k terms) and of that sum (D + 1 terms).
   const double margin = (1.0 + rounding_margin(tk)) * (1.0 + rounding_margin(D + 1));
+  // First from the maxima alone: every column's bound is at most (D·max|v|·max|wo| + max|bo|)·margin
+  // (computed in double, where its rounding and that of the exact sum are far below a factor 2), so
+  // at most FLT_MAX/2 proves every column within range without the per-column sums.
+  // max|wo| and max|bo| come from the caller's precomputed bounds when they describe these weights.
+  const MultiHeadWeightBounds* given = a.weight_bounds;
+  const MultiHeadWeightBounds wb = given && given->wo == a.w.wo && given->bo == a.w.bo && given->d_model == D
+                                       ? *given : multihead_weight_bounds(a.w, D);
+  const double quick = (static_cast<double>(D) * static_cast<double>(vmax_all) * static_cast<double>(wb.wo_abs_max) +
+                        static_cast<double>(wb.bo_abs_max)) * margin;
+  if (quick <= FLT_MAX / 2) return Status::Ok();  // false for NaN: a non-finite wo or bo goes on
+  // Otherwise the exact bound, per column, summed in double (a float·float product is exact there)
+  // over 16 columns at a time, reading wo row by row.
+  float* vmax = scratch;
+  for (size_t d = 0; d < D; ++d) vmax[d] = 0.0f;
+  kernels::column_max_abs_f32(tk, D, v, D, vmax);
   double worst = 0.0;
   bool over = false;
   constexpr size_t kCols = 16;

@@ -30,7 +30,10 @@ float multihead_scale(const MultiHeadArgs& a);
 // scores within float32 range (check_score_bound); weights·v (check_values_bound); the output
 // Concat(heads)·W_O + b_O (each column bounded by Σ_d max|v[:, d]|·|wo[d, c]| + |bo[c]|, since a head
 // is a convex combination of v's rows). Bounds from maxima, independent of summation order: both
-// paths call this and so refuse exactly the same inputs. scratch: d_model floats (the output buffer).
+// paths call this and so refuse exactly the same inputs. The output bound is first taken from
+// D·max|v|·max|wo| + max|bo| (max|wo| and max|bo| from a.weight_bounds when they describe a.w, else
+// read here); only when that exceeds FLT_MAX/2 are the per-column sums computed, which then decide.
+// scratch: d_model floats (the output buffer).
 Status check_multihead_bounds(const MultiHeadArgs& a, const float* q, const float* k, const float* v,
                               float* scratch);
 

@@ -71,7 +71,7 @@ export class AttnLab {
   /** @param core the WebAssembly core (internal; web/api/core.js) */
   constructor(core) {
     this.core = core;
-    this.arena = new Arena(core.module);
+    this.arena = new Arena(core);
   }
 
   // attention.js: scaled dot-product attention, the weighted sum, kernel regression

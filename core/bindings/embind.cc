@@ -328,7 +328,15 @@ class MultiHeadLayer {
     return layer.release();
   }
 
-  int forward(const MultiHeadRunCall& c) const {
+  // The interactive path (a slider move recomputes it), kept lean: its call as plain arguments, in
+  // MultiHeadRunCall's field order, not a value_object — Embind writes a value_object field by field,
+  // one WebAssembly call per field plus a malloc/free, which costs more than the rest of the boundary
+  // at (T 16, d_model 64) (docs/performance.md, "The boundary").
+  int forward(Addr x, int tq, Addr context, int tk, attnlab::Mask::Kind mask_kind, int window, bool causal, Addr mask,
+              float scale, bool rope, float rope_base, bool alibi, Addr q, Addr k, Addr v, Addr scores, Addr weights,
+              Addr heads_concat, Addr workspace, Addr output) const {
+    const MultiHeadRunCall c{x, tq, context, tk, mask_kind, window, causal, mask, scale, rope, rope_base, alibi,
+                             q, k, v, scores, weights, heads_concat, workspace, output};
     return multihead_run(multihead_args(c, d_model_, heads_, weights_), c);
   }
 

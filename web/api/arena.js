@@ -19,12 +19,12 @@ export class Arena {
 
   // Reserves 16-byte-aligned regions of the given float counts; returns their byte addresses.
   layout(fn, counts) {
+    const offsets = new Array(counts.length);
     let total = 0;
-    const offsets = counts.map((n) => {
-      const at = total;
-      total += Math.ceil(n / 4) * 16;
-      return at;
-    });
+    for (let i = 0; i < counts.length; i++) {
+      offsets[i] = total;
+      total += Math.ceil(counts[i] / 4) * 16;
+    }
     if (!Number.isFinite(total) || total > MAX_CALL_BYTES)
       fail(fn, `these sizes need ${(total / 2 ** 20).toFixed(0)} MiB of WebAssembly memory, expected at most ${MAX_CALL_BYTES / 2 ** 20} MiB; use smaller sizes${fn === 'multiHeadAttention' ? ' or intermediates: false' : ''}`);
     if (total > this.bytes || (this.bytes > 64 * 2 ** 20 && total < this.bytes / 8)) {
@@ -37,7 +37,8 @@ export class Arena {
       this.ptr = p;
       this.bytes = want;
     }
-    return offsets.map((o) => this.ptr + o);
+    for (let i = 0; i < offsets.length; i++) offsets[i] += this.ptr;
+    return offsets;
   }
 
   put(addr, values) {

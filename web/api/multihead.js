@@ -1,7 +1,7 @@
 // multihead.js — multi-head attention, self and cross, with every intermediate or output only
 // (streaming), and the layer that keeps its weights in WebAssembly memory.
 import { MAX_CALL_BYTES } from './arena.js';
-import { run, maskFields } from './core.js';
+import { run } from './core.js';
 import {
   AttnLabError, requireObject, int, num, bool, matrix, optionalMatrix, fail, describe, mask as parseMask, noUnknownKeys, definedKeys,
 } from './validate.js';
@@ -96,16 +96,22 @@ function mha(lab, fn, args, D, H, w, layer) {
   const a = lab.arena;
   a.put(px, x); a.put(pc, context);
   a.put(pm, m.values);
-  const call = { x: px, tq, context: cross ? pc : 0, tk, ...maskFields(lab.core, m, pm), scale, rope, ropeBase, alibi,
-    q: pq, k: pk, v: pv, scores: intermediates ? ps : 0, weights: intermediates ? pw : 0, headsConcat: ph,
-    workspace: intermediates ? 0 : pw, output: po };
+  const maskKind = lab.core.code('maskKind', m.kind), context0 = cross ? pc : 0;
+  const scores0 = intermediates ? ps : 0, weights0 = intermediates ? pw : 0, workspace = intermediates ? 0 : pw;
   if (own) {
+    // A value_object: Embind reads it by field name (MultiHeadCall in core/bindings/embind.cc).
+    const call = { x: px, tq, context: context0, tk, maskKind, window: m.window, causal: m.causal, mask: pm, scale, rope,
+      ropeBase, alibi, q: pq, k: pk, v: pv, scores: scores0, weights: weights0, headsConcat: ph, workspace, output: po };
     a.put(pwq, w.wq); a.put(pwk, w.wk); a.put(pwv, w.wv); a.put(pwo, w.wo);
     a.put(pbq, w.bq); a.put(pbk, w.bk); a.put(pbv, w.bv); a.put(pbo, w.bo);
     call.dModel = D; call.heads = H;
     call.w = { wq: pwq, wk: pwk, wv: pwv, wo: pwo, bq: w.bq ? pbq : 0, bk: w.bk ? pbk : 0, bv: w.bv ? pbv : 0, bo: w.bo ? pbo : 0 };
     run(lab, lab.core.module.multiHeadAttention(call));
-  } else run(lab, layer.forward(call));
+  } else {
+    // The layer's lean call: the same fields as plain arguments, in MultiHeadRunCall's order.
+    run(lab, layer.forward(px, tq, context0, tk, maskKind, m.window, m.causal, pm, scale, rope, ropeBase, alibi,
+      pq, pk, pv, scores0, weights0, ph, workspace, po));
+  }
   if (!intermediates) {
     if (out) return a.takeInto(fn, out, [['output', po, tq * D, 'tq·dModel']]);
     return { output: a.take(po, tq * D) };

@@ -43,7 +43,7 @@ TEST(Hardening, SizesWhoseByteCountWrapsAreRefusedBeforeReading) {
   ASSERT_FALSE(s.ok);
   EXPECT_TRUE(starts_with(s.message, "positionalEncoding: length·dModel is too large")) << s.message;
 
-  s = attnlab::rope_rotate(&one, kHuge, kHuge, 10000.0f, 0, &out);
+  s = attnlab::rope_forward(&one, kHuge, kHuge, 10000.0f, 0, &out);
   ASSERT_FALSE(s.ok);
   EXPECT_TRUE(starts_with(s.message, "rope: t·dim is too large")) << s.message;
 
@@ -109,7 +109,7 @@ TEST(Hardening, Float32OverflowInsideAnOpIsAnErrorNotNaN) {
   EXPECT_TRUE(starts_with(s.message, "weightedSum: output[0] is Infinity after a float32 overflow")) << s.message;
 
   std::vector<float> x{1.0f, 1.0f, 3e38f, 3e38f}, r(4);
-  s = attnlab::rope_rotate(x.data(), 2, 2, 10000.0f, 0, r.data());
+  s = attnlab::rope_forward(x.data(), 2, 2, 10000.0f, 0, r.data());
   ASSERT_FALSE(s.ok);
   EXPECT_TRUE(starts_with(s.message, "rope: output[3] is Infinity after a float32 overflow")) << s.message;
 }

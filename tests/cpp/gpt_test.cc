@@ -471,7 +471,7 @@ TEST(GptForward, RefusesBadArgumentsNamingTheFunction) {
 
   Floats scale(c.layers * c.heads, 1.0f);
   scale[3] = NAN;
-  EXPECT_EQ(message(m->set_head_scale(scale.data())), "setHeadScale: scale[3] is NaN, expected finite values");
+  EXPECT_EQ(message(m->set_head_mask(scale.data())), "setHeadMask: mask[3] is NaN, expected finite values");
 
   const GptSampling s;
   int out[4];
@@ -699,20 +699,20 @@ TEST(GptAblation, ScalesMultiplyHeadsBeforeTheOutputProjection) {
   const Floats plain = copy(m->logits(), n);
 
   Floats ones(c.layers * H, 1.0f);
-  ASSERT_TRUE(m->set_head_scale(ones.data()).ok);
+  ASSERT_TRUE(m->set_head_mask(ones.data()).ok);
   EXPECT_FALSE(m->heads_ablated());
   ASSERT_TRUE(m->forward(ids.data(), nullptr, B, T, nullptr).ok);
   EXPECT_TRUE(same_bits(plain, m->logits()));
 
   Floats scale = ones;
   scale[0 * H + 1] = 0.0f;  // layer 0, head 1
-  ASSERT_TRUE(m->set_head_scale(scale.data()).ok);
+  ASSERT_TRUE(m->set_head_mask(scale.data()).ok);
   EXPECT_TRUE(m->heads_ablated());
   ASSERT_TRUE(m->forward(ids.data(), ids.data(), B, T, nullptr).ok);
   const Floats ablated = copy(m->logits(), n);
   EXPECT_FALSE(same_bits(plain, ablated.data()));
   EXPECT_EQ(message(m->backward()),
-            "backward: heads are ablated (setHeadScale), expected every head scale 1 during the forward and the backward");
+            "backward: heads are ablated (setHeadMask), expected every head mask 1 during the forward and the backward");
   // The same as removing head 1's rows of layer 0's W_O.
   float* wo = zeroed->params() + zeroed->tensor("blocks.0.attn.W_O")->offset;
   for (size_t r = dk; r < 2 * dk; ++r)
@@ -720,7 +720,7 @@ TEST(GptAblation, ScalesMultiplyHeadsBeforeTheOutputProjection) {
   ASSERT_TRUE(zeroed->forward(ids.data(), nullptr, B, T, nullptr).ok);
   attnlab_test::expect_close_all(ablated, copy(zeroed->logits(), n), tol::kSum, "scale 0 vs zeroed W_O rows");
   // nullptr restores every head.
-  ASSERT_TRUE(m->set_head_scale(nullptr).ok);
+  ASSERT_TRUE(m->set_head_mask(nullptr).ok);
   EXPECT_FALSE(m->heads_ablated());
   ASSERT_TRUE(m->forward(ids.data(), nullptr, B, T, nullptr).ok);
   EXPECT_TRUE(same_bits(plain, m->logits()));
@@ -730,7 +730,7 @@ TEST(GptAblation, TrainStepIgnoresTheScales) {
   GptConfig c = small_config();
   auto a = make(c), b = make(c);
   Floats scale(c.layers * c.heads, 0.0f);
-  ASSERT_TRUE(b->set_head_scale(scale.data()).ok);
+  ASSERT_TRUE(b->set_head_mask(scale.data()).ok);
   const Batch data = lm_batch(2, 6, c.vocab, 41);
   float la = 0, lb = 0;
   ASSERT_TRUE(a->train_step(data.ids.data(), data.targets.data(), 2, 6, GptTrainOptions{}, &la, nullptr).ok);
@@ -796,7 +796,7 @@ TEST(GptGenerate, KvCacheGreedyEqualsRepeatedForwardPastTheContext) {
       }
       // Head scales apply to generate as to forward.
       Floats scale = {1.0f, 0.0f, 0.5f, 1.0f};
-      ASSERT_TRUE(m->set_head_scale(scale.data()).ok);
+      ASSERT_TRUE(m->set_head_mask(scale.data()).ok);
       const Ids prompt = {5, 0, 9};
       Ids got(2 * c.context);
       ASSERT_TRUE(m->generate(prompt.data(), prompt.size(), got.size(), greedy, got.data()).ok);

@@ -16,7 +16,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { existsSync, readdirSync } from 'node:fs';
 import { BASE_URL, launch, watchedPage } from './browser.js';
-import { resolveOptions } from '../../web/train/engine.js';
+import { loadOptionsData, resolveOptions } from '../../web/train/engine.js';
 import { trainerOptions } from '../../web/widgets/train/logic.js';
 
 let browser;
@@ -166,6 +166,48 @@ describe('trainer (Web Worker)', () => {
   }, 600000);
 });
 
+// The names list is a text asset (web/train/data/names.txt → assets/names-<hash>.txt): fetched when the
+// names task is chosen, by the page (createTrainer checks the task's options) and by the worker (its own
+// module), never by a page that trains something else.
+describe('names task in the browser', () => {
+  test('names.txt is fetched only once the names task is chosen; the worker trains on it and samples names', async () => {
+    const { page, problems } = await watchedPage(browser.context);
+    const fetched = [];
+    page.on('request', (r) => { if (/\/names-[\w-]+\.txt$/.test(new URL(r.url()).pathname)) fetched.push(r.url()); });
+    await page.goto(new URL('train-harness.html', BASE_URL()).href);
+    await page.waitForFunction(() => !!window.attnTrain);
+    const induction = await page.evaluate(async () => {
+      const t = await window.attnTrain.createTrainer({ task: 'induction', model: { layers: 1, heads: 2, dModel: 16 } });
+      const step = await t.step(5);
+      t.terminate();
+      return step;
+    });
+    expect(induction).toBe(5);
+    expect(fetched).toEqual([]);
+    const out = await page.evaluate(async () => {
+      const t = await window.attnTrain.createTrainer({ task: 'names', model: { layers: 1, heads: 2, dModel: 32 }, batch: 16,
+        evalEvery: 100, snapshotEvery: 100, optimizer: { lr: 3e-3 } });
+      const step = await t.step(300);
+      const sample = await t.sample({ steps: 64, seed: 1 });
+      const losses = t.history.map((p) => p.evalLoss);
+      const task = t.task;
+      t.terminate();
+      return { step, sample, losses, vocab: t.modelConfig.vocab, train: task.trainNames.length, heldOut: task.heldOutNames.length,
+        first: task.trainNames.slice(0, 3) };
+    });
+    expect(fetched.length).toBeGreaterThan(0);
+    expect(out.step).toBe(300);
+    expect(out.vocab).toBe(27);
+    expect(out.heldOut).toBe(1000);
+    expect(out.first).toEqual(['emma', 'olivia', 'ava']);
+    expect(out.losses.length).toBe(4);  // steps 0, 100, 200, 300
+    expect(out.losses[3]).toBeLessThan(out.losses[0]);
+    expect(out.sample).toMatch(/^[.a-z]+$/);
+    console.log(`names in the worker: held-out loss ${out.losses.map((x) => x.toFixed(3)).join(' → ')}; sample ${JSON.stringify(out.sample)}; ${fetched.length} fetch(es) of names.txt`);
+    expect(problems).toEqual([]);
+  }, 300000);
+});
+
 // The worker file of a built deck (dist/slides/<deck>/assets/trainer.worker-<hash>.js), relative to dist/.
 function deckWorker(deck) {
   const dir = new URL(`../../dist/slides/${deck}/assets/`, import.meta.url);
@@ -181,8 +223,7 @@ describe('trainer worker in the deck builds', () => {
       expect(worker, `dist/slides/${deck}/assets/ has a trainer.worker-*.js`).not.toBeNull();
       const { page, problems } = await watchedPage(browser.context);
       await page.goto(new URL(`slides/${deck}/`, BASE_URL()).href);
-      const config = resolveOptions({ task: 'induction', model: { layers: 1, heads: 2, dModel: 16 }, evalEvery: 5, snapshotEvery: 5 });
-      const out = await page.evaluate(async ({ url, config }) => {
+      const train = (config) => page.evaluate(async ({ url, config }) => {
         const w = new Worker(url, { type: 'module' });
         const replies = new Map(), events = [];
         w.onmessage = (e) => {
@@ -195,9 +236,17 @@ describe('trainer worker in the deck builds', () => {
         w.terminate();
         return { init, step, events };
       }, { url: new URL(worker, BASE_URL()).href, config });
+      const small = { model: { layers: 1, heads: 2, dModel: 16 }, evalEvery: 5, snapshotEvery: 5 };
+      const out = await train(resolveOptions({ task: 'induction', ...small }));
       expect(out.init).toMatchObject({ ok: true, value: { step: 0 } });
       expect(out.step).toMatchObject({ ok: true, value: 10 });
       expect(out.events.filter((e) => e === 'snapshot').length).toBe(3);  // steps 0, 5, 10
+      // The names task: the deck's worker fetches the list (the deck's own names-<hash>.txt asset).
+      const namesOptions = { task: 'names', ...small };
+      await loadOptionsData(namesOptions);
+      const names = await train(resolveOptions(namesOptions));
+      expect(names.init).toMatchObject({ ok: true, value: { step: 0, config: { vocab: 27 } } });
+      expect(names.step).toMatchObject({ ok: true, value: 10 });
       expect(problems).toEqual([]);
     });
   }

@@ -1,4 +1,4 @@
-// libFuzzer harness for attnlab::rope_rotate: x [t, d] rotated pairwise, copied or in place, with
+// libFuzzer harness for attnlab::rope_forward: x [t, d] rotated pairwise, copied or in place, with
 // positions offset + row up to 2^24 (what the JS API allows). Invariants when it accepts: finite
 // output, and each pair keeps its length (a rotation) up to float rounding.
 #include "fuzz_common.h"
@@ -13,7 +13,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto x0 = x;
   auto out = in_place ? std::vector<float>() : fuzz::out_buffer(t * d);
   float* dst = in_place ? x.data() : out.data();
-  const attnlab::Status s = attnlab::rope_rotate(x.data(), t, d, base, offset, dst);
+  const attnlab::Status s = attnlab::rope_forward(x.data(), t, d, base, offset, dst);
   if (!s.ok) {
     fuzz::expect_message(s, "rope");
     return 0;

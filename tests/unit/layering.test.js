@@ -57,7 +57,7 @@ describe('layering of web/', () => {
 
   test('the layers are found (the test reads real files)', () => {
     const layers = new Set(files.map((f) => layerOf(relative(ROOT, f))));
-    for (const l of ['api', 'train', 'shared', 'widget:steps', 'widget:train', 'widget:multihead']) expect(layers).toContain(l);
+    for (const l of ['api', 'train', 'shared', 'widget:steps', 'widget:train', 'widget:multihead', 'widget:embedding']) expect(layers).toContain(l);
     expect(files.flatMap(importsOf).length).toBeGreaterThan(100);
   });
 

@@ -3,9 +3,9 @@
 // built by hand, whose answers are written out as fractions below. Training a model on the induction
 // task: induction.test.js.
 import { describe, expect, test } from 'vitest';
-import { createTask, inductionTask, mulberry32, namesTask, randInt, reverseTask, TASK_NAMES } from '../../web/train/tasks.js';
+import { readFileSync } from 'node:fs';
+import { createTask, inductionTask, loadNames, loadTask, mulberry32, namesTask, randInt, reverseTask, TASK_NAMES } from '../../web/train/tasks.js';
 import { headScores, inductionScore, lossSplit, previousTokenScore, reverseScore } from '../../web/train/scores.js';
-import NAMES from '../../web/train/data/names.js';
 import { expectClose, TOL } from './helpers.js';
 
 const rows = (a, t) => Array.from({ length: a.length / t }, (_, b) => Array.from(a.subarray(b * t, (b + 1) * t)));
@@ -114,13 +114,28 @@ describe('induction task', () => {
   });
 });
 
-describe('names task', () => {
+// The shipped list is a text file the names task loads on first use (web/train/data/names.txt).
+const NAMES = readFileSync(new URL('../../web/train/data/names.txt', import.meta.url), 'utf8');
+
+test('namesTask without a list of its own needs the shipped one loaded (a module where it is not yet)', async () => {
+  const fresh = await import('../../web/train/tasks.js?not-loaded');
+  expect(() => fresh.namesTask()).toThrow("namesTask: the shipped names list is not loaded yet, expected `await loadNames()` first (or `await loadTask('names')`)");
+  expect(fresh.namesTask({ names: ['ab', 'cd'], heldOutNames: 1 }).trainNames.length).toBe(1);  // its own list: no file
+  const task = await fresh.loadTask('names');
+  expect(task.trainNames.length + task.heldOutNames.length).toBeGreaterThan(29000);
+  expect(await fresh.loadNames()).toBe(await fresh.loadNames());  // read once, then kept
+});
+
+describe('names task', async () => {
+  await loadNames();
   const task = namesTask();
   const list = NAMES.split('\n').filter((s) => s);
-  test('the shipped list: 32,033 names of a–z, 2 to 15 letters (one name and its two dots fit 17 characters)', () => {
+  test('the shipped list: 32,033 names of a–z, 2 to 15 letters (one name and its two dots fit 17 characters)', async () => {
     expect(list.length).toBe(32033);
     for (const s of list) expect(s).toMatch(/^[a-z]{2,15}$/);
     expect(list.slice(0, 3)).toEqual(['emma', 'olivia', 'ava']);
+    expect(await loadNames()).toEqual(list);  // what the task loads is the file, in its order
+    expect((await loadTask('names')).trainNames).toEqual(task.trainNames);
   });
   test("vocab 27 ('.' + a–z), context 16; windows of the packed stream, targets shifted by one", () => {
     expect([task.vocab, task.context, task.delimiter]).toEqual([27, 16, 0]);

@@ -2,6 +2,7 @@
 // places it runs: inside the Web Worker (trainer.worker.js) and on the caller's thread (worker: false).
 //
 //   resolveOptions(options)  createTrainer's options checked and filled in → a plain, cloneable config
+//                            (after `await loadOptionsData(options)`: the names task's list is a file)
 //   Engine                   one model on one task: a training step, the held-out evaluation, snapshots,
 //                            inspect / sample / save; the numbers all come from lab.createModel's model
 //   Host                     the command loop around an Engine: the trainer's messages in ({ op, … }),
@@ -19,8 +20,8 @@
 // held-out numbers of the latest evaluation; every evaluation since the previous message rides along in
 // detail.lossHistory, so the main thread never sees per-step traffic.
 
-import { describe as show, fail, int, num, bool, requireObject, AttnLabError } from '../api/validate.js';
-import { createTask, mulberry32, TASK_NAMES } from './tasks.js';
+import { describe as show, fail, int, num, bool, noUnknownKeys, requireObject, AttnLabError } from '../api/validate.js';
+import { createTask, loadTaskData, mulberry32, TASK_NAMES } from './tasks.js';
 import { headScores, lossSplit, reverseScore } from './scores.js';
 
 // ---- Options -----------------------------------------------------------------------------------
@@ -49,29 +50,36 @@ const EMA_BETA = 0.95;
 
 const FN = 'createTrainer';
 
-function checkKeys(fn, what, obj, allowed) {
-  for (const k of Object.keys(obj))
-    if (obj[k] !== undefined && !allowed.includes(k))
-      fail(fn, `unknown option '${what}${k}', expected some of: ${allowed.join(', ')}`);
-}
-
 function seedOf(fn, name, v) {
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v >= 2 ** 32)
     fail(fn, `${name} is ${show(v)}, expected an integer in [0, 2^32)`);
   return v;
 }
 
+// `task`: a name, or { name, …options of that task's factory in tasks.js } → [name, options or undefined].
+function splitTask(spec) {
+  spec ??= 'induction';
+  if (spec && typeof spec === 'object' && !Array.isArray(spec)) {
+    const { name, ...options } = spec;
+    return [name, options];
+  }
+  return [spec, undefined];
+}
+
+/** Loads what the task of createTrainer's `options` reads from a file (names: the list), if anything. */
+export async function loadOptionsData(options) {
+  if (options && typeof options === 'object') await loadTaskData(...splitTask(options.task));
+}
+
 /**
  * createTrainer's options, checked, with defaults filled in: a structured-cloneable object (what the
- * worker receives). `task` is a name or { name, …options of that task's factory in tasks.js }.
+ * worker receives). `task` is a name or { name, …options of that task's factory in tasks.js }; a task
+ * that reads a file (names) needs `await loadOptionsData(options)` first.
  */
 export function resolveOptions(options = {}) {
   requireObject(FN, options);
-  checkKeys(FN, '', options, OPTION_KEYS);
-  let taskName = options.task ?? 'induction', taskOptions;
-  if (taskName && typeof taskName === 'object' && !Array.isArray(taskName)) {
-    ({ name: taskName, ...taskOptions } = taskName);
-  }
+  noUnknownKeys(FN, options, OPTION_KEYS);
+  const [taskName, taskOptions] = splitTask(options.task);
   if (!TASK_NAMES.includes(taskName))
     fail(FN, `task is ${show(taskName)}, expected one of ${TASK_NAMES.map((s) => `'${s}'`).join(', ')} (or { name, …task options })`);
   const task = createTask(taskName, taskOptions);  // checks the task's own options now, not in the worker
@@ -79,7 +87,7 @@ export function resolveOptions(options = {}) {
   const m = options.model === undefined ? {} : requireObject(`${FN}: model`, options.model);
   for (const k of ['vocab', 'context'])
     if (m[k] !== undefined) fail(FN, `model.${k} is ${show(m[k])}, expected it absent: the task sets it (${task.name}: ${k} = ${task[k]})`);
-  checkKeys(FN, 'model.', m, MODEL_KEYS);
+  noUnknownKeys(`${FN}: model`, m, MODEL_KEYS);
   const d = MODEL_DEFAULTS[taskName];
   const model = {
     vocab: task.vocab,
@@ -97,7 +105,7 @@ export function resolveOptions(options = {}) {
   if (initStd !== undefined) model.initStd = num(FN, 'model.initStd', initStd, { positive: true });
 
   const o = options.optimizer === undefined ? {} : requireObject(`${FN}: optimizer`, options.optimizer);
-  checkKeys(FN, 'optimizer.', o, OPTIMIZER_KEYS);
+  noUnknownKeys(`${FN}: optimizer`, o, OPTIMIZER_KEYS);
   const optimizer = {
     lr: num(FN, 'optimizer.lr', o.lr, { dflt: 1e-3, positive: true }),
     weightDecay: num(FN, 'optimizer.weightDecay', o.weightDecay, { dflt: 0.01, min: 0 }),
@@ -433,6 +441,7 @@ export class Host {
   }
 
   async #init(config) {
+    await loadTaskData(config.task, config.taskOptions ?? undefined);
     this.lab = await this.createLab();
     this.engine = new Engine(this.lab, config, this.#hooks());
     this.#begin();

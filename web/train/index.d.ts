@@ -179,8 +179,16 @@ export namespace tasks {
   function mulberry32(seed: number): () => number;
   function randInt(rng: () => number, n: number): number;
   const TASK_NAMES: readonly TaskName[];
+  /** Synchronous: for 'names' without its own `names` list, after `await loadNames()` (or use loadTask). */
   function createTask(name: TaskName, options?: Record<string, unknown>): Task;
+  /** Loads what the task reads from a file (names: data/names.txt), then createTask. */
+  function loadTask(name: TaskName, options?: Record<string, unknown>): Promise<Task>;
+  /** Loads what the task reads from a file, if anything (names without a list of its own: the shipped list). */
+  function loadTaskData(name: TaskName, options?: Record<string, unknown>): Promise<void>;
+  /** The shipped names (data/names.txt, 32,033, most common first): read or fetched once, then kept. */
+  function loadNames(): Promise<readonly string[]>;
   function inductionTask(options?: { vocab?: number; context?: number; period?: number | [number, number] }): Task;
+  /** Without `names`: the shipped list, which must be loaded first (loadNames). */
   function namesTask(options?: { context?: number; heldOutNames?: number; names?: string[] }): Task;
   function reverseTask(options?: { length?: number; digits?: number }): Task;
 }

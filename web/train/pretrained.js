@@ -11,7 +11,7 @@
 
 import { describe as show, fail, noUnknownKeys, requireObject } from '../api/validate.js';
 import { TASK_NAMES } from './tasks.js';
-import { evalContext, evaluateModel, inspectModel, resolveOptions } from './engine.js';
+import { evalContext, evaluateModel, inspectModel, loadOptionsData, resolveOptions } from './engine.js';
 
 function isNode() {
   return typeof process === 'object' && !!process.versions?.node && typeof window === 'undefined';
@@ -106,7 +106,9 @@ export async function openPretrained(task = 'induction', options = {}) {
   const taskOptions = meta.taskOptions && typeof meta.taskOptions === 'object' ? meta.taskOptions : null;
   const name = meta.task ?? task;
   const evalSize = Number.isInteger(meta.evalSize) ? meta.evalSize : undefined;
-  const ctx = evalContext(resolveOptions({ task: taskOptions ? { name, ...taskOptions } : name, evalSize }));
+  const runOptions = { task: taskOptions ? { name, ...taskOptions } : name, evalSize };
+  await loadOptionsData(runOptions);
+  const ctx = evalContext(resolveOptions(runOptions));
   const lab = options.lab ?? await (await import('../api/index.js')).createAttnLab();
   let config = pre.config;
   const withModel = (bytes, fn) => {

@@ -1,7 +1,8 @@
 // tasks.js — the training tasks that ship with attnlab: what a small GPT (lab.createModel) learns in the
-// lecture. Pure JS, no downloads, no Node or DOM APIs: the same module runs in Node, in a module Web
-// Worker and under Vite. Every random draw comes from a seeded PRNG (mulberry32), so a run is
-// reproducible from its seeds.
+// lecture. Pure JS: the same module runs in Node, in a module Web Worker and under Vite. Every random
+// draw comes from a seeded PRNG (mulberry32), so a run is reproducible from its seeds. Only the names
+// task reads a file (data/names.txt, loaded by loadNames() the first time it is needed: a page or a
+// worker that never trains on names never downloads it).
 //
 //   induction  BOS, P random tokens, the same P again (Olsson et al. 2022, "In-context learning and
 //              induction heads"): the second copy is predictable only by finding the token's earlier
@@ -17,9 +18,11 @@
 // model.trainStep({ ids, targets, batch }). heldOut(n, seed) is one fixed batch of n sequences from a
 // stream apart from training's (names: from names never used for training). Masks are Uint8Array
 // [batch·t] with 1 at the positions they name.
+//
+// Making a task is synchronous once its data is here: createTask(name, options) — for 'names' without
+// a list of its own, after `await loadNames()` (or `await loadTask(name, options)`, which does both).
 
-import { describe as show, fail, int, requireObject } from '../api/validate.js';
-import NAMES from './data/names.js';
+import { describe as show, fail, int, noUnknownKeys, requireObject } from '../api/validate.js';
 
 // ---- The PRNG ----------------------------------------------------------------------------------
 
@@ -48,12 +51,11 @@ const DEFAULT_HELD_OUT_SEED = 1234;
 
 // ---- Shared plumbing ---------------------------------------------------------------------------
 
+// A factory's options: absent, or one object with only the names it knows (validate.js's check).
 function checkOptions(fn, options, allowed) {
   if (options === undefined) return {};
   requireObject(fn, options);
-  for (const k of Object.keys(options))
-    if (options[k] !== undefined && !allowed.includes(k))
-      fail(fn, `unknown option '${k}', expected some of: ${allowed.join(', ')}`);
+  noUnknownKeys(fn, options, allowed);
   return options;
 }
 
@@ -182,7 +184,58 @@ export function inductionTask(options) {
 
 // ---- names -------------------------------------------------------------------------------------
 
-// The 32,033 names of data/names.js (US SSA baby names via makemore; licence: data/README.md) packed
+// The shipped list, data/names.txt: one name per line, loaded once (by the first loadNames() call) and
+// kept. One `new URL(…, import.meta.url)` expression: Vite emits the file as an asset of the app, the
+// decks and the training worker, and rewrites the URL to it; in Node it is a file: URL, read with fs.
+const NAMES_URL = new URL('./data/names.txt', import.meta.url);
+let shippedNames = null;   // a frozen string[] once loaded
+let namesLoading = null;   // the promise of the load under way (or done)
+
+function isNode() {
+  return typeof process === 'object' && !!process.versions?.node && typeof window === 'undefined';
+}
+
+async function readNamesText(url) {
+  const where = 'web/train/data/names.txt';
+  if (isNode() && url.protocol === 'file:') {
+    const fsName = 'node:fs/promises';  // hidden from bundlers: never loaded in a browser
+    const { readFile } = await import(/* @vite-ignore */ fsName);
+    try {
+      return await readFile(url, 'utf8');
+    } catch (e) {
+      fail('loadNames', `cannot read ${where} (${e.code ?? e.message}), expected the file to ship with attnlab`);
+    }
+  }
+  let res;
+  try {
+    res = await fetch(url);
+  } catch (e) {
+    fail('loadNames', `cannot fetch ${where} (${e.message}), expected the file to ship with attnlab`);
+  }
+  if (!res.ok) fail('loadNames', `${where} answered HTTP ${res.status}, expected the file to ship with attnlab`);
+  return res.text();
+}
+
+/**
+ * The shipped names (data/names.txt: 32,033 lowercase first names, most common first), fetched or
+ * read once; later calls return the same frozen array. namesTask() without `names` needs them loaded.
+ */
+export function loadNames() {
+  namesLoading ??= readNamesText(NAMES_URL).then((text) => {
+    const names = text.split('\n').filter((s) => s.length > 0);
+    names.forEach((s, i) => {
+      if (!/^[a-z]+$/.test(s)) fail('loadNames', `names.txt line ${i + 1} is ${show(s)}, expected a–z only`);
+    });
+    return (shippedNames = Object.freeze(names));
+  }, (e) => {
+    namesLoading = null;  // a failed fetch may be tried again
+    throw e;
+  });
+  return namesLoading;
+}
+
+
+// The 32,033 names of data/names.txt (US SSA baby names via makemore; licence: data/README.md) packed
 // as makemore packs them: '.' + name + '.' + name + … so '.' both ends and starts a name. A batch
 // row is a random window of t + 1 characters of that stream (ids = window[0:t], targets =
 // window[1:t+1]). The split is fixed: a seeded shuffle puts `heldOutNames` distinct names (default
@@ -192,8 +245,10 @@ export function namesTask(options) {
   const o = checkOptions(fn, options, ['context', 'heldOutNames', 'names']);
   const context = int(fn, 'context', o.context, { min: 1, max: 4096, dflt: 16 });
   let all;
-  if (o.names === undefined) all = NAMES.split('\n').filter((s) => s.length > 0);
-  else {
+  if (o.names === undefined) {
+    if (!shippedNames) fail(fn, 'the shipped names list is not loaded yet, expected `await loadNames()` first (or `await loadTask(\'names\')`)');
+    all = shippedNames.slice();
+  } else {
     if (!Array.isArray(o.names) || o.names.length === 0) fail(fn, `names is ${show(o.names)}, expected a non-empty array of a–z strings`);
     o.names.forEach((s, i) => {
       if (typeof s !== 'string' || !/^[a-z]+$/.test(s)) fail(fn, `names[${i}] is ${show(s)}, expected a non-empty string of a–z`);
@@ -308,8 +363,20 @@ export function reverseTask(options) {
 const FACTORIES = { induction: inductionTask, names: namesTask, reverse: reverseTask };
 export const TASK_NAMES = Object.freeze(Object.keys(FACTORIES));
 
+/** The task `name` with its options (synchronous: for 'names' without its own list, loadNames() first). */
 export function createTask(name, options) {
   if (!Object.hasOwn(FACTORIES, name))
     fail('createTask', `name is ${show(name)}, expected one of ${TASK_NAMES.map((s) => `'${s}'`).join(', ')}`);
   return FACTORIES[name](options);
+}
+
+/** Loads what task `name` with these options reads from a file (names: the shipped list), if anything. */
+export async function loadTaskData(name, options) {
+  if (name === 'names' && (options === undefined || options === null || options.names === undefined)) await loadNames();
+}
+
+/** createTask after loading the task's data: `await loadTask('names')` works on a fresh page. */
+export async function loadTask(name, options) {
+  await loadTaskData(name, options);
+  return createTask(name, options);
 }

@@ -15,7 +15,7 @@
 // are here, and inspect() then runs one forward pass on a lab of this thread.
 
 import { AttnLabError, describe as show, fail, int, requireObject, noUnknownKeys } from '../api/validate.js';
-import { Host, evalContext, inspectModel, resolveOptions } from './engine.js';
+import { Host, evalContext, inspectModel, loadOptionsData, resolveOptions } from './engine.js';
 
 const hasWorker = () => typeof Worker === 'function';
 
@@ -24,6 +24,7 @@ const hasWorker = () => typeof Worker === 'function';
  * evaluates the untrained model and takes snapshot 0. Options: see index.d.ts (TrainerOptions).
  */
 export async function createTrainer(options = {}) {
+  await loadOptionsData(options);  // the names task's list (a file): here, and in the worker on 'init'
   const config = resolveOptions(options);
   const useWorker = options.worker ?? hasWorker();
   if (useWorker && !hasWorker())

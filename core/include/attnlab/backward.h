@@ -110,7 +110,7 @@ size_t multihead_streaming_backward_workspace_floats(size_t t_q, size_t t_k, siz
 Status multihead_attention_backward_streaming(const MultiHeadArgs& a, const MultiHeadStreamingOutputs& saved,
                                               const float* dout, const MultiHeadGrads& g, float* workspace);
 
-// RoPE (rope_rotate): a rotation, so dx += R(−θ)·dout. dout, dx: [t, d]; same base and offset.
+// RoPE (rope_forward): a rotation, so dx += R(−θ)·dout. dout, dx: [t, d]; same base and offset.
 Status rope_backward(const float* dout, size_t t, size_t d, float base, size_t offset, float* dx);
 
 // Token embedding: scatter-add, dtable[ids[i], :] += dout[i, :]. ids: [n]; dout: [n, D];
@@ -125,12 +125,7 @@ Status output_head_backward(const float* h, size_t rows, const float* table, siz
                             size_t d_model, const float* dlogits, float* dh, float* dtable,
                             float* dbias);
 
-// Softmax cross-entropy over the vocabulary, the mean over rows of −log softmax(logits[r])[targets[r]].
-// logits: [rows, vocab]; targets: [rows] in [0, vocab). probs: [rows, vocab] softmax(logits), kept for
-// the backward pass; loss: one float (computed with log-sum-exp in double). row_losses: [rows] or
-// nullptr, each row's −log softmax[target] (then a row's loss past float32 is refused too).
-Status softmax_cross_entropy_forward(const float* logits, size_t rows, size_t vocab, const int* targets,
-                                     float* probs, float* loss, float* row_losses = nullptr);
+// Softmax cross-entropy (softmax_cross_entropy_forward in ops.h): probs as that forward returned them.
 // dlogits [rows, vocab] += dloss/rows·(probs − one-hot(targets)); dloss is usually 1.
 Status softmax_cross_entropy_backward(const float* probs, size_t rows, size_t vocab, const int* targets,
                                       float dloss, float* dlogits);

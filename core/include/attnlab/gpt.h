@@ -116,9 +116,9 @@ class Gpt {
   const GptTensor* tensor(std::string_view name) const;  // nullptr: no such tensor
 
   // ---- Head ablation (forward and generate only; train_step ignores it) ----
-  // scale: [layers·heads], multiplies head h of layer l's output (before W_O): 1 keeps it, 0 ablates.
+  // mask: [layers·heads], multiplies head h of layer l's output (before W_O): 1 keeps it, 0 ablates.
   // nullptr restores every head. Finite values only.
-  Status set_head_scale(const float* scale);
+  Status set_head_mask(const float* mask);
   bool heads_ablated() const;
 
   // ---- Forward: ids [batch, t], 1 ≤ t ≤ context, ids in [0, vocab) ----

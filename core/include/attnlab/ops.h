@@ -117,7 +117,7 @@ Status sinusoidal_positional_encoding_forward(size_t length, size_t d_model, flo
 
 // RoPE: rotate pairs (2i, 2i+1) of each row of x [t, d] (d even) by angle (offset + row)·base^(−2i/d).
 // In place when x == out.
-Status rope_rotate(const float* x, size_t t, size_t d, float base, size_t offset, float* out);
+Status rope_forward(const float* x, size_t t, size_t d, float base, size_t offset, float* out);
 
 // ALiBi slopes for H heads (Press et al.: geometric 2^(−8/H·(h+1)) for H a power of two, the paper's
 // interleaving otherwise) and the bias −m_h·|i − j| for every head: bias [H, t_q, t_k].
@@ -229,6 +229,13 @@ Status embedding_forward(const float* table, size_t vocab, size_t d_model, const
 Status output_head_forward(const float* h, size_t rows, const float* table, size_t vocab,
                            size_t d_model, const float* bias, float temperature, float* logits,
                            float* probs);
+
+// Softmax cross-entropy over the vocabulary, the mean over rows of −log softmax(logits[r])[targets[r]].
+// logits: [rows, vocab]; targets: [rows] in [0, vocab). probs: [rows, vocab] softmax(logits), kept for
+// the backward pass; loss: one float (computed with log-sum-exp in double). row_losses: [rows] or
+// nullptr, each row's −log softmax[target] (then a row's loss past float32 is refused too).
+Status softmax_cross_entropy_forward(const float* logits, size_t rows, size_t vocab, const int* targets,
+                                     float* probs, float* loss, float* row_losses = nullptr);
 
 // Nadaraya-Watson kernel regression, run by the attention code with another score f(Q, K):
 // queries = Q [n_q, dim], xs = K [n, dim], ys = V [n, 1];

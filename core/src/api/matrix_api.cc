@@ -92,7 +92,7 @@ Matrix sinusoidal_positional_encoding(size_t length, size_t d_model, float base)
 
 Matrix rope(const Matrix& x, float base, size_t offset) {
   Matrix out(x.rows(), x.cols());
-  throw_if_error(rope_rotate(x.data(), x.rows(), x.cols(), base, offset, out.data()));
+  throw_if_error(rope_forward(x.data(), x.rows(), x.cols(), base, offset, out.data()));
   return out;
 }
 

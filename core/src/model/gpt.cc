@@ -812,19 +812,19 @@ const GptTensor* Gpt::tensor(std::string_view name) const {
   return nullptr;
 }
 
-Status Gpt::set_head_scale(const float* scale) {
+Status Gpt::set_head_mask(const float* mask) {
   Impl& s = *impl_;
   const size_t n = s.L * s.H;
-  if (!scale) {
+  if (!mask) {
     std::fill(s.head_scale.begin(), s.head_scale.end(), 1.0f);
     s.ablated = false;
     return Status::Ok();
   }
-  ATTNLAB_CHECK(detail::check_finite("setHeadScale", "scale", scale, n));
+  ATTNLAB_CHECK(detail::check_finite("setHeadMask", "mask", mask, n));
   bool any = false;
   for (size_t i = 0; i < n; ++i) {
-    s.head_scale[i] = scale[i];
-    any = any || scale[i] != 1.0f;
+    s.head_scale[i] = mask[i];
+    any = any || mask[i] != 1.0f;
   }
   s.ablated = any;
   return Status::Ok();
@@ -853,7 +853,7 @@ Status Gpt::backward() {
   if (!s.valid) return fail(op, "no forward to differentiate, expected forward(ids, targets, …) first");
   if (!s.has_targets) return fail(op, "the last forward had no targets, expected forward with targets (the loss)");
   if (s.ablated || s.fwd_ablated)
-    return fail(op, "heads are ablated (setHeadScale), expected every head scale 1 during the forward and the backward");
+    return fail(op, "heads are ablated (setHeadMask), expected every head mask 1 during the forward and the backward");
   return s.run_backward(op);
 }
 

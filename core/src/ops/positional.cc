@@ -62,7 +62,7 @@ Status check_rope_shape(const char* op, size_t t, size_t d, float base) {
 
 }  // namespace
 
-Status rope_rotate(const float* x, size_t t, size_t d, float base, size_t offset, float* out) {
+Status rope_forward(const float* x, size_t t, size_t d, float base, size_t offset, float* out) {
   constexpr const char* op = "rope";
   ATTNLAB_CHECK(check_rope_shape(op, t, d, base));
   ATTNLAB_CHECK(detail::check_finite(op, "x", x, t * d));

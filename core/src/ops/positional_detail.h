@@ -1,4 +1,4 @@
-// positional_detail.h — the unchecked RoPE row rotation, shared by rope_rotate and multi-head RoPE.
+// positional_detail.h — the unchecked RoPE row rotation, shared by rope_forward and multi-head RoPE.
 #pragma once
 
 #include <cstddef>

@@ -20,24 +20,25 @@
 // sequence's loss with every head and without the ones switched off.
 // Numbers: all from the trainer (web/train: createTrainer's progress, snapshots, inspect, sample) and
 // the pretrained snapshots' index; the widget plots them and compares predicted ids with the next id.
-import { html, css, nothing, unsafeCSS } from 'lit';
-import { viridis, css as rgb } from '../shared/colormap.js';
+//
+// The parts: session.js (the training session: the pretrained snapshots, the live run, what it is
+// asked to do, the status line — a ReactiveController, tested in Node), logic.js (presets, stages, head
+// masks, plot series: pure functions), styles.js; this file is the element: its state, the maps it asks
+// for, and the page and slide layouts.
+import { html, nothing } from 'lit';
 import { AttnWidget, optionalInt } from '../shared/widget.js';
-import { widgetStyles } from '../shared/styles.js';
 import { plot } from '../shared/plot.js';
 import { fmt as fmt0 } from '../shared/format.js';
 import { packRow } from '../shared/fit.js';
-import { FitBoxes, SLIDE_CSS, plotInner } from '../shared/fit-boxes.js';
+import { FitBoxes, plotInner } from '../shared/fit-boxes.js';
 import { niceTicks } from '../shared/ticks.js';
 import {
-  LiveRun, SCORE_KINDS, SIZES, STAGES, TASKS, clampIndex, decoderFrom, headMask, headName, headShape, latestOnly, lossSeries,
+  SCORE_KINDS, SIZES, STAGES, TASKS, clampIndex, decoderFrom, headMask, headName, headShape, latestOnly, lossSeries,
   predictionRows, ratioSeries, resolveHeads, scoreSeries, sizeById, stageView, toggleHead, trainerOptions, yRange, LOSS_COLORS,
 } from './logic.js';
-import { createTrainer, openPretrained } from './source.js';
+import { TrainSession } from './session.js';
+import { trainStyles } from './styles.js';
 import '../shared/heatmap.js';
-
-/** The sequential colour map as a CSS gradient (a legend drawn once for a grid of maps). */
-const RAMP = Array.from({ length: 11 }, (_, i) => rgb(viridis(i / 10))).join(', ');
 const SHORT_STAGES = ['untrained', 'loss falls', 'prev-token head', 'induction head'];
 const MAX_HEADS = 64;
 const FOCUS_TEXT = { prev: 'previous-token head', induction: 'induction head', reverse: 'anti-diagonal head' };
@@ -46,13 +47,9 @@ const SCORE_NOTE = { prev: 'weight on the token just before', induction: 'weight
 const MARK = '#d1242f';
 /** A number as the widgets print it; '–' for one the trainer has not reported (null) yet. */
 const fmt = (x, d) => (typeof x === 'number' ? fmt0(x, d) : '–');
-/** Whole numbers with thousands separators ("126,244"); one formatter (toLocaleString makes one per call). */
-const INT = new Intl.NumberFormat('en', { maximumFractionDigits: 0 });
-// While a model trains, the trainer reports up to 20 times a second. Redrawing the whole widget (four
-// plots, layers × heads maps of t × t cells, the predictions) that often kept the page's main thread
-// busy in tasks over 50 ms; the widget redraws at most every LIVE_MS and asks for new maps at most
-// every VIEW_MS. Pausing, a snapshot picked, a reset: at once.
-const LIVE_MS = 200;
+// While a model trains, the widget redraws at most every LIVE_MS (session.js) and asks for new maps at
+// most every VIEW_MS: redrawing four plots and layers × heads maps on every progress event kept the
+// page's main thread busy in tasks over 50 ms. Pausing, a snapshot picked, a reset: at once.
 const VIEW_MS = 400;
 /** t empty labels (slide maps without token labels), one array per t: the same value on every render. */
 const BLANKS = new Map();
@@ -69,12 +66,7 @@ export class AttnTrain extends AttnWidget {
     ablated: { attribute: false },
     ablate: { type: String },
     _ablateError: { state: true },
-    _pre: { state: true },
-    _run: { state: true },
     _view: { state: true },
-    _tick: { state: true },
-    _error: { state: true },
-    _samples: { state: true },
   };
 
   static stateSchema = {
@@ -91,7 +83,7 @@ export class AttnTrain extends AttnWidget {
   /** The shareable state, with whether a live run is training. */
   getState() {
     const s = super.getState();
-    if (this.#source === 'live') s.running = this._running;
+    if (this.session.source === 'live') s.running = this.session.running;
     return s;
   }
 
@@ -102,7 +94,7 @@ export class AttnTrain extends AttnWidget {
   applyState(state) {
     const { running, ...rest } = state;
     super.applyState(rest);
-    if (this._restoring || typeof running !== 'boolean' || this.#source !== 'live' || running === this._running) return;
+    if (this._restoring || typeof running !== 'boolean' || this.session.source !== 'live' || running === this.session.running) return;
     if (running) this.#start({ emit: false });
     else this.#pause({ emit: false });
   }
@@ -121,61 +113,7 @@ export class AttnTrain extends AttnWidget {
     return '';
   }
 
-  static styles = [widgetStyles, css`
-    ${SLIDE_CSS}
-    /* A long preset name must not widen a phone's page: the picker shrinks to its line. */
-    .controls label:has(select) { max-width: 100%; min-width: 0; }
-    .controls select { max-width: 100%; min-width: 0; text-overflow: ellipsis; }
-    .plots { display: flex; flex-wrap: wrap; gap: 12px 20px; align-items: flex-start; }
-    .plots .plot-panel { max-width: 100%; }
-    .grid { display: flex; flex-direction: column; gap: 6px; }
-    .layer { display: flex; flex-wrap: wrap; gap: 8px 12px; align-items: flex-start; }
-    .layer-name { writing-mode: vertical-rl; transform: rotate(180deg); font-weight: 600; color: #57606a; align-self: center; }
-    attn-heatmap.off { filter: grayscale(1); }  /* greyed out, its caption and buttons still legible (opacity failed WCAG contrast) */
-    /* Their own paint layers: what changes as the model trains (curves, maps, status) repaints apart. */
-    .plots, .grid, .controls, .ablation { isolation: isolate; }
-    .grid.stale { opacity: 0.45; }  /* the previous source's maps while the new ones are computed */
-    attn-heatmap.focus { outline: 3px solid #d1242f; outline-offset: 2px; border-radius: 2px; }
-    .status { font-variant-numeric: tabular-nums; }
-    progress { width: 10em; }
-    .scrub input[type='range'] { width: min(28em, 60vw); }
-    .scrub output { font-variant-numeric: tabular-nums; }
-    .jump button[aria-pressed='true'] { background: #0969da; color: #fff; border-color: #0969da; }
-    .source button[aria-pressed='true'] { background: #0969da; color: #fff; border-color: #0969da; }
-    table.preds { border-collapse: collapse; font-variant-numeric: tabular-nums; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
-    table.preds :is(th, td) { border: 1px solid #d0d7de; padding: 1px 5px; text-align: center; }
-    table.preds th[scope='row'] { text-align: left; font-family: system-ui, sans-serif; font-weight: 600; white-space: nowrap; }
-    td.right { background: #dafbe1; }
-    td.wrong { background: #ffebe9; }
-    .samples { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
-    .samples li { margin: 2px 0; }
-    .legend-line .line-swatch.thick { border-top-width: 5px; }
-    .empty { color: #57606a; font-style: italic; }
-    /* slide layout */
-    .slide-head { display: flex; flex-direction: column; gap: 4px; }
-    .slide-head .topline { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 14px; }
-    .slide-head .stagestrip { margin: 0; }
-    .slide-head .controls { margin: 0; gap: 4px 10px; font-size: 16px; }
-    .slide-head .controls button { padding: 1px 8px; white-space: nowrap; }
-    .slide-head .controls label { flex-wrap: nowrap; }
-    .slide-head .scrub input[type='range'] { width: 9em; }
-    .slide-head .caption { font-size: 18px; line-height: 1.3; margin: 0; font-variant-numeric: tabular-nums; }
-    .slide-head .caption.whole-items > span { white-space: nowrap; }
-    .caption .em { background: #fff8c5; box-shadow: 0 0 0 2px #d4a72c inset; border-radius: 4px; padding: 0 4px; }
-    .slide-frame .slide-body { margin-top: 6px; }
-    .slide-body.column { flex-direction: column; gap: 6px; }
-    .panel { display: flex; flex-direction: column; min-width: 0; min-height: 0; }
-    .panel.maps-panel { flex: 1 1 0; overflow: visible; }
-    .panel.em .plotbox { box-shadow: 0 0 0 2px #d4a72c; border-radius: 4px; }
-    .maps { display: flex; flex-direction: column; gap: 4px; align-items: flex-start; }
-    .maps .mrow { display: flex; gap: 8px; align-items: flex-start; }
-    /* A grid too wide for its column even at the smallest cells: the maps (colours only) shrink together. */
-    .maps.grid.shrink, .maps.grid.shrink .mrow { width: 100%; }
-    .maps.grid.shrink attn-heatmap { flex: 1 1 0; min-width: 0; }
-    .grid-legend .ramp { display: inline-block; width: 80px; height: 12px; margin-right: 6px; vertical-align: -1px; border: 1px solid #8c959f;
-      background: linear-gradient(to right, ${unsafeCSS(RAMP)}); }
-    .slide-frame p.error { margin: 4px 0 0; font-size: 16px; }
-  `];
+  static styles = trainStyles;
 
   constructor() {
     super();
@@ -186,184 +124,68 @@ export class AttnTrain extends AttnWidget {
     this.stage = null;
     this.weightRange = 'fixed';
     this.ablated = [];
-    this._running = false;  // asked to train (Start), until Pause or the run stops at its target
     this._stageShown = true;  // the stage's snapshot shown (false from Start until the next stage)
     this.ablate = null;
     this._ablateError = '';
-    this._pre = { task: null, status: 'idle', snapshots: [], message: '' };
-    this._run = null;
     this._view = null;
     this._viewKey = '';
-    this._tick = 0;
-    this._error = '';
-    this._samples = [];
     this.boxes = new FitBoxes(this);
+    // The pretrained snapshots and the live run (session.js); maps that waited for its next redraw go up with it.
+    this.session = new TrainSession(this, { onRedraw: () => {
+      if (this._nextView?.key === this._wantKey) this._view = this._nextView;
+      this._nextView = null;
+    } });
     this._inspect = latestOnly((req) => this.#fetchView(req), (v, req) => {
       if (req.key !== this._wantKey) return;
       // While the model trains, new maps wait for the redraw already due: one repaint for curves and maps.
-      if (req.index === null && this._redrawTimer && this._run?.running) this._nextView = { ...v, key: req.key };
+      if (req.index === null && this.session.redrawPending && this.session.run?.running) this._nextView = { ...v, key: req.key };
       else this._view = { ...v, key: req.key };
     }, (e, req) => {
       if (req.key === this._wantKey) this._view = { key: req.key, error: e.message ?? String(e) };
     });
   }
 
-  // ---- sources: the pretrained snapshots, a live run ------------------------------------------------
-
-  /** The source shown: the attribute, else the pretrained snapshots when this task has them, else live. */
-  get #source() {
-    if (this.source === 'live') return 'live';
-    if (this.source === 'pretrained' && this.task === 'induction') return 'pretrained';
-    return this.task === 'induction' && this._pre.status !== 'none' && this._pre.status !== 'error' && !this._run ? 'pretrained' : 'live';
-  }
+  // ---- what is shown ----------------------------------------------------------------------------------
 
   /** The score kinds plotted for this task: ['prev', 'induction' | 'reverse']. */
   #kinds() {
     return SCORE_KINDS[this.task] ?? SCORE_KINDS.induction;
   }
 
-  #snaps() {
-    return this.#source === 'pretrained' ? this._pre.snapshots : this._run?.snapshots ?? [];
-  }
-
-  #history() {
-    if (this.#source === 'pretrained') return this._pre.snapshots;
-    return this._run?.history ?? [];
-  }
-
   /** The view: which snapshot (null: the live weights), the highlighted head and what a slide emphasises. */
   #current() {
-    const snaps = this.#snaps(), n = snaps.length, live = this.#source === 'live';
+    const snaps = this.session.snapshots, n = snaps.length, live = this.session.source === 'live';
     const sv = this.stage !== null && this.stage !== undefined || this.slideLayout ? stageView(snaps, this.stage, { final: this.#kinds()[1] }) : null;
     let index;
     if (this.snapshot !== null && this.snapshot !== undefined && n) index = live && this.snapshot >= n ? null : clampIndex(this.snapshot, n);
     // A live run shows its current weights from Start on, paused too; a deck's next click (a new
     // stage) shows that stage's snapshot of the run again.
-    else if (sv && (!live || (this._stageShown && !this._run?.running))) index = sv.index;
+    else if (sv && (!live || (this._stageShown && !this.session.run?.running))) index = sv.index;
     else index = live ? null : clampIndex(null, n);
     const snap = index === null ? null : snaps[index];
-    const step = snap ? snap.step : this._run?.step ?? 0;
+    const step = snap ? snap.step : this.session.run?.step ?? 0;
     return { index, snap, step, n, focus: sv?.focus ?? null, emphasis: sv?.emphasis ?? null, live };
   }
 
-  async #loadPretrained() {
-    const task = this.task;
-    if (task !== 'induction' || this._pre.task === task) return;
-    this._pre = { task, status: 'loading', snapshots: [], message: '' };
-    try {
-      const pre = await openPretrained(task);
-      if (this.task !== task) return;
-      this._pre = pre.snapshots.length ? { task, status: 'ready', ...pre, message: '' }
-        : { task, status: 'none', snapshots: [], message: 'no pretrained snapshots' };
-    } catch (e) {
-      if (this.task !== task) return;
-      this._pre = { task, status: 'none', snapshots: [], message: `no pretrained snapshots (${e.message ?? e})` };
-    }
-  }
-
-  /** A live run for this task and size (made on first use). */
-  async #ensureRun() {
-    this._wantRun = true;
-    if (this._run) return this._run;
-    if (this._making) return this._making;
-    const { task, size } = this;
-    this._error = '';
-    this._making = (async () => {
-      // In a task of its own: the click that asked for it only redraws (the worker's start is not short).
-      await new Promise((ok) => setTimeout(ok, 0));
-      try {
-        const options = trainerOptions(task, size, { seed: 0 });
-        // "Train live" beside the pretrained snapshots: the same model and optimizer as the run that made them.
-        const like = this._pre.trainerOptions;
-        if (task === 'induction' && size === SIZES[0].id && like?.model) {
-          options.model = { ...like.model };
-          if (like.optimizer) options.optimizer = { ...options.optimizer, ...like.optimizer };
-          if (this._pre.batch) options.batch = this._pre.batch;
-          if (this._pre.taskOptions) options.task = { name: task, ...this._pre.taskOptions };
-        }
-        const trainer = await createTrainer(options);
-        if (this.task !== task || this.size !== size || !this.isConnected) { trainer.terminate?.(); return null; }
-        this._run = new LiveRun(trainer, { target: sizeById(size).steps, onChange: (why) => this.#onRun(why) });
-        this._runFor = `${task}|${size}`;
-        this._error = '';
-        return this._run;
-      } catch (e) {
-        this._error = `The trainer could not start: ${e.message ?? e}`;
-        return null;
-      } finally {
-        this._making = null;
-        this.requestUpdate();  // the buttons' busy state, and a run for a task picked meanwhile
-      }
-    })();
-    return this._making;
-  }
-
-  #onRun(why) {
-    if (why === 'error') this._error = this._run.error;
-    // Stopped by itself (its target, an error): no longer asked to train, in every window alike.
-    if ((why === 'state' || why === 'error') && !this._run.running && (why === 'error' || this._run.step >= this._run.target)) this._running = false;
-    if (why === 'snapshot' && this.task === 'names') this.#sampleNames();
-    if ((why === 'progress' || why === 'snapshot') && this._run?.running) this.#redrawSoon();
-    else this.#redrawNow();
-  }
-
-  /** A redraw within LIVE_MS of the last one (one for however many events came meanwhile). */
-  #redrawSoon() {
-    if (this._redrawTimer) return;
-    const wait = Math.max(0, (this._redrawAt ?? 0) + LIVE_MS - performance.now());
-    this._redrawTimer = setTimeout(() => this.#redrawNow(), wait);
-  }
-
-  #redrawNow() {
-    clearTimeout(this._redrawTimer);
-    this._redrawTimer = 0;
-    this._redrawAt = performance.now();
-    if (this._nextView?.key === this._wantKey) this._view = this._nextView;
-    this._nextView = null;
-    this._tick++;
-  }
-
+  /** Ends the live run and forgets its maps (a new task or size). */
   #dropRun() {
-    this._wantRun = false;
-    this._running = false;
-    this._run?.dispose();
-    this._run = null;
-    this._samples = [];
+    this.session.dropRun();
     this._view = null;
     this._viewKey = '';
-  }
-
-  async #sampleNames() {
-    const run = this._run;
-    if (!run || this._sampling) return;
-    this._sampling = true;
-    try {
-      const step = run.step;
-      const out = await run.trainer.sample({ steps: 48, temperature: 0.8, seed: step });
-      const text = typeof out === 'string' ? out : String(out);
-      const parts = text.split('.');
-      if (!text.endsWith('.')) parts.pop();  // the sample stopped inside a name: leave that one out
-      const names = parts.map((s) => s.trim()).filter(Boolean).slice(0, 8);
-      if (run === this._run) this._samples = [{ step, names }, ...this._samples].slice(0, 6);
-    } catch (e) {
-      if (run === this._run) this._samples = [{ step: run.step, names: [], error: e.message ?? String(e) }, ...this._samples].slice(0, 6);
-    } finally {
-      this._sampling = false;
-    }
   }
 
   // ---- the picture on the eval sequence ---------------------------------------------------------
 
   async #fetchView({ source, index, mask }) {
     if (source === 'pretrained') {
-      const snap = this._pre.snapshots[index];
-      const base = await this._pre.inspect(index, {});
-      const abl = mask ? await this._pre.inspect(index, { headMask: mask }) : null;
-      return { base, abl, step: snap?.step, decode: this._pre.decode };
+      const snap = this.session.pre.snapshots[index];
+      const base = await this.session.pre.inspect(index, {});
+      const abl = mask ? await this.session.pre.inspect(index, { headMask: mask }) : null;
+      return { base, abl, step: snap?.step, decode: this.session.pre.decode };
     }
-    const run = this._run;
+    const run = this.session.run;
     if (!run) throw new Error('no training run');
-    const opts = index === null ? {} : { snapshot: this._run.snapshots[index]?.index ?? index };
+    const opts = index === null ? {} : { snapshot: this.session.run.snapshots[index]?.index ?? index };
     // The current weights' head scores as they are asked for: the maps' captions change with the maps.
     const scores = index === null ? run.last?.heads : undefined;
     const base = await run.trainer.inspect(opts);
@@ -372,20 +194,20 @@ export class AttnTrain extends AttnWidget {
   }
 
   #requestView() {
-    const cur = this.#current(), source = this.#source;
+    const cur = this.#current(), source = this.session.source;
     const shape = this.#shape();
     const mask = headMask(this.ablated, shape.layers, shape.heads);
-    if (source === 'pretrained' && (this._pre.status !== 'ready' || cur.index === null)) return;
-    if (source === 'live' && !this._run) return;
+    if (source === 'pretrained' && (this.session.pre.status !== 'ready' || cur.index === null)) return;
+    if (source === 'live' && !this.session.run) return;
     // `key`: what is shown (a result for it is taken, however many steps a live run took since it
     // was asked for); `ask`: when to ask again (the live weights change with every step).
     const key = `${this.task}|${this.size}|${source}|${cur.index ?? 'live'}|${mask ?? ''}`;
-    const ask = `${key}|${cur.index === null ? this._run?.step ?? 0 : ''}`;
+    const ask = `${key}|${cur.index === null ? this.session.run?.step ?? 0 : ''}`;
     this._wantKey = key;
     if (ask === this._viewKey) return;
     // A running model's current weights: new maps at most every VIEW_MS (the last ones stay up meanwhile).
     const now = performance.now();
-    if (cur.index === null && this._run?.running && this._view?.key === key && now < this._viewAt + VIEW_MS) {
+    if (cur.index === null && this.session.run?.running && this._view?.key === key && now < this._viewAt + VIEW_MS) {
       this._viewTimer ||= setTimeout(() => { this._viewTimer = 0; if (this.isConnected) this.#requestView(); }, this._viewAt + VIEW_MS - now);
       return;
     }
@@ -396,11 +218,11 @@ export class AttnTrain extends AttnWidget {
 
   /** Layers and heads of the model shown (from its scores, else the preset). */
   #shape() {
-    const snaps = this.#snaps(), h = this.#history();
+    const snaps = this.session.snapshots, h = this.session.history;
     const heads = this._view?.base?.attention ? this._view.base.attention.map((l) => l.map(() => ({}))) : (snaps[snaps.length - 1] ?? h[h.length - 1])?.heads;
     const s = headShape(heads);
     if (s.layers) return s;
-    const m = this.#source === 'pretrained' && this._pre.config ? this._pre.config : sizeById(this.size).model;
+    const m = this.session.source === 'pretrained' && this.session.pre.config ? this.session.pre.config : sizeById(this.size).model;
     return { layers: m.layers, heads: m.heads };
   }
 
@@ -409,7 +231,7 @@ export class AttnTrain extends AttnWidget {
   willUpdate(changed) {
     super.willUpdate(changed);
     // A run belongs to one task and size (set as attributes, or restored from a link).
-    if ((changed.has('task') || changed.has('size')) && this._run && (this._runFor !== `${this.task}|${this.size}`)) this.#dropRun();
+    if ((changed.has('task') || changed.has('size')) && this.session.run && (this.session.runFor !== `${this.task}|${this.size}`)) this.#dropRun();
     if (changed.has('stage') && changed.get('stage') !== undefined) {  // a deck's click shows the stage's snapshot
       this.snapshot = null;
       this._stageShown = true;
@@ -417,7 +239,7 @@ export class AttnTrain extends AttnWidget {
     // Roles resolve on the snapshot shown (again when it changes: a stage, the scrubber, new scores).
     if (this.ablate !== null && this.ablate !== undefined) {
       const cur = this.#current();
-      const { ablated, error } = resolveHeads(this.ablate, cur.snap?.heads ?? this._run?.last?.heads);
+      const { ablated, error } = resolveHeads(this.ablate, cur.snap?.heads ?? this.session.run?.last?.heads);
       this._ablateError = error;
       if (ablated.join() !== this.ablated.join()) this.ablated = ablated;
     } else this._ablateError = '';
@@ -443,18 +265,15 @@ export class AttnTrain extends AttnWidget {
     queueMicrotask(() => {
       this._syncQueued = false;
       if (!this.isConnected) return;
-      if (this.task === 'induction') this.#loadPretrained();
-      // A live model is made on a user's request only (a page load starts no worker).
-      if (this._wantRun && this.#source === 'live' && !this._run && !this._making && !this._error) this.#ensureRun();
+      this.session.sync();
       this.#requestView();
     });
   }
 
   disconnectedCallback() {
-    super.disconnectedCallback();
-    clearTimeout(this._redrawTimer);
+    super.disconnectedCallback();  // the session ends its run (hostDisconnected)
     clearTimeout(this._viewTimer);
-    this._redrawTimer = this._viewTimer = 0;
+    this._viewTimer = 0;
     this.#dropRun();
   }
 
@@ -463,30 +282,30 @@ export class AttnTrain extends AttnWidget {
   #setTask(task) {
     if (task === this.task) return;
     this.#dropRun();
-    this._wantRun = true;
+    this.session.wantRun = true;
     this.task = task;
     this.source = null;
     this.snapshot = null;
     this.ablated = [];
-    this._error = '';
+    this.session.error = '';
     this.stateChanged();
   }
 
   #setSize(size) {
     if (size === this.size) return;
     this.#dropRun();
-    this._wantRun = true;
+    this.session.wantRun = true;
     this.size = size;
-    this.source = this.#source === 'pretrained' ? 'live' : this.source;
+    this.source = this.session.source === 'pretrained' ? 'live' : this.source;
     this.snapshot = null;
     this.ablated = [];
-    this._error = '';
+    this.session.error = '';
     this.stateChanged();
   }
 
   #setSource(source, { emit = true } = {}) {
-    if (source === 'live') this._wantRun = true;
-    if (source === this.#source) return;
+    if (source === 'live') this.session.wantRun = true;
+    if (source === this.session.source) return;
     this.source = source;
     this.snapshot = null;  // the heads switched off stay off: the same model shape
     // The maps shown stay up, faded, until the new source's arrive: the same elements get new values
@@ -498,49 +317,29 @@ export class AttnTrain extends AttnWidget {
 
   /** Start (or resume) live training: from scratch when the pretrained snapshots were shown. */
   async #start({ emit = true } = {}) {
-    if (this.#source !== 'live') this.#setSource('live', { emit: false });
+    if (this.session.source !== 'live') this.#setSource('live', { emit: false });
     this.snapshot = null;
     this._stageShown = false;
-    this._running = true;
+    this.session.running = true;
     if (emit) this.stateChanged();
-    const run = await this.#ensureRun();
-    if (!run) return;
-    if (run.step >= run.target) run.target = run.step + sizeById(this.size).steps;
-    this._error = '';
-    run.start();
-    this._tick++;
+    await this.session.train();
   }
 
   #pause({ emit = true } = {}) {
-    this._running = false;
-    this._run?.pause();
+    this.session.pause();
     if (emit) this.stateChanged();
   }
 
   async #step(n) {
-    if (this.#source !== 'live') this.#setSource('live');
+    if (this.session.source !== 'live') this.#setSource('live');
     this.snapshot = null;
-    const run = await this.#ensureRun();
-    if (!run || run.running) return;
-    try {
-      await run.step1(n);
-    } catch (e) {
-      this._error = e.message ?? String(e);
-    }
+    await this.session.step(n);
   }
 
   async #reset() {
-    const run = this._run;
-    if (!run) return;
-    run.pause();
-    this._running = false;
+    if (!this.session.run) return;
     this.snapshot = null;
-    this._samples = [];
-    try {
-      await run.reset();
-    } catch (e) {
-      this._error = e.message ?? String(e);
-    }
+    await this.session.reset();
     this._viewKey = '';
   }
 
@@ -568,10 +367,10 @@ export class AttnTrain extends AttnWidget {
     const cur = this.#current();
     let bytes;
     try {
-      if (this.#source === 'pretrained') bytes = cur.snap?.bytes ?? (await this._pre.bytes?.(cur.index));
-      else bytes = await this._run?.trainer.save();
+      if (this.session.source === 'pretrained') bytes = cur.snap?.bytes ?? (await this.session.pre.bytes?.(cur.index));
+      else bytes = await this.session.run?.trainer.save();
     } catch (e) {
-      this._error = e.message ?? String(e);
+      this.session.fail(e.message ?? String(e));
       return;
     }
     if (!bytes) return;
@@ -580,8 +379,8 @@ export class AttnTrain extends AttnWidget {
 
   #downloadHistory() {
     const plain = (x) => (ArrayBuffer.isView(x) ? Array.from(x) : x);
-    const rows = this.#history().map(({ bytes, ...r }) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, plain(v)])));
-    this.#download(new Blob([JSON.stringify({ task: this.task, size: this.size, source: this.#source, history: rows }, null, 1)], { type: 'application/json' }), `attnlab-${this.task}-history.json`);
+    const rows = this.session.history.map(({ bytes, ...r }) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, plain(v)])));
+    this.#download(new Blob([JSON.stringify({ task: this.task, size: this.size, source: this.session.source, history: rows }, null, 1)], { type: 'application/json' }), `attnlab-${this.task}-history.json`);
   }
 
   #download(blob, name) {
@@ -597,33 +396,18 @@ export class AttnTrain extends AttnWidget {
   // ---- pieces -----------------------------------------------------------------------------------
 
   #runControls({ compact = false, slide = compact } = {}) {
-    const run = this._run, live = this.#source === 'live', running = !!run?.running;
-    const busy = !!this._making;
+    const run = this.session.run, live = this.session.source === 'live', running = !!run?.running;
+    const busy = !!this.session.making;
     const startLabel = !live ? (slide ? 'train live' : 'Train live (from scratch)') : running ? 'Pause' : run?.step ? 'Resume' : 'Start';
     const start = html`<button type="button" class=${running ? 'pause' : 'start'} aria-disabled=${busy ? 'true' : 'false'}
       @click=${() => (busy ? null : running ? this.#pause() : this.#start())}>${startLabel}</button>`;
     if (compact) {
-      const back = live && this._pre.status === 'ready' ? html`<button type="button" class="pretrained" @click=${() => { this.#pause(); this.#setSource('pretrained'); }}>pretrained</button>` : nothing;
+      const back = live && this.session.pre.status === 'ready' ? html`<button type="button" class="pretrained" @click=${() => { this.#pause(); this.#setSource('pretrained'); }}>pretrained</button>` : nothing;
       return html`${start}${back}`;
     }
     return html`${start}
       <button type="button" class="step" ?disabled=${running} @click=${() => this.#step(10)}>Step ×10</button>
       <button type="button" class="reset" ?disabled=${!run || !live} @click=${() => this.#reset()}>Reset</button>`;
-  }
-
-  #statusText() {
-    const run = this._run, live = this.#source === 'live';
-    if (!live) {
-      const p = this._pre;
-      if (p.status === 'loading') return 'loading the pretrained snapshots…';
-      if (p.status === 'ready') return `${p.snapshots.length} pretrained snapshots (steps ${p.snapshots[0].step}–${p.snapshots[p.snapshots.length - 1].step})`;
-      return p.message || '';
-    }
-    if (this._making) return 'starting the trainer…';
-    if (!run) return `${this.task === 'induction' && this._pre.status === 'none' ? 'no pretrained snapshots; ' : ''}Start (or Step) trains a model from scratch here`;
-    const sp = run.speed;
-    const speed = run.running && sp ? ` · ${sp.tokensPerSec ? `${INT.format(sp.tokensPerSec)} tokens/s` : `${fmt(sp.stepsPerSec, 1)} steps/s`}` : '';
-    return `${run.running ? 'training' : 'paused'}: step ${run.step}${Number.isFinite(run.target) ? ` of ${run.target}` : ''}${speed}`;
   }
 
   #scrubber(cur, { compact = false } = {}) {
@@ -643,14 +427,14 @@ export class AttnTrain extends AttnWidget {
    */
   #numbers(cur) {
     const v = this._view?.base, a = this._view?.abl;
-    const src = cur.snap ?? (cur.index === null ? this._run?.last : null);
+    const src = cur.snap ?? (cur.index === null ? this.session.run?.last : null);
     return { evalLoss: src?.evalLoss, ratio: src?.ratio, seqLoss: v?.loss, ablLoss: a?.loss };
   }
 
   /** The steps axis: first to last step, with room at the right end for the last tick's label. */
   #xDomain(hist, cur, width, fs) {
     // A live run's axis reaches to where it will pause: its curves grow to the right.
-    const planned = this.#source === 'live' && Number.isFinite(this._run?.target) ? this._run.target : 0;
+    const planned = this.session.source === 'live' && Number.isFinite(this.session.run?.target) ? this.session.run.target : 0;
     const lo = hist[0]?.step ?? 0, hi = Math.max(hist[hist.length - 1]?.step ?? 0, cur.step, planned);
     if (hi <= lo) return undefined;  // one point: plot() makes its own axis
     // plot() puts ticks at round steps: widen the axis until the last tick's label ends inside the figure.
@@ -667,7 +451,7 @@ export class AttnTrain extends AttnWidget {
   }
 
   #plotLoss(width, height, fs, cur, { upTo = null } = {}) {
-    const hist = this.#history();
+    const hist = this.session.history;
     let series = lossSeries(upTo === null ? hist : hist.filter((r) => r.step <= upTo), this.task);
     const all = lossSeries(hist, this.task);
     const yDomain = yRange(all, { floor: 0 });
@@ -680,14 +464,14 @@ export class AttnTrain extends AttnWidget {
   }
 
   #plotRatio(width, height, fs, cur) {
-    const hist = this.#history(), series = ratioSeries(hist).map((x) => ({ ...x, label: undefined }));
+    const hist = this.session.history, series = ratioSeries(hist).map((x) => ({ ...x, label: undefined }));
     const top = Math.max(1.1, ...series.flatMap((x) => x.points.map(([, y]) => y)));
     const marker = hist.length ? [{ points: [[cur.step, 0], [cur.step, top]], color: MARK, dash: '5 4' }] : [];
     return plot({ series: [...series, ...marker], xLabel: 'step', yLabel: 'ratio', width, height, fontSize: fs, yDomain: [0, top], xDomain: this.#xDomain(hist, cur, width, fs) });
   }
 
   #plotScores(kind, width, height, fs, cur, focus, { upTo = null } = {}) {
-    const hist = this.#history();
+    const hist = this.session.history;
     const series = scoreSeries(upTo === null ? hist : hist.filter((r) => r.step <= upTo), kind, focus);
     const xDomain = this.#xDomain(hist, cur, width, fs);
     const marker = hist.length && upTo === null ? [{ points: [[cur.step, 0], [cur.step, 1]], color: MARK, dash: '5 4' }] : [];
@@ -696,13 +480,13 @@ export class AttnTrain extends AttnWidget {
 
   #lossLegend() {
     const short = { loss: 'train', evalLoss: 'held-out', firstHalfLoss: 'first half', repeatedLoss: 'repeated half' };
-    const present = lossSeries(this.#history(), this.task);
-    const list = present.length ? present : lossSeries([{ step: 0, loss: 0, evalLoss: 0, firstHalfLoss: 0, repeatedLoss: 0 }], this.task).filter((x) => x.key !== 'loss' || this.#source === 'live');
+    const present = lossSeries(this.session.history, this.task);
+    const list = present.length ? present : lossSeries([{ step: 0, loss: 0, evalLoss: 0, firstHalfLoss: 0, repeatedLoss: 0 }], this.task).filter((x) => x.key !== 'loss' || this.session.source === 'live');
     return html`<div class="legend-line">${list.map((x) => html`<span><span class="line-swatch" style=${`border-color:${x.color};border-top-style:${x.dash ? 'dashed' : 'solid'}`}></span>${short[x.key]}</span>`)}</div>`;
   }
 
   #scoreLegend(kind, focus) {
-    const hist = this.#history(), series = scoreSeries(hist.slice(-1), kind, focus);
+    const hist = this.session.history, series = scoreSeries(hist.slice(-1), kind, focus);
     if (focus) {
       const f = series.find((s) => s.focus);
       return html`<div class="legend-line"><span><span class="line-swatch thick" style=${`border-color:${f?.color}`}></span>${headName(focus.layer, focus.head)} (${FOCUS_TEXT[focus.kind]})</span>
@@ -743,10 +527,10 @@ export class AttnTrain extends AttnWidget {
   #viewMessage() {
     const v = this._view;
     if (v?.error) return html`<p class="error" role="alert">The picture could not be computed: ${v.error}</p>`;
-    if (this.#source === 'pretrained' && this._pre.status === 'loading') return html`<p class="empty">loading the pretrained snapshots…</p>`;
-    if (this.#source === 'pretrained' && this._pre.status !== 'ready') return html`<p class="empty">${this._pre.message}</p>`;
+    if (this.session.source === 'pretrained' && this.session.pre.status === 'loading') return html`<p class="empty">loading the pretrained snapshots…</p>`;
+    if (this.session.source === 'pretrained' && this.session.pre.status !== 'ready') return html`<p class="empty">${this.session.pre.message}</p>`;
     if (!v?.base) {
-      const text = this._making ? 'starting the trainer…' : this.#source === 'live' && !this._run ? (this._error ? 'no model to show' : 'press Start to build the model') : 'computing the attention maps…';
+      const text = this.session.making ? 'starting the trainer…' : this.session.source === 'live' && !this.session.run ? (this.session.error ? 'no model to show' : 'press Start to build the model') : 'computing the attention maps…';
       return html`<p class="empty">${text}</p>`;
     }
     return null;
@@ -785,9 +569,9 @@ export class AttnTrain extends AttnWidget {
   }
 
   #renderPage(cur) {
-    const live = this.#source === 'live', run = this._run, pw = this.pageFit(1400), W = pw < 700 ? this.pageFit(560) : Math.min(560, Math.floor((pw - 24) / 2)), H = 240;
+    const live = this.session.source === 'live', run = this.session.run, pw = this.pageFit(1400), W = pw < 700 ? this.pageFit(560) : Math.min(560, Math.floor((pw - 24) / 2)), H = 240;
     const shape = this.#shape(), view = this._view;
-    const heads = cur.snap?.heads ?? (cur.index === null ? view?.scores ?? this._run?.last?.heads : null);
+    const heads = cur.snap?.heads ?? (cur.index === null ? view?.scores ?? this.session.run?.last?.heads : null);
     const focus = cur.focus;
     const msg = this.#viewMessage();
     const ctl = this.controlsMode;
@@ -801,13 +585,13 @@ export class AttnTrain extends AttnWidget {
         <label>model <select class="size" @change=${(e) => this.#setSize(e.target.value)}>
           ${SIZES.map((s) => html`<option value=${s.id} ?selected=${s.id === this.size}>${s.label}</option>`)}</select></label>
         ${this.task === 'induction' ? html`<span class="source" role="group" aria-label="what to show">
-          <button type="button" class="show-pretrained" aria-pressed=${String(!live)} ?disabled=${this._pre.status !== 'ready'} @click=${() => { this.#pause(); this.#setSource('pretrained'); }}>pretrained snapshots</button>
+          <button type="button" class="show-pretrained" aria-pressed=${String(!live)} ?disabled=${this.session.pre.status !== 'ready'} @click=${() => { this.#pause(); this.#setSource('pretrained'); }}>pretrained snapshots</button>
           <button type="button" class="show-live" aria-pressed=${String(live)} @click=${() => this.#setSource('live')}>live training</button></span>` : nothing}
       </div>
       <div class="controls run">${this.#runControls()}
         ${live && run ? html`<progress class="progress" max=${Number.isFinite(run.target) ? run.target : 1} .value=${Math.min(run.step, run.target)} aria-label="training progress"></progress>` : nothing}
-        <span class="status" role="status">${this.#statusText()}</span></div>`}
-      ${this._error || this._ablateError ? html`<p class="error train-error" role="alert">${this._error || this._ablateError}</p>` : nothing}
+        <span class="status" role="status">${this.session.statusText()}</span></div>`}
+      ${this.session.error || this._ablateError ? html`<p class="error train-error" role="alert">${this.session.error || this._ablateError}</p>` : nothing}
       <div class="controls scrubline">${this.#scrubber(cur)}</div>
       ${ctl === 'full' && this.task === 'induction' ? html`<div class="controls jump" role="group" aria-label="jump to a stage">jump to:
         ${STAGES.map((s, i) => html`<button type="button" aria-pressed=${String(this.stage === i)} @click=${() => this.#jump(i)}>${i} ${s}</button>`)}</div>` : nothing}
@@ -828,7 +612,7 @@ export class AttnTrain extends AttnWidget {
           legend: h === shape.heads - 1 || (h + 1) % perRow === 0, maxWidth: mapW + (h === shape.heads - 1 || (h + 1) % perRow === 0 ? 60 : 0) }))}</div>`)}</div>`}
       ${view?.base && !view.stale ? this.#ablation(cur) : nothing}
       ${this.task === 'names' && live ? html`<div class="names-samples"><h3>Names it makes up as it learns</h3>
-        ${this._samples.length ? html`<ul class="samples">${this._samples.map((s) => html`<li>step ${s.step}: ${s.error ? html`<span class="error">${s.error}</span>` : s.names.join(' · ') || '(no complete name yet)'}</li>`)}</ul>`
+        ${this.session.samples.length ? html`<ul class="samples">${this.session.samples.map((s) => html`<li>step ${s.step}: ${s.error ? html`<span class="error">${s.error}</span>` : s.names.join(' · ') || '(no complete name yet)'}</li>`)}</ul>`
           : html`<p class="empty">A sample is drawn at every snapshot (every ${trainerOptions('names', this.size).snapshotEvery} steps) once training runs.</p>`}</div>` : nothing}
       ${ctl === 'none' ? nothing : html`<div class="controls export">export:
         <button type="button" class="download-weights" @click=${() => this.#downloadWeights()}>weights (.safetensors)</button>
@@ -846,7 +630,7 @@ export class AttnTrain extends AttnWidget {
     const { evalLoss, ratio, seqLoss, ablLoss } = this.#numbers(cur);
     const shape = this.#shape();
     const names = this.ablated.map((i) => headName(Math.floor(i / shape.heads), i % shape.heads));
-    const heads = cur.snap?.heads ?? this._run?.last?.heads;
+    const heads = cur.snap?.heads ?? this.session.run?.last?.heads;
     const fscore = focus ? heads?.[focus.layer]?.[focus.head]?.[focus.kind] : null;
     // The caption: the numbers of the snapshot shown, the stage's own highlighted (a narrow box: only those).
     const lossItem = html`<span class=${em === 'loss' ? 'em' : ''}>held-out loss <strong>${fmt(evalLoss, 2)}</strong></span>`;
@@ -854,7 +638,7 @@ export class AttnTrain extends AttnWidget {
     const ratioItem = this.task === 'induction' && Number.isFinite(ratio) ? html`<span>repeated ÷ first half <strong>${fmt(ratio, 2)}</strong></span>` : null;
     const focusItem = focus && Number.isFinite(fscore) ? html`<span class="em">${headName(focus.layer, focus.head)} ${SCORE_TEXT[focus.kind]} score <strong>${fmt(fscore, 2)}</strong></span>` : null;
     const items = [html`step <strong>${cur.step}</strong>`, ...(narrow ? [ablItem ?? focusItem ?? lossItem] : [lossItem, ratioItem, ablItem ?? focusItem])].filter(Boolean);
-    if (this.task === 'induction' && this._pre.status === 'none' && !narrow) items.push(html`<span class="empty">no pretrained snapshots: train live</span>`);
+    if (this.task === 'induction' && this.session.pre.status === 'none' && !narrow) items.push(html`<span class="empty">no pretrained snapshots: train live</span>`);
     // A wide box wraps the caption between its items, never inside one (a score split from its head's name).
     const caption = html`<p class=${`caption${narrow ? '' : ' whole-items'}`} role="status">${items.map((x, i) => html`${i ? ' · ' : ''}${x}`)}</p>`;
     const controls = ctl === 'none' ? nothing : html`<div class="controls">${this.#runControls({ compact: ctl !== 'full', slide: true })}${this.#scrubber(cur, { compact: true })}</div>`;
@@ -882,7 +666,7 @@ export class AttnTrain extends AttnWidget {
     const mapsPanel = !showMaps ? nothing : html`<div class="panel maps-panel" data-fit="maps">${msg ?? this.#slideMaps(stage, focus, mb.width, mb.height)}</div>`;
     return html`<div class="slide-frame" style=${`height:${box.height}px`}>
       ${head}
-      ${this._error || this._ablateError ? html`<p class="error train-error" role="alert">${this._error || this._ablateError}</p>` : nothing}
+      ${this.session.error || this._ablateError ? html`<p class="error train-error" role="alert">${this.session.error || this._ablateError}</p>` : nothing}
       <div class=${`slide-body${narrow ? ' column' : ''}`} data-fit="body">${plotPanel}${mapsPanel}</div>
     </div>`;
   }
@@ -897,7 +681,7 @@ export class AttnTrain extends AttnWidget {
     if (focus && stage >= 2) {
       const list = [panel({ label: `${headName(focus.layer, focus.head)}: ${FOCUS_TEXT[focus.kind]}`, l: focus.layer, h: focus.head, focus: true })];
       if (stage === 3 && L > 1) {
-        const prev = bestPrev(this.#current().snap?.heads ?? this._run?.last?.heads);
+        const prev = bestPrev(this.#current().snap?.heads ?? this.session.run?.last?.heads);
         if (prev) list.unshift(panel({ label: `${headName(prev.layer, prev.head)}: previous token`, l: prev.layer, h: prev.head, weight: 0.6, legend: false }));
       }
       // The layer-0 partner only while the induction head keeps most of its size beside it.

@@ -1,5 +1,6 @@
-// Two slides-only widgets for the deck's embedding and output-projection slides, computed by the
-// attnlab WebAssembly core and drawn with the widgets' shared heatmap:
+// Two widgets for the decks' embedding and output-projection slides (registered by ./index.js, which
+// slides/shared/widgets.js imports), computed by the attnlab WebAssembly core and drawn with the
+// widgets' shared heatmap:
 //
 //   <attn-embedding-lookup>   nn.Embedding as one-hot · W: pick a token; lab.embedding returns row i
 //                             of W, which is what the one-hot product picks out.
@@ -11,11 +12,11 @@
 // none: the token buttons are the only control, hidden by none). In slide layout the maps fill the box
 // the slide gives (the arrangement — a grid or one row — with the largest cells wins).
 import { html, css, nothing } from 'lit';
-import { AttnWidget } from '../../web/widgets/shared/widget.js';
-import { widgetStyles } from '../../web/widgets/shared/styles.js';
-import { uniformMatrix } from '../../web/widgets/shared/rng.js';
-import { heatmapGeometry, heatmapSize } from '../../web/widgets/shared/heatmap.js';
-import { fmt } from '../../web/widgets/shared/format.js';
+import { AttnWidget } from '../shared/widget.js';
+import { widgetStyles } from '../shared/styles.js';
+import { uniformMatrix } from '../shared/rng.js';
+import { heatmapGeometry, heatmapSize } from '../shared/heatmap.js';
+import { fmt } from '../shared/format.js';
 
 const VOCAB = ['the', 'cat', 'sat', 'on', 'mat'];
 const V = VOCAB.length, D = 4;
@@ -263,6 +264,3 @@ export class AttnOutputProjection extends EmbeddingBase {
         the same computation as an attention score: the most similar embedding gets the most probability.</p>`;
   }
 }
-
-if (!customElements.get('attn-embedding-lookup')) customElements.define('attn-embedding-lookup', AttnEmbeddingLookup);
-if (!customElements.get('attn-output-projection')) customElements.define('attn-output-projection', AttnOutputProjection);

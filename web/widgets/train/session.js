@@ -1,0 +1,276 @@
+// session.js — the training session behind <attn-train> (a Lit ReactiveController): where the widget's
+// numbers come from, and what is under way.
+//
+//   pre       the task's pretrained snapshots (openPretrained: measured on the page's lab), with their
+//             status: 'idle' | 'loading' | 'ready' | 'none' (no snapshots, or they failed to load)
+//   run       a live run (logic.js LiveRun over createTrainer: in a Web Worker where there is one, on
+//             this thread in Node): its snapshots, history, step, speed and error
+//   source    which of the two the widget shows ('pretrained' | 'live'), from the host's task/source
+//   running   asked to train (Start), until Pause or the run stops at its target (the shared state)
+//   samples   for the names task: names drawn from the model at each snapshot
+//
+// The host is the element (or any object with task, size, source, isConnected and requestUpdate()):
+// every change of the session asks it for an update. While a run trains, its progress events (up to 20
+// a second) become at most one update every LIVE_MS; anything else (pause, a snapshot picked, a reset)
+// updates at once. Nothing here touches the DOM: tests run a session in Node on a real trainer.
+import { LiveRun, SIZES, sizeById, trainerOptions } from './logic.js';
+import { createTrainer, openPretrained } from './source.js';
+import { fmt as fmt0 } from '../shared/format.js';
+
+// While a model trains, the trainer reports up to 20 times a second. Redrawing the whole widget (four
+// plots, layers × heads maps of t × t cells, the predictions) that often kept the page's main thread
+// busy in tasks over 50 ms: the session asks for a redraw at most every LIVE_MS.
+export const LIVE_MS = 200;
+
+/** Whole numbers with thousands separators ("126,244"); one formatter (toLocaleString makes one per call). */
+const INT = new Intl.NumberFormat('en', { maximumFractionDigits: 0 });
+/** A number as the widgets print it; '–' for one the trainer has not reported (null) yet. */
+const fmt = (x, d) => (typeof x === 'number' ? fmt0(x, d) : '–');
+
+export class TrainSession {
+  /**
+   * @param host     the element: task, size, source ('pretrained' | 'live' | null), isConnected, requestUpdate()
+   * @param onRedraw called just before each redraw the session asks for (the host takes maps that waited for it)
+   */
+  constructor(host, { onRedraw = () => {} } = {}) {
+    this.host = host;
+    this.onRedraw = onRedraw;
+    this.pre = { task: null, status: 'idle', snapshots: [], message: '' };
+    this.run = null;
+    this.runFor = '';        // `${task}|${size}` of the run
+    this.making = null;      // the promise of a run being made
+    this.error = '';
+    this.samples = [];
+    this.running = false;    // asked to train
+    this.wantRun = false;    // a live run was asked for (a page load makes none)
+    this.sampling = false;
+    this.redrawTimer = 0;
+    this.redrawAt = 0;
+    host.addController?.(this);
+  }
+
+  hostDisconnected() {
+    clearTimeout(this.redrawTimer);
+    this.redrawTimer = 0;
+    this.dropRun();
+  }
+
+  #changed() {
+    this.host.requestUpdate();
+  }
+
+  /** Shows an error (e.g. a download that failed) where the trainer's own appear. */
+  fail(message) {
+    this.error = message;
+    this.#changed();
+  }
+
+  // ---- what is shown -------------------------------------------------------------------------------
+
+  /** The source shown: the host's `source`, else the pretrained snapshots when the task has them, else live. */
+  get source() {
+    const { source, task } = this.host;
+    if (source === 'live') return 'live';
+    if (source === 'pretrained' && task === 'induction') return 'pretrained';
+    return task === 'induction' && this.pre.status !== 'none' && this.pre.status !== 'error' && !this.run ? 'pretrained' : 'live';
+  }
+
+  /** The snapshots of the source shown ([{ index, step, evalLoss, ratio, heads, … }]). */
+  get snapshots() {
+    return this.source === 'pretrained' ? this.pre.snapshots : this.run?.snapshots ?? [];
+  }
+
+  /** The history the curves plot: the pretrained snapshots, or every evaluation of the live run. */
+  get history() {
+    return this.source === 'pretrained' ? this.pre.snapshots : this.run?.history ?? [];
+  }
+
+  /** The pretrained snapshots are loaded and can be replayed. */
+  get replayReady() {
+    return this.pre.status === 'ready';
+  }
+
+  /** A redraw is due within LIVE_MS (the maps that arrive meanwhile wait for it). */
+  get redrawPending() {
+    return !!this.redrawTimer;
+  }
+
+  /** The status line: what is loading or training, the step and the speed. */
+  statusText() {
+    const run = this.run;
+    if (this.source !== 'live') {
+      const p = this.pre;
+      if (p.status === 'loading') return 'loading the pretrained snapshots…';
+      if (p.status === 'ready') return `${p.snapshots.length} pretrained snapshots (steps ${p.snapshots[0].step}–${p.snapshots[p.snapshots.length - 1].step})`;
+      return p.message || '';
+    }
+    if (this.making) return 'starting the trainer…';
+    if (!run) return `${this.host.task === 'induction' && this.pre.status === 'none' ? 'no pretrained snapshots; ' : ''}Start (or Step) trains a model from scratch here`;
+    const sp = run.speed;
+    const speed = run.running && sp ? ` · ${sp.tokensPerSec ? `${INT.format(sp.tokensPerSec)} tokens/s` : `${fmt(sp.stepsPerSec, 1)} steps/s`}` : '';
+    return `${run.running ? 'training' : 'paused'}: step ${run.step}${Number.isFinite(run.target) ? ` of ${run.target}` : ''}${speed}`;
+  }
+
+  // ---- the two sources -----------------------------------------------------------------------------
+
+  /** What the host's state asks for now: the task's pretrained snapshots, a live run asked for earlier. */
+  sync() {
+    if (this.host.task === 'induction') this.loadPretrained();
+    // A live model is made on a user's request only (a page load starts no worker).
+    if (this.wantRun && this.source === 'live' && !this.run && !this.making && !this.error) this.ensureRun();
+  }
+
+  /** Loads the induction task's pretrained snapshots (once per task). */
+  async loadPretrained() {
+    const task = this.host.task;
+    if (task !== 'induction' || this.pre.task === task) return;
+    this.pre = { task, status: 'loading', snapshots: [], message: '' };
+    this.#changed();
+    try {
+      const pre = await openPretrained(task);
+      if (this.host.task !== task) return;
+      this.pre = pre.snapshots.length ? { task, status: 'ready', ...pre, message: '' }
+        : { task, status: 'none', snapshots: [], message: 'no pretrained snapshots' };
+    } catch (e) {
+      if (this.host.task !== task) return;
+      this.pre = { task, status: 'none', snapshots: [], message: `no pretrained snapshots (${e.message ?? e})` };
+    }
+    this.#changed();
+  }
+
+  /** A live run for the host's task and size (made on first use). */
+  async ensureRun() {
+    this.wantRun = true;
+    if (this.run) return this.run;
+    if (this.making) return this.making;
+    const { task, size } = this.host;
+    this.error = '';
+    this.making = (async () => {
+      // In a task of its own: the click that asked for it only redraws (the worker's start is not short).
+      await new Promise((ok) => setTimeout(ok, 0));
+      try {
+        const options = trainerOptions(task, size, { seed: 0 });
+        // "Train live" beside the pretrained snapshots: the same model and optimizer as the run that made them.
+        const like = this.pre.trainerOptions;
+        if (task === 'induction' && size === SIZES[0].id && like?.model) {
+          options.model = { ...like.model };
+          if (like.optimizer) options.optimizer = { ...options.optimizer, ...like.optimizer };
+          if (this.pre.batch) options.batch = this.pre.batch;
+          if (this.pre.taskOptions) options.task = { name: task, ...this.pre.taskOptions };
+        }
+        const trainer = await createTrainer(options);
+        if (this.host.task !== task || this.host.size !== size || !this.host.isConnected) { trainer.terminate?.(); return null; }
+        this.run = new LiveRun(trainer, { target: sizeById(size).steps, onChange: (why) => this.#onRun(why) });
+        this.runFor = `${task}|${size}`;
+        this.error = '';
+        return this.run;
+      } catch (e) {
+        this.error = `The trainer could not start: ${e.message ?? e}`;
+        return null;
+      } finally {
+        this.making = null;
+        this.#changed();  // the buttons' busy state, and a run for a task picked meanwhile
+      }
+    })();
+    this.#changed();
+    return this.making;
+  }
+
+  #onRun(why) {
+    const run = this.run;
+    if (why === 'error') this.error = run.error;
+    // Stopped by itself (its target, an error): no longer asked to train, in every window alike.
+    if ((why === 'state' || why === 'error') && !run.running && (why === 'error' || run.step >= run.target)) this.running = false;
+    if (why === 'snapshot' && this.host.task === 'names') this.sampleNames();
+    if ((why === 'progress' || why === 'snapshot') && run.running) this.#redrawSoon();
+    else this.redrawNow();
+  }
+
+  /** A redraw within LIVE_MS of the last one (one for however many events came meanwhile). */
+  #redrawSoon() {
+    if (this.redrawTimer) return;
+    const wait = Math.max(0, this.redrawAt + LIVE_MS - performance.now());
+    this.redrawTimer = setTimeout(() => this.redrawNow(), wait);
+  }
+
+  redrawNow() {
+    clearTimeout(this.redrawTimer);
+    this.redrawTimer = 0;
+    this.redrawAt = performance.now();
+    this.onRedraw();
+    this.#changed();
+  }
+
+  /** Ends the live run (its worker) and forgets it: a new task or size, or the element gone. */
+  dropRun() {
+    this.wantRun = false;
+    this.running = false;
+    this.run?.dispose();
+    this.run = null;
+    this.samples = [];
+  }
+
+  /** Names the model makes up now (names task): up to 8, drawn at 0.8 temperature; the last 6 draws kept. */
+  async sampleNames() {
+    const run = this.run;
+    if (!run || this.sampling) return;
+    this.sampling = true;
+    try {
+      const step = run.step;
+      const out = await run.trainer.sample({ steps: 48, temperature: 0.8, seed: step });
+      const text = typeof out === 'string' ? out : String(out);
+      const parts = text.split('.');
+      if (!text.endsWith('.')) parts.pop();  // the sample stopped inside a name: leave that one out
+      const names = parts.map((s) => s.trim()).filter(Boolean).slice(0, 8);
+      if (run === this.run) this.samples = [{ step, names }, ...this.samples].slice(0, 6);
+    } catch (e) {
+      if (run === this.run) this.samples = [{ step: run.step, names: [], error: e.message ?? String(e) }, ...this.samples].slice(0, 6);
+    } finally {
+      this.sampling = false;
+      this.#changed();
+    }
+  }
+
+  // ---- training ------------------------------------------------------------------------------------
+
+  /** Trains the live run (made first if needed) up to its target, or one preset's steps further. */
+  async train() {
+    this.running = true;
+    const run = await this.ensureRun();
+    if (!run) return;
+    if (run.step >= run.target) run.target = run.step + sizeById(this.host.size).steps;
+    this.error = '';
+    run.start();
+    this.#changed();
+  }
+
+  pause() {
+    this.running = false;
+    this.run?.pause();
+  }
+
+  /** n steps of the live run (made first if needed); nothing while it trains on its own. */
+  async step(n) {
+    const run = await this.ensureRun();
+    if (!run || run.running) return;
+    try {
+      await run.step1(n);
+    } catch (e) {
+      this.fail(e.message ?? String(e));
+    }
+  }
+
+  /** The live run back to step 0, paused. */
+  async reset() {
+    const run = this.run;
+    if (!run) return;
+    run.pause();
+    this.running = false;
+    this.samples = [];
+    try {
+      await run.reset();
+    } catch (e) {
+      this.fail(e.message ?? String(e));
+    }
+  }
+}

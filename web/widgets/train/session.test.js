@@ -1,0 +1,138 @@
+// <attn-train>'s training session (session.js) in Node, on the real trainer (createTrainer on this
+// thread: Node has no Web Worker) and the real pretrained snapshots: what it loads, which source it
+// shows, the status line, a live run's steps / target / speed / snapshots / reset, the names samples.
+// The host is a plain object with what the element gives the session (task, size, source, updates).
+import { describe, expect, test, vi } from 'vitest';
+import { TrainSession } from './session.js';
+import { LiveRun } from './logic.js';
+import { loadPretrained } from '../../train/index.js';
+
+function makeHost(task = 'induction', size = 'attn2') {
+  return {
+    task, size, source: null, isConnected: true, updates: 0, controllers: [],
+    addController(c) { this.controllers.push(c); },
+    requestUpdate() { this.updates++; },
+  };
+}
+
+/** Resolves when the run's trainer says it stopped (a 'state' event with running false). */
+const stopped = (run) => new Promise((ok) => {
+  const on = (e) => { if (!e.detail.running) { run.trainer.removeEventListener('state', on); ok(); } };
+  run.trainer.addEventListener('state', on);
+});
+
+describe('TrainSession', () => {
+  test('pretrained snapshots: loading, then ready and shown; the status line says which steps they cover', async () => {
+    const host = makeHost();
+    const s = new TrainSession(host);
+    expect(host.controllers).toEqual([s]);
+    expect(s.source).toBe('pretrained');  // the induction task has them (not yet known to be missing)
+    const loading = s.loadPretrained();
+    expect(s.pre.status).toBe('loading');
+    expect(s.statusText()).toBe('loading the pretrained snapshots…');
+    await loading;
+    const files = await loadPretrained('induction');
+    expect(s.pre.status).toBe('ready');
+    expect(s.replayReady).toBe(true);
+    expect(s.snapshots.map((x) => x.step)).toEqual(files.snapshots.map((x) => x.step));
+    expect(s.history).toBe(s.snapshots);
+    const steps = files.snapshots.map((x) => x.step);
+    expect(s.statusText()).toBe(`${steps.length} pretrained snapshots (steps ${steps[0]}–${steps[steps.length - 1]})`);
+    // Each snapshot carries the numbers measured here (held-out loss, ratio, every head's scores).
+    for (const snap of s.snapshots) {
+      expect(Number.isFinite(snap.evalLoss)).toBe(true);
+      expect(snap.heads.length).toBe(s.pre.config.layers);
+    }
+    await s.loadPretrained();  // once per task
+    expect(s.pre.snapshots).toBe(s.snapshots);
+    expect(host.updates).toBeGreaterThanOrEqual(2);
+    // Another task has none: the live source.
+    host.task = 'reverse';
+    expect(s.source).toBe('live');
+  });
+
+  test('a live run: made on request, stepped, trained to its target (speed, snapshots), reset, ended', async () => {
+    const host = makeHost('induction', 'attn1');
+    host.source = 'live';
+    const s = new TrainSession(host);
+    expect(s.statusText()).toBe('Start (or Step) trains a model from scratch here');
+    s.sync();  // no run was asked for: a page load makes none
+    expect(s.making).toBe(null);
+
+    const making = s.ensureRun();
+    expect(s.statusText()).toBe('starting the trainer…');
+    const run = await making;
+    expect(run).toBeInstanceOf(LiveRun);
+    expect(s.run).toBe(run);
+    expect(s.runFor).toBe('induction|attn1');
+    expect(await s.ensureRun()).toBe(run);  // one run per task and size
+
+    await s.step(50);
+    expect(run.step).toBe(50);
+    expect(s.statusText()).toBe('paused: step 50 of 3000');
+    expect(s.history.map((h) => h.step)).toEqual([0, 25, 50]);  // evaluated every 25 steps
+    expect(s.snapshots.map((x) => x.step)).toEqual([0]);
+
+    run.target = 120;
+    const done = stopped(run);
+    await s.train();
+    expect(s.running).toBe(true);
+    await done;
+    expect(run.step).toBe(120);
+    expect(s.running).toBe(false);  // stopped by itself at its target: no longer asked to train
+    expect(s.redrawPending).toBe(false);
+    expect(s.snapshots.map((x) => x.step)).toEqual([0, 100]);
+    expect(s.history.at(-1).step).toBe(100);
+    expect(run.speed.stepsPerSec).toBeGreaterThan(0);
+    expect(run.speed.tokensPerSec).toBeCloseTo(run.speed.stepsPerSec * 4 * 23, 6);  // batch 4 × 23 positions
+    expect(s.statusText()).toBe('paused: step 120 of 120');
+
+    // Trained to its target, Start trains one preset further.
+    await s.train();
+    expect(run.target).toBe(120 + 3000);
+    s.pause();
+    expect(s.running).toBe(false);
+
+    await s.reset();
+    expect(run.step).toBe(0);
+    expect(s.snapshots.map((x) => x.step)).toEqual([0]);
+    expect(s.error).toBe('');
+
+    const trainer = run.trainer;
+    s.hostDisconnected();  // the element left the page: its run ends
+    expect(s.run).toBe(null);
+    expect(trainer.terminated).toBe(true);
+  });
+
+  test('names: the run samples names from the model at each snapshot', async () => {
+    const host = makeHost('names', 'attn1');
+    const s = new TrainSession(host);
+    expect(s.source).toBe('live');
+    s.wantRun = true;
+    s.sync();  // asked for before: made now (the names list loads with it)
+    const run = await s.making;
+    expect(run.trainer.task.name).toBe('names');
+    await s.step(100);  // snapshot at step 100 → a sample
+    await vi.waitFor(() => expect(s.samples.length).toBeGreaterThan(0), { timeout: 30000 });
+    const [sample] = s.samples;
+    expect(sample.step).toBe(100);
+    expect(sample.error).toBeUndefined();
+    for (const name of sample.names) expect(name).toMatch(/^[a-z]+$/);
+    s.dropRun();
+    expect(s.samples).toEqual([]);
+    expect(run.trainer.terminated).toBe(true);
+  });
+
+  test('a run that cannot start says why, and is not retried on its own', async () => {
+    const host = makeHost('induction', 'attn1');
+    host.source = 'live';
+    const s = new TrainSession(host);
+    s.pre.trainerOptions = { model: { layers: 0 } };  // what a broken index.json would give the "like" run
+    host.size = 'attn2';                                // the preset that follows the pretrained run
+    expect(await s.ensureRun()).toBe(null);
+    expect(s.error).toBe('The trainer could not start: createTrainer: model.layers is 0, expected a positive integer');
+    expect(s.statusText()).toBe('Start (or Step) trains a model from scratch here');
+    s.sync();
+    expect(s.making).toBe(null);
+  });
+});

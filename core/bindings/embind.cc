@@ -215,7 +215,7 @@ int sinusoidal(const SinusoidalCall& c) {
 }
 
 int rope(const RopeCall& c) {
-  return report(attnlab::rope_rotate(in(c.x), c.t, c.dim, c.base, c.offset, out(c.output)));
+  return report(attnlab::rope_forward(in(c.x), c.t, c.dim, c.base, c.offset, out(c.output)));
 }
 
 int alibi(const AlibiCall& c) {
@@ -511,7 +511,7 @@ class Model {
   }
 
   // mask: [layers·heads] scales at that address, 0 = every head kept.
-  int set_head_mask(Addr mask) { return report_as("setHeadMask", m_->set_head_scale(mask ? in(mask) : nullptr)); }
+  int set_head_mask(Addr mask) { return report_as("setHeadMask", m_->set_head_mask(mask ? in(mask) : nullptr)); }
 
   // The safetensors file, kept until releaseSaved() (or the next save): saved() views it.
   int save(bool optimizer) {

@@ -67,3 +67,6 @@ export function kernelRegression(lab, args) {
   run(lab, lab.core.module.kernelRegression({ xs: b.xs, ys: b.ys, n, queries: b.q, nq, dim, kernel, bandwidth, scores: b.scores, weights: b.weights, predictions: b.pred }));
   return { scores: lab.arena.take(b.scores, nq * n), weights: lab.arena.take(b.weights, nq * n), predictions: lab.arena.take(b.pred, nq) };
 }
+
+// The AttnLab methods this file gives (scaled dot-product attention, the weighted sum, kernel regression): lab.<name>(args) = <name>(lab, args).
+export const OPS = { attention, weightedSum, kernelRegression };

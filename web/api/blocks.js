@@ -201,3 +201,6 @@ function ffnWeights(fn, args, D, F) {
     w2: matrix(fn, 'w2', args.w2, F * D, `dFF·dModel = ${F * D}`), b2: optionalMatrix(fn, 'b2', args.b2, D, `dModel = ${D}`),
   };
 }
+
+// The AttnLab methods this file gives (norms, activations, feed-forward, encoder and decoder blocks): lab.<name>(args) = <name>(lab, args).
+export const OPS = { layerNorm, rmsNorm, activation, feedForward, encoderBlock, decoderBlock };

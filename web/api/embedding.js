@@ -49,3 +49,6 @@ function tokenIds(fn, v, vocab) {
   }
   return ids;
 }
+
+// The AttnLab methods this file gives (token embedding and the tied output head): lab.<name>(args) = <name>(lab, args).
+export const OPS = { embedding, outputHead };

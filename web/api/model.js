@@ -373,3 +373,6 @@ export class Model {
     this.#handle = null;
   }
 }
+
+// The AttnLab methods this file gives (a small GPT that trains, samples and saves): lab.<name>(args) = <name>(lab, args).
+export const OPS = { createModel, loadModel };

@@ -178,3 +178,6 @@ export class MultiHeadAttentionLayer {
     this.#handle = null;
   }
 }
+
+// The AttnLab methods this file gives (multi-head attention and the layer holding its weights): lab.<name>(args) = <name>(lab, args).
+export const OPS = { multiHeadAttention, createMultiHeadAttention };

@@ -59,3 +59,6 @@ export function alibi(lab, args) {
   run(lab, lab.core.module.alibi({ heads, tq, tk, slopes: ps, bias: pb }));
   return { slopes: lab.arena.take(ps, heads), bias: lab.arena.take(pb, heads * tq * tk) };
 }
+
+// The AttnLab methods this file gives (positional encodings, RoPE, ALiBi): lab.<name>(args) = <name>(lab, args).
+export const OPS = { positionalEncoding, rope, alibi };

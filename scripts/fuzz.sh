@@ -42,7 +42,7 @@ out=build/fuzz
 mkdir -p "$out/obj"
 # The same sources as the native library (new ops are picked up by the glob), the wasmsimd kernels
 # compiled through SIMDe exactly as in tests/cpp.
-flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -msse4.2 -Icore/include
+flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -msse4.2 -Icore/include -isystem /usr/include/eigen3
        -DATTNLAB_SIMDE -DATTNLAB_HAVE_SIMD128
        -fsanitize=address,undefined -fno-sanitize-recover=all)
 objs=()

@@ -10,15 +10,15 @@
 #include "tolerance.h"
 
 using attnlab::Mask;
-using attnlab::Matrix;
+using attnlab::RowMatrixXf;
 namespace tol = attnlab_test::tol;
 
 namespace {
 
-Matrix random_matrix(size_t r, size_t c, unsigned seed) {
+RowMatrixXf random_matrix(size_t r, size_t c, unsigned seed) {
   std::mt19937 rng(seed);
   std::normal_distribution<float> d;
-  Matrix m(r, c);
+  RowMatrixXf m(r, c);
   for (size_t i = 0; i < r * c; ++i) m.data()[i] = d(rng);
   return m;
 }
@@ -27,8 +27,8 @@ Matrix random_matrix(size_t r, size_t c, unsigned seed) {
 
 TEST(Attention, NotesIPlayFootball) {
   // The study notes' example: X 3×3, W_Q, W_K, W_V 3×2, d_k = 2.
-  Matrix X{{0.2f, 0.4f, 0.6f}, {0.8f, 0.3f, 0.3f}, {0.1f, 0.2f, 0.5f}};
-  Matrix WQ{{1, 0}, {0, 1}, {1, -1}}, WK{{0.5f, -0.5f}, {1, 0}, {0, 1}}, WV{{1, 1}, {0.5f, -0.5f}, {1, 0}};
+  RowMatrixXf X{{0.2f, 0.4f, 0.6f}, {0.8f, 0.3f, 0.3f}, {0.1f, 0.2f, 0.5f}};
+  RowMatrixXf WQ{{1, 0}, {0, 1}, {1, -1}}, WK{{0.5f, -0.5f}, {1, 0}, {0, 1}}, WV{{1, 1}, {0.5f, -0.5f}, {1, 0}};
   auto r = attnlab::attention(attnlab::matmul(X, WQ), attnlab::matmul(X, WK), attnlab::matmul(X, WV));
   const float w0[] = {0.3233f, 0.3941f, 0.2826f};
   for (int j = 0; j < 3; ++j) EXPECT_CLOSE(r.weights(0, j), w0[j], tol::kPrinted4);
@@ -75,7 +75,7 @@ TEST(Attention, FullyMaskedRowGivesZeros) {
 TEST(Attention, PermutingKeysAndValuesLeavesOutputUnchanged) {
   auto Q = random_matrix(4, 6, 10), K = random_matrix(5, 6, 11), V = random_matrix(5, 3, 12);
   const int perm[] = {3, 0, 4, 1, 2};
-  Matrix Kp(5, 6), Vp(5, 3);
+  RowMatrixXf Kp(5, 6), Vp(5, 3);
   for (int i = 0; i < 5; ++i) {
     for (int c = 0; c < 6; ++c) Kp(i, c) = K(perm[i], c);
     for (int c = 0; c < 3; ++c) Vp(i, c) = V(perm[i], c);
@@ -85,7 +85,7 @@ TEST(Attention, PermutingKeysAndValuesLeavesOutputUnchanged) {
 }
 
 TEST(Attention, HugeLogitsStayFinite) {
-  Matrix Q{{1e15f, 0}}, K{{1e15f, 0}, {-1e15f, 0}, {0, 1}}, V{{1, 2}, {3, 4}, {5, 6}};
+  RowMatrixXf Q{{1e15f, 0}}, K{{1e15f, 0}, {-1e15f, 0}, {0, 1}}, V{{1, 2}, {3, 4}, {5, 6}};
   auto r = attnlab::attention(Q, K, V, Mask::None(), 1.0f);  // scores ±1e30
   EXPECT_FLOAT_EQ(r.weights(0, 0), 1.0f);
   EXPECT_FLOAT_EQ(r.output(0, 1), 2.0f);

@@ -17,7 +17,7 @@ TEST_P(EncoderBlock, MatchesFloat64Composition) {
   std::mt19937 rng(4);
   const size_t t = 7, D = 12, H = 3, F = 20;
   attnlab::OwnedEncoderBlockWeights w{random_attention(rng, D), random_ln(rng, D), random_ln(rng, D), random_ffn(rng, D, F)};
-  Matrix x = random_matrix(rng, t, D);
+  RowMatrixXf x = random_matrix(rng, t, D);
   auto r = attnlab::encoder_block(x, w, {H, norm, act, 1e-5f}, causal ? attnlab::Mask::Causal() : attnlab::Mask::None());
   const Vec xd = to_d(x);
   auto ln = [&](const Vec& v, const attnlab::OwnedLayerNormWeights& p) { return layer_norm_d(v, t, D, to_d(p.gamma), to_d(p.beta), 1e-5); };
@@ -46,7 +46,7 @@ TEST(DecoderBlock, MatchesFloat64CompositionPreAndPost) {
   const size_t t = 5, tm = 3, D = 8, H = 2, F = 16;
   attnlab::OwnedDecoderBlockWeights w{random_attention(rng, D), random_attention(rng, D), random_ln(rng, D),
                                  random_ln(rng, D), random_ln(rng, D), random_ffn(rng, D, F)};
-  Matrix x = random_matrix(rng, t, D), mem = random_matrix(rng, tm, D);
+  RowMatrixXf x = random_matrix(rng, t, D), mem = random_matrix(rng, tm, D);
   const Vec xd = to_d(x), md = to_d(mem);
   auto ln = [&](const Vec& v, const attnlab::OwnedLayerNormWeights& p) { return layer_norm_d(v, t, D, to_d(p.gamma), to_d(p.beta), 1e-5); };
   for (auto norm : {attnlab::NormPlacement::post, attnlab::NormPlacement::pre}) {
@@ -64,16 +64,16 @@ TEST(DecoderBlock, MatchesFloat64CompositionPreAndPost) {
     }
     expect_near_all(r.output, out, tol::kSum, "decoder output");
     ASSERT_EQ(r.cross_attn.weights.size(), H);
-    EXPECT_EQ(r.cross_attn.weights[0].cols(), tm);  // queries from the decoder, keys from memory
-    EXPECT_EQ(r.cross_attn.k.rows(), tm);
+    EXPECT_EQ(size_t(r.cross_attn.weights[0].cols()), tm);  // queries from the decoder, keys from memory
+    EXPECT_EQ(size_t(r.cross_attn.k.rows()), tm);
   }
 }
 
 TEST(Blocks, MatrixApiThrowsOnShapeMismatch) {
   std::mt19937 rng(8);
   attnlab::OwnedEncoderBlockWeights w{random_attention(rng, 4), {}, {}, random_ffn(rng, 4, 8)};
-  EXPECT_THROW(attnlab::encoder_block(Matrix(3, 5), w, {2}), attnlab::Error);
+  EXPECT_THROW(attnlab::encoder_block(RowMatrixXf::Zero(3, 5), w, {2}), attnlab::Error);
   w.attn.bq.resize(3);
-  EXPECT_THROW(attnlab::encoder_block(Matrix(3, 4), w, {2}), attnlab::Error);
-  EXPECT_THROW(attnlab::embed(Matrix(3, 4), {0, 7}), attnlab::Error);
+  EXPECT_THROW(attnlab::encoder_block(RowMatrixXf::Zero(3, 4), w, {2}), attnlab::Error);
+  EXPECT_THROW(attnlab::embed(RowMatrixXf::Zero(3, 4), {0, 7}), attnlab::Error);
 }

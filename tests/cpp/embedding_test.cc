@@ -13,9 +13,9 @@ using namespace attnlab_test;
 TEST(Embedding, LookupAndTiedHead) {
   std::mt19937 rng(6);
   const size_t V = 11, D = 6;
-  Matrix table = random_matrix(rng, V, D);
+  RowMatrixXf table = random_matrix(rng, V, D);
   const std::vector<int> ids{3, 0, 10, 3};
-  Matrix e = attnlab::embed(table, ids);
+  RowMatrixXf e = attnlab::embed(table, ids);
   for (size_t i = 0; i < ids.size(); ++i)
     for (size_t j = 0; j < D; ++j) EXPECT_EQ(e(i, j), table(ids[i], j));
   auto bias = random_vec(rng, V);

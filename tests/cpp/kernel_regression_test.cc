@@ -16,7 +16,7 @@ TEST(KernelRegression, GaussianAndDotMatchFloat64) {
     for (size_t dim : {1u, 3u}) {
       const size_t n = 17, nq = 5;
       const float bw = 0.7f;
-      Matrix xs = random_matrix(rng, n, dim, 2.0f), qs = random_matrix(rng, nq, dim, 2.0f);
+      RowMatrixXf xs = random_matrix(rng, n, dim, 2.0f), qs = random_matrix(rng, nq, dim, 2.0f);
       auto ys = random_vec(rng, n, 1.0f);
       auto r = attnlab::kernel_regression(xs, ys, qs, bw, kernel);
       for (size_t q = 0; q < nq; ++q) {

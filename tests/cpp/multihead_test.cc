@@ -12,17 +12,17 @@
 #include "attnlab/attnlab.h"
 #include "tolerance.h"
 
-using attnlab::Matrix;
+using attnlab::RowMatrixXf;
 namespace tol = attnlab_test::tol;
 
 TEST(MultiHead, NotesTheCatSatHeadOne) {
   // The notes' two-head example, d_model 4, d_k 2. W_K of head 2 was lost in the OCR; attnlab uses
   // [[0.2,0.3],[0.4,0.5],[0.6,0.7],[0.8,0.9]] (matches the surviving K_sat,2 = [0.6, 0.8]).
-  Matrix X{{1, 0, 1, 0}, {0, 1, 0, 1}, {1, 1, 0, 0}};
-  Matrix WQ{{0.1f, 0.2f, 0.9f, 0.8f}, {0.3f, 0.4f, 0.7f, 0.6f}, {0.5f, 0.6f, 0.5f, 0.4f}, {0.7f, 0.8f, 0.3f, 0.2f}};
-  Matrix WK{{0.8f, 0.7f, 0.2f, 0.3f}, {0.6f, 0.5f, 0.4f, 0.5f}, {0.4f, 0.3f, 0.6f, 0.7f}, {0.2f, 0.1f, 0.8f, 0.9f}};
-  Matrix WV{{0.1f, 0.1f, 0.5f, 0.5f}, {0.2f, 0.2f, 0.6f, 0.6f}, {0.3f, 0.3f, 0.7f, 0.7f}, {0.4f, 0.4f, 0.8f, 0.8f}};
-  Matrix WO{{0.1f, 0.2f, 0.3f, 0.4f}, {0.5f, 0.6f, 0.7f, 0.8f}, {0.9f, 1.0f, 1.1f, 1.2f}, {1.3f, 1.4f, 1.5f, 1.6f}};
+  RowMatrixXf X{{1, 0, 1, 0}, {0, 1, 0, 1}, {1, 1, 0, 0}};
+  RowMatrixXf WQ{{0.1f, 0.2f, 0.9f, 0.8f}, {0.3f, 0.4f, 0.7f, 0.6f}, {0.5f, 0.6f, 0.5f, 0.4f}, {0.7f, 0.8f, 0.3f, 0.2f}};
+  RowMatrixXf WK{{0.8f, 0.7f, 0.2f, 0.3f}, {0.6f, 0.5f, 0.4f, 0.5f}, {0.4f, 0.3f, 0.6f, 0.7f}, {0.2f, 0.1f, 0.8f, 0.9f}};
+  RowMatrixXf WV{{0.1f, 0.1f, 0.5f, 0.5f}, {0.2f, 0.2f, 0.6f, 0.6f}, {0.3f, 0.3f, 0.7f, 0.7f}, {0.4f, 0.4f, 0.8f, 0.8f}};
+  RowMatrixXf WO{{0.1f, 0.2f, 0.3f, 0.4f}, {0.5f, 0.6f, 0.7f, 0.8f}, {0.9f, 1.0f, 1.1f, 1.2f}, {1.3f, 1.4f, 1.5f, 1.6f}};
   attnlab::MultiHeadAttention mha(2, WQ, WK, WV, WO);
   auto r = mha(X);
   // The notes: Q_the,1 = [0.6, 0.8], K_the,1 = [1.2, 1.0], Q_sat,2 = [1.6, 1.4], V_cat,2 = [1.4, 1.4].
@@ -45,10 +45,10 @@ TEST(MultiHead, NotesTheCatSatHeadOne) {
 }
 
 TEST(MultiHead, HeadsMustDivideDModel) {
-  Matrix W(6, 6, 0.1f);
+  const RowMatrixXf W = RowMatrixXf::Constant(6, 6, 0.1f);
   attnlab::MultiHeadAttention mha(4, W, W, W, W);
   try {
-    mha(Matrix(2, 6, 1.0f));
+    mha(RowMatrixXf::Constant(2, 6, 1.0f));
     FAIL();
   } catch (const attnlab::Error& e) {
     EXPECT_NE(std::string(e.what()).find("heads = 4 does not divide dModel = 6"), std::string::npos);

@@ -13,7 +13,7 @@ using namespace attnlab_test;
 TEST(Norm, LayerNormMatchesFloat64IncludingALargeOffset) {
   std::mt19937 rng(1);
   for (float offset : {0.0f, 100.0f}) {
-    Matrix x = random_matrix(rng, 4, 13);
+    RowMatrixXf x = random_matrix(rng, 4, 13);
     for (size_t i = 0; i < 4 * 13; ++i) x.data()[i] += offset;
     auto g = random_vec(rng, 13), b = random_vec(rng, 13);
     // 1e-5 holds with the two-pass variance; E[x²] − E[x]² in float32 misses by ~1e-3 at offset 100.
@@ -23,7 +23,7 @@ TEST(Norm, LayerNormMatchesFloat64IncludingALargeOffset) {
 }
 
 TEST(Norm, ConstantRowGivesBetaAndKeepsMeanRstd) {
-  Matrix x(1, 5, 0.75f), y(1, 5);
+  RowMatrixXf x = RowMatrixXf::Constant(1, 5, 0.75f), y(1, 5);
   const float beta[] = {1, 2, 3, 4, 5};
   float mean = 0, rstd = 0;
   ASSERT_TRUE(attnlab::layer_norm_forward(x.data(), 1, 5, nullptr, beta, 1e-5f, y.data(), &mean, &rstd).ok);
@@ -34,7 +34,7 @@ TEST(Norm, ConstantRowGivesBetaAndKeepsMeanRstd) {
 
 TEST(Norm, RmsNormMatchesFloat64) {
   std::mt19937 rng(2);
-  Matrix x = random_matrix(rng, 3, 9);
+  RowMatrixXf x = random_matrix(rng, 3, 9);
   auto g = random_vec(rng, 9);
   Vec want(27);
   for (size_t r = 0; r < 3; ++r) {

@@ -18,10 +18,10 @@ TEST(Positional, SinusoidalFormula) {
 
 TEST(Positional, RopeDotProductDependsOnlyOnOffset) {
   // q·k after RoPE depends on the positions only through their difference.
-  attnlab::Matrix q{{0.3f, -1.2f, 0.5f, 2.0f}}, k{{1.1f, 0.4f, -0.7f, 0.2f}};
-  auto dot = [](const attnlab::Matrix& a, const attnlab::Matrix& b) {
+  attnlab::RowMatrixXf q{{0.3f, -1.2f, 0.5f, 2.0f}}, k{{1.1f, 0.4f, -0.7f, 0.2f}};
+  auto dot = [](const attnlab::RowMatrixXf& a, const attnlab::RowMatrixXf& b) {
     float s = 0;
-    for (size_t i = 0; i < a.cols(); ++i) s += a(0, i) * b(0, i);
+    for (Eigen::Index i = 0; i < a.cols(); ++i) s += a(0, i) * b(0, i);
     return s;
   };
   const float d1 = dot(attnlab::rope(q, 10000.f, 5), attnlab::rope(k, 10000.f, 2));

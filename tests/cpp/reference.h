@@ -12,12 +12,19 @@
 
 namespace attnlab_test {
 
-using attnlab::Matrix;
+using attnlab::RowMatrixXf;
 using Vec = std::vector<double>;
 
 
 // ---- float64 references, straight from the formulas ------------------------------------------------
-inline Vec to_d(const Matrix& m) { return Vec(m.values().begin(), m.values().end()); }
+// A matrix (or a block of one) as float64, row after row.
+inline Vec to_d(const Eigen::Ref<const RowMatrixXf>& m) {
+  Vec v;
+  v.reserve(m.size());
+  for (Eigen::Index i = 0; i < m.rows(); ++i)
+    for (Eigen::Index j = 0; j < m.cols(); ++j) v.push_back(m(i, j));
+  return v;
+}
 inline Vec to_d(const std::vector<float>& v) { return Vec(v.begin(), v.end()); }
 
 inline Vec matmul_d(const Vec& a, const Vec& b, size_t m, size_t k, size_t n, const Vec& bias = {}) {
@@ -85,19 +92,20 @@ inline Vec ffn_d(const Vec& x, size_t t, size_t D, size_t F, const attnlab::Owne
   return matmul_d(h, to_d(p.w2), t, F, D, to_d(p.b2));
 }
 
-// A Matrix against its float64 reference, element by element (tolerance.h).
-inline void expect_near_all(const Matrix& got, const Vec& want, Tol tol, const char* what) {
-  expect_close_all(got.values(), want, tol, what);
+// A matrix against its float64 reference, element by element (tolerance.h).
+inline void expect_near_all(const RowMatrixXf& got, const Vec& want, Tol tol, const char* what) {
+  expect_close_all(std::vector<float>(got.data(), got.data() + got.size()), want, tol, what);
 }
 
-inline Matrix random_matrix(std::mt19937& rng, size_t r, size_t c, float scale = 1.0f) {
+inline RowMatrixXf random_matrix(std::mt19937& rng, size_t r, size_t c, float scale = 1.0f) {
   std::normal_distribution<float> n(0.0f, scale);
-  Matrix m(r, c);
+  RowMatrixXf m(r, c);
   for (size_t i = 0; i < r * c; ++i) m.data()[i] = n(rng);
   return m;
 }
 inline std::vector<float> random_vec(std::mt19937& rng, size_t n, float scale = 0.3f) {
-  return random_matrix(rng, 1, n, scale).values();
+  const RowMatrixXf m = random_matrix(rng, 1, n, scale);
+  return std::vector<float>(m.data(), m.data() + m.size());
 }
 inline attnlab::OwnedMultiHeadWeights random_attention(std::mt19937& rng, size_t D) {
   return {random_matrix(rng, D, D, 0.3f), random_matrix(rng, D, D, 0.3f), random_matrix(rng, D, D, 0.3f),

@@ -1,8 +1,10 @@
 // attnlab — attention and the Transformer, computed step by step so that people can watch it.
 //
 // Two layers:
-//   * Matrix level (this header's includes): reads like the lecture and throws attnlab::Error on bad
-//     input.
+//   * Matrix level (this header's includes): reads like the lecture, speaks Eigen and throws
+//     attnlab::Error on bad input. Matrices go in as Eigen::Ref<const RowMatrixXf> (row-major float:
+//     your Eigen matrix, a block of one or an Eigen::Map over your buffer, read in place) and come
+//     out as RowMatrixXf (attnlab/matrix.h).
 //   * Pointer level (attnlab/ops.h): llm.c-style functions on raw buffers that return a Status; the
 //     WebAssembly bindings and the hot paths use these.
 //
@@ -13,9 +15,9 @@
 // Example — the study notes' "I / play / football":
 //
 //   #include <attnlab/attnlab.h>
-//   using attnlab::Matrix;
-//   Matrix X{{0.2, 0.4, 0.6}, {0.8, 0.3, 0.3}, {0.1, 0.2, 0.5}};
-//   Matrix W_Q{{1, 0}, {0, 1}, {1, -1}}, W_K{{0.5, -0.5}, {1, 0}, {0, 1}}, W_V{{1, 1}, {0.5, -0.5}, {1, 0}};
+//   using attnlab::RowMatrixXf;
+//   RowMatrixXf X{{0.2f, 0.4f, 0.6f}, {0.8f, 0.3f, 0.3f}, {0.1f, 0.2f, 0.5f}};
+//   RowMatrixXf W_Q{{1, 0}, {0, 1}, {1, -1}}, W_K{{0.5f, -0.5f}, {1, 0}, {0, 1}}, W_V{{1, 1}, {0.5f, -0.5f}, {1, 0}};
 //   auto r = attnlab::attention(attnlab::matmul(X, W_Q), attnlab::matmul(X, W_K), attnlab::matmul(X, W_V));
 //   // r.weights row 0 ≈ [0.3233 0.3941 0.2826], r.output row 0 ≈ [1.0137 0.2561]
 #pragma once
@@ -36,7 +38,7 @@
 
 namespace attnlab {
 
-// A·B for A [m, k], B [k, n].
-Matrix matmul(const Matrix& A, const Matrix& B);
+// A·B for A [m, k], B [k, n] (either may be a block of a bigger matrix), by attnlab's GEMM kernel.
+RowMatrixXf matmul(const Eigen::Ref<const RowMatrixXf>& A, const Eigen::Ref<const RowMatrixXf>& B);
 
 }  // namespace attnlab

@@ -20,12 +20,12 @@ namespace attnlab {
 // MultiHeadWeights, LayerNormWeights, FeedForwardWeights, EncoderBlockWeights and DecoderBlockWeights
 // (ops.h), same names with the prefix Owned.
 struct OwnedMultiHeadWeights {
-  Matrix wq, wk, wv, wo;                 // [D, D]
+  RowMatrixXf wq, wk, wv, wo;            // [D, D]
   std::vector<float> bq, bk, bv, bo;     // [D] or empty
 };
 struct OwnedLayerNormWeights { std::vector<float> gamma, beta; };  // [D] or empty
 struct OwnedFeedForwardWeights {
-  Matrix w1, w2;                         // [D, d_ff], [d_ff, D]
+  RowMatrixXf w1, w2;                    // [D, d_ff], [d_ff, D]
   std::vector<float> b1, b2;             // [d_ff], [D] or empty
 };
 
@@ -45,13 +45,13 @@ struct BlockOptions {
 // per-head weights, the concatenated heads and the output.
 struct EncoderBlockResult {
   MultiHeadResult attn;
-  Matrix residual1, norm1;                 // [t, D]
-  Matrix ffn_pre, ffn_activated, ffn_out;  // [t, d_ff] x·W1 + b1, [t, d_ff] act(ffn_pre), [t, D]
-  Matrix residual2, norm2, output;         // [t, D]
+  RowMatrixXf residual1, norm1;                 // [t, D]
+  RowMatrixXf ffn_pre, ffn_activated, ffn_out;  // [t, d_ff] x·W1 + b1, [t, d_ff] act(ffn_pre), [t, D]
+  RowMatrixXf residual2, norm2, output;         // [t, D]
 };
 // x: [t, D]. Throws attnlab::Error.
-EncoderBlockResult encoder_block(const Matrix& x, const OwnedEncoderBlockWeights& w, const BlockOptions& opt,
-                                 const Mask& mask = Mask::None());
+EncoderBlockResult encoder_block(const Eigen::Ref<const RowMatrixXf>& x, const OwnedEncoderBlockWeights& w,
+                                 const BlockOptions& opt, const Mask& mask = Mask::None());
 
 struct OwnedDecoderBlockWeights {
   OwnedMultiHeadWeights self_attn, cross_attn;
@@ -60,15 +60,16 @@ struct OwnedDecoderBlockWeights {
 };
 struct DecoderBlockResult {
   MultiHeadResult self_attn;
-  Matrix residual1, norm1;
-  MultiHeadResult cross_attn;              // weights H × [t, t_m]
-  Matrix residual2, norm2;
-  Matrix ffn_pre, ffn_activated, ffn_out;
-  Matrix residual3, norm3, output;
+  RowMatrixXf residual1, norm1;                 // [t, D]
+  MultiHeadResult cross_attn;                   // weights H × [t, t_m]
+  RowMatrixXf residual2, norm2;                 // [t, D]
+  RowMatrixXf ffn_pre, ffn_activated, ffn_out;  // [t, d_ff], [t, d_ff], [t, D]
+  RowMatrixXf residual3, norm3, output;         // [t, D]
 };
 // x: [t, D], memory: [t_m, D] (the encoder output). Self-attention is causal unless told otherwise.
-DecoderBlockResult decoder_block(const Matrix& x, const Matrix& memory, const OwnedDecoderBlockWeights& w,
-                                 const BlockOptions& opt, const Mask& self_mask = Mask::Causal());
+DecoderBlockResult decoder_block(const Eigen::Ref<const RowMatrixXf>& x, const Eigen::Ref<const RowMatrixXf>& memory,
+                                 const OwnedDecoderBlockWeights& w, const BlockOptions& opt,
+                                 const Mask& self_mask = Mask::Causal());
 
 // ---- Deprecated names (removed in 0.3): the names on the right replace them ---------------------
 using AttentionLayerWeights = OwnedMultiHeadWeights;   // deprecated
@@ -80,13 +81,14 @@ using AttentionStep = MultiHeadResult;                 // deprecated (its out is
 using EncoderLayerResult = EncoderBlockResult;         // deprecated (ffn_hidden is now ffn_activated)
 using DecoderLayerResult = DecoderBlockResult;         // deprecated (ffn_hidden is now ffn_activated)
 // deprecated: encoder_block
-inline EncoderBlockResult encoder_layer(const Matrix& x, const OwnedEncoderBlockWeights& w, const BlockOptions& opt,
-                                        const Mask& mask = Mask::None()) {
+inline EncoderBlockResult encoder_layer(const Eigen::Ref<const RowMatrixXf>& x, const OwnedEncoderBlockWeights& w,
+                                        const BlockOptions& opt, const Mask& mask = Mask::None()) {
   return encoder_block(x, w, opt, mask);
 }
 // deprecated: decoder_block
-inline DecoderBlockResult decoder_layer(const Matrix& x, const Matrix& memory, const OwnedDecoderBlockWeights& w,
-                                        const BlockOptions& opt, const Mask& self_mask = Mask::Causal()) {
+inline DecoderBlockResult decoder_layer(const Eigen::Ref<const RowMatrixXf>& x, const Eigen::Ref<const RowMatrixXf>& memory,
+                                        const OwnedDecoderBlockWeights& w, const BlockOptions& opt,
+                                        const Mask& self_mask = Mask::Causal()) {
   return decoder_block(x, memory, w, opt, self_mask);
 }
 

@@ -11,16 +11,17 @@
 
 namespace attnlab {
 
-Matrix embed(const Matrix& table, const std::vector<int>& ids);  // [ids.size(), D]
+RowMatrixXf embed(const Eigen::Ref<const RowMatrixXf>& table, const std::vector<int>& ids);  // [ids.size(), D]
 
-struct OutputHeadResult { Matrix logits, probs; };  // [rows, vocab]
-OutputHeadResult output_head(const Matrix& h, const Matrix& table, const std::vector<float>& bias = {},
-                             float temperature = 1.0f);
+struct OutputHeadResult { RowMatrixXf logits, probs; };  // [rows, vocab]
+// h: [rows, D], table: [vocab, D].
+OutputHeadResult output_head(const Eigen::Ref<const RowMatrixXf>& h, const Eigen::Ref<const RowMatrixXf>& table,
+                             const std::vector<float>& bias = {}, float temperature = 1.0f);
 
 // Nadaraya-Watson: xs [n, dim] (keys), ys [n] (values), queries [n_q, dim].
-struct KernelRegressionResult { Matrix scores, weights; std::vector<float> predictions; };
-KernelRegressionResult kernel_regression(const Matrix& xs, const std::vector<float>& ys,
-                                         const Matrix& queries, float bandwidth = 1.0f,
+struct KernelRegressionResult { RowMatrixXf scores, weights; std::vector<float> predictions; };  // [n_q, n] ×2, [n_q]
+KernelRegressionResult kernel_regression(const Eigen::Ref<const RowMatrixXf>& xs, const std::vector<float>& ys,
+                                         const Eigen::Ref<const RowMatrixXf>& queries, float bandwidth = 1.0f,
                                          RegressionKernel kernel = RegressionKernel::gaussian);
 
 }  // namespace attnlab

@@ -10,20 +10,20 @@
 namespace attnlab {
 
 struct FeedForwardResult {
-  Matrix pre;        // [rows, d_ff] x·W1 + b1
-  Matrix activated;  // [rows, d_ff] act(pre)
-  Matrix output;     // [rows, D]
+  RowMatrixXf pre;        // [rows, d_ff] x·W1 + b1
+  RowMatrixXf activated;  // [rows, d_ff] act(pre)
+  RowMatrixXf output;     // [rows, D]
 };
 
 class FeedForward {
  public:
   // W1: [D, d_ff], W2: [d_ff, D]; b1 [d_ff], b2 [D] or empty.
-  FeedForward(Matrix w1, Matrix w2, std::vector<float> b1 = {}, std::vector<float> b2 = {},
+  FeedForward(RowMatrixXf w1, RowMatrixXf w2, std::vector<float> b1 = {}, std::vector<float> b2 = {},
               Activation act = Activation::relu);
-  FeedForwardResult operator()(const Matrix& x) const;  // x: [rows, D]
+  FeedForwardResult operator()(const Eigen::Ref<const RowMatrixXf>& x) const;  // x: [rows, D]
 
  private:
-  Matrix w1_, w2_;
+  RowMatrixXf w1_, w2_;
   std::vector<float> b1_, b2_;
   Activation act_;
 };

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 
 #include "attnlab/mask.h"
 #include "attnlab/matrix.h"
@@ -11,30 +12,31 @@
 namespace attnlab {
 
 struct MultiHeadResult {
-  Matrix q, k, v;                // [t_q, D], [t_k, D], [t_k, D]
-  std::vector<Matrix> weights;   // H × [t_q, t_k]
-  Matrix heads;                  // [t_q, D] concatenated head outputs
-  Matrix output;                 // [t_q, D]
+  RowMatrixXf q, k, v;                // [t_q, D], [t_k, D], [t_k, D]
+  std::vector<RowMatrixXf> weights;   // H × [t_q, t_k]
+  RowMatrixXf heads;                  // [t_q, D] concatenated head outputs
+  RowMatrixXf output;                 // [t_q, D]
 };
 
 class MultiHeadAttention {
  public:
   // W_Q, W_K, W_V, W_O: [D, D]; biases [D] or empty.
-  MultiHeadAttention(size_t heads, Matrix wq, Matrix wk, Matrix wv, Matrix wo);
+  MultiHeadAttention(size_t heads, RowMatrixXf wq, RowMatrixXf wk, RowMatrixXf wv, RowMatrixXf wo);
   void set_biases(std::vector<float> bq, std::vector<float> bk, std::vector<float> bv, std::vector<float> bo);
 
   size_t heads() const { return heads_; }
   size_t d_model() const { return wq_.rows(); }
 
   // Self-attention: x [t, D].
-  MultiHeadResult operator()(const Matrix& x, const Mask& mask = Mask::None()) const;
+  MultiHeadResult operator()(const Eigen::Ref<const RowMatrixXf>& x, const Mask& mask = Mask::None()) const;
   // Cross-attention: queries from x [t_q, D], keys and values from context [t_k, D].
-  MultiHeadResult operator()(const Matrix& x, const Matrix& context, const Mask& mask = Mask::None()) const;
+  MultiHeadResult operator()(const Eigen::Ref<const RowMatrixXf>& x, const Eigen::Ref<const RowMatrixXf>& context,
+                             const Mask& mask = Mask::None()) const;
 
  private:
-  MultiHeadResult run(const Matrix& x, const Matrix* context, const Mask& mask) const;
+  MultiHeadResult run(const Eigen::Ref<const RowMatrixXf>& x, const Eigen::Ref<const RowMatrixXf>* context, const Mask& mask) const;
   size_t heads_;
-  Matrix wq_, wk_, wv_, wo_;
+  RowMatrixXf wq_, wk_, wv_, wo_;
   std::vector<float> bq_, bk_, bv_, bo_;
 };
 

@@ -12,10 +12,10 @@
 namespace attnlab {
 
 // x: [rows, dim]; gamma, beta: [dim] or empty (γ = 1, β = 0). Throws attnlab::Error.
-Matrix layer_norm(const Matrix& x, const std::vector<float>& gamma = {},
-                  const std::vector<float>& beta = {}, float eps = 1e-5f);
-Matrix rms_norm(const Matrix& x, const std::vector<float>& gamma = {}, float eps = 1e-6f);
+RowMatrixXf layer_norm(const Eigen::Ref<const RowMatrixXf>& x, const std::vector<float>& gamma = {},
+                       const std::vector<float>& beta = {}, float eps = 1e-5f);
+RowMatrixXf rms_norm(const Eigen::Ref<const RowMatrixXf>& x, const std::vector<float>& gamma = {}, float eps = 1e-6f);
 // Element-wise GELU (exact or tanh) or ReLU.
-Matrix activation(const Matrix& x, Activation kind);
+RowMatrixXf activation(const Eigen::Ref<const RowMatrixXf>& x, Activation kind);
 
 }  // namespace attnlab

@@ -1,28 +1,32 @@
-// The Matrix-level C++ API: allocates the outputs, calls the pointer-level op, throws on bad input.
+// The Matrix-level C++ API of attention.h, multihead.h, positional.h and attnlab.h: takes Eigen
+// matrices (read in place), allocates the outputs, calls the pointer-level op, throws on bad input.
 #include <cmath>
 #include <string>
 
 #include "attnlab/attnlab.h"
 #include "../kernels/dispatch.h"
-#include "../ops/check.h"
+#include "eigen_ref.h"
 
 namespace attnlab {
 
-Matrix matmul(const Matrix& A, const Matrix& B) {
+using api::cols;
+using api::ConstRef;
+using api::ContiguousRows;
+using api::rows;
+using api::stride;
+using api::zeros;
+
+RowMatrixXf matmul(const ConstRef& A, const ConstRef& B) {
   if (A.cols() != B.rows())
-    throw Error("matmul: A is [" + std::to_string(A.rows()) + ", " + std::to_string(A.cols()) +
-                "] and B is [" + std::to_string(B.rows()) + ", " + std::to_string(B.cols()) +
-                "], expected A.cols = B.rows");
-  Matrix C(A.rows(), B.cols());
-  if (A.rows() && B.cols()) {
-    if (A.cols() == 0) return C;
-    kernels::gemm_nn_f32(A.rows(), B.cols(), A.cols(), A.data(), A.cols(), B.data(), B.cols(), nullptr,
-                         C.data(), C.cols());
-  }
+    throw Error("matmul: A is " + api::shape(A) + " and B is " + api::shape(B) + ", expected A.cols = B.rows");
+  RowMatrixXf C = zeros(rows(A), cols(B));
+  if (A.rows() && B.cols() && A.cols())
+    kernels::gemm_nn_f32(rows(A), cols(B), cols(A), A.data(), stride(A), B.data(), stride(B), nullptr,
+                         C.data(), cols(B));
   return C;
 }
 
-AttentionResult attention(const Matrix& Q, const Matrix& K, const Matrix& V, const Mask& mask,
+AttentionResult attention(const ConstRef& Q, const ConstRef& K, const ConstRef& V, const Mask& mask,
                           std::optional<float> scale) {
   if (Q.cols() != K.cols())
     throw Error("attention: Q has " + std::to_string(Q.cols()) + " columns and K has " +
@@ -30,23 +34,23 @@ AttentionResult attention(const Matrix& Q, const Matrix& K, const Matrix& V, con
   if (K.rows() != V.rows())
     throw Error("attention: K has " + std::to_string(K.rows()) + " rows and V has " +
                 std::to_string(V.rows()) + ", expected the same t_k");
-  const size_t tq = Q.rows(), tk = K.rows(), dk = Q.cols(), dv = V.cols();
-  AttentionResult r{Matrix(tq, tk), Matrix(tq, tk), Matrix(tq, tk), Matrix(tq, dv)};
+  const size_t tq = rows(Q), tk = rows(K), dk = cols(Q), dv = cols(V);
+  AttentionResult r{zeros(tq, tk), zeros(tq, tk), zeros(tq, tk), zeros(tq, dv)};
   const float s = scale ? *scale : 1.0f / std::sqrt(static_cast<float>(dk));
-  AttentionArgs a{Q.data(), dk, K.data(), dk, V.data(), dv, tq, tk, dk, dv, s, mask};
+  AttentionArgs a{Q.data(), stride(Q), K.data(), stride(K), V.data(), stride(V), tq, tk, dk, dv, s, mask};
   AttentionOutputs o{r.scores.data(), r.scaled.data(), r.weights.data(), r.output.data(), dv};
   throw_if_error(attention_forward(a, o));
   return r;
 }
 
-MultiHeadAttention::MultiHeadAttention(size_t heads, Matrix wq, Matrix wk, Matrix wv, Matrix wo)
+MultiHeadAttention::MultiHeadAttention(size_t heads, RowMatrixXf wq, RowMatrixXf wk, RowMatrixXf wv,
+                                       RowMatrixXf wo)
     : heads_(heads), wq_(std::move(wq)), wk_(std::move(wk)), wv_(std::move(wv)), wo_(std::move(wo)) {
-  const size_t D = wq_.rows();
-  for (const Matrix* w : {&wq_, &wk_, &wv_, &wo_})
+  const Eigen::Index D = wq_.rows();
+  for (const RowMatrixXf* w : {&wq_, &wk_, &wv_, &wo_})
     if (w->rows() != D || w->cols() != D)
-      throw Error("MultiHeadAttention: weights are [" + std::to_string(w->rows()) + ", " +
-                  std::to_string(w->cols()) + "], expected [dModel, dModel] = [" + std::to_string(D) +
-                  ", " + std::to_string(D) + "]");
+      throw Error("MultiHeadAttention: weights are " + api::shape(*w) + ", expected [dModel, dModel] = [" +
+                  std::to_string(D) + ", " + std::to_string(D) + "]");
 }
 
 void MultiHeadAttention::set_biases(std::vector<float> bq, std::vector<float> bk, std::vector<float> bv,
@@ -58,41 +62,42 @@ void MultiHeadAttention::set_biases(std::vector<float> bq, std::vector<float> bk
   bq_ = std::move(bq), bk_ = std::move(bk), bv_ = std::move(bv), bo_ = std::move(bo);
 }
 
-MultiHeadResult MultiHeadAttention::operator()(const Matrix& x, const Mask& mask) const {
+MultiHeadResult MultiHeadAttention::operator()(const ConstRef& x, const Mask& mask) const {
   return run(x, nullptr, mask);
 }
-MultiHeadResult MultiHeadAttention::operator()(const Matrix& x, const Matrix& context, const Mask& mask) const {
+MultiHeadResult MultiHeadAttention::operator()(const ConstRef& x, const ConstRef& context, const Mask& mask) const {
   return run(x, &context, mask);
 }
 
-MultiHeadResult MultiHeadAttention::run(const Matrix& x, const Matrix* context, const Mask& mask) const {
+MultiHeadResult MultiHeadAttention::run(const ConstRef& x, const ConstRef* context, const Mask& mask) const {
   const size_t D = d_model();
-  if (x.cols() != D || (context && context->cols() != D))
+  if (cols(x) != D || (context && cols(*context) != D))
     throw Error("MultiHeadAttention: inputs need dModel = " + std::to_string(D) + " columns");
-  const size_t tq = x.rows(), tk = context ? context->rows() : tq;
+  const size_t tq = rows(x), tk = context ? rows(*context) : tq;
+  const ContiguousRows xs(x), cs(context ? *context : x);
   auto opt = [](const std::vector<float>& b) { return b.empty() ? nullptr : b.data(); };
-  MultiHeadArgs a{x.data(), tq, context ? context->data() : nullptr, tk, D, heads_,
+  MultiHeadArgs a{xs.data(), tq, context ? cs.data() : nullptr, tk, D, heads_,
                   {wq_.data(), wk_.data(), wv_.data(), wo_.data(), opt(bq_), opt(bk_), opt(bv_), opt(bo_)},
                   mask};
-  MultiHeadResult r{Matrix(tq, D), Matrix(tk, D), Matrix(tk, D), {}, Matrix(tq, D), Matrix(tq, D)};
+  MultiHeadResult r{zeros(tq, D), zeros(tk, D), zeros(tk, D), {}, zeros(tq, D), zeros(tq, D)};
   const size_t H = heads_ ? heads_ : 1;
   std::vector<float> weights(H * tq * tk);
   MultiHeadOutputs o{r.q.data(), r.k.data(), r.v.data(), nullptr, weights.data(), r.heads.data(), r.output.data()};
   throw_if_error(multihead_attention_forward(a, o));
   for (size_t h = 0; h < heads_; ++h)
-    r.weights.emplace_back(tq, tk, std::vector<float>(weights.begin() + h * tq * tk, weights.begin() + (h + 1) * tq * tk));
+    r.weights.emplace_back(Eigen::Map<const RowMatrixXf>(weights.data() + h * tq * tk, tq, tk));
   return r;
 }
 
-Matrix sinusoidal_positional_encoding(size_t length, size_t d_model, float base) {
-  Matrix pe(length, d_model);
+RowMatrixXf sinusoidal_positional_encoding(size_t length, size_t d_model, float base) {
+  RowMatrixXf pe = zeros(length, d_model);
   throw_if_error(sinusoidal_positional_encoding_forward(length, d_model, base, pe.data()));
   return pe;
 }
 
-Matrix rope(const Matrix& x, float base, size_t offset) {
-  Matrix out(x.rows(), x.cols());
-  throw_if_error(rope_forward(x.data(), x.rows(), x.cols(), base, offset, out.data()));
+RowMatrixXf rope(const ConstRef& x, float base, size_t offset) {
+  RowMatrixXf out = zeros(rows(x), cols(x));
+  throw_if_error(rope_forward(ContiguousRows(x).data(), rows(x), cols(x), base, offset, out.data()));
   return out;
 }
 
@@ -102,14 +107,14 @@ std::vector<float> alibi_slopes(size_t heads) {
   return s;
 }
 
-std::vector<Matrix> alibi_bias(size_t heads, size_t t_q, size_t t_k) {
+std::vector<RowMatrixXf> alibi_bias(size_t heads, size_t t_q, size_t t_k) {
   size_t n = 0;  // a product that wraps is left to the op to refuse, before it writes anything
   const bool wraps = __builtin_mul_overflow(heads, t_q, &n) || __builtin_mul_overflow(n, t_k, &n);
   std::vector<float> b(wraps ? 0 : n);
   throw_if_error(attnlab::alibi_bias(heads, t_q, t_k, b.data()));
-  std::vector<Matrix> r;
+  std::vector<RowMatrixXf> r;
   for (size_t h = 0; h < heads; ++h)
-    r.emplace_back(t_q, t_k, std::vector<float>(b.begin() + h * t_q * t_k, b.begin() + (h + 1) * t_q * t_k));
+    r.emplace_back(Eigen::Map<const RowMatrixXf>(b.data() + h * t_q * t_k, t_q, t_k));
   return r;
 }
 

@@ -113,18 +113,19 @@ attnlab::MultiHeadWeights multihead_weights(const MultiHeadWeightsCall& w) {
 // What one multi-head forward needs besides its weights. context = 0: self-attention (tk = tq).
 // scale ≤ 0: 1/√(dModel/heads). All-intermediates: q k v scores weights headsConcat output;
 // output only (streaming): q k v are scratch, workspace as multiheadWorkspaceFloats().
+//
+// The one call kept lean: multi-head attention is what a widget recomputes on every slider move, and
+// Embind writes a value_object field by field — one WebAssembly call per field plus a malloc/free of
+// the struct. Measured in one Node process on this build: a 30-field value_object call 1.4 µs against
+// 0.26 µs for the same fields as plain arguments (~9 % of the 16 µs interactive call;
+// docs/performance.md, "The boundary"). So both multi-head entry points take these fields as plain
+// arguments, in this order (JS: web/api/multihead.js); every other op takes a value_object.
 struct MultiHeadRunCall {
   Addr x; int tq; Addr context; int tk;
   ATTNLAB_MASK_MEMBERS
   float scale; bool rope; float ropeBase; bool alibi;
   Addr q, k, v, scores, weights, headsConcat, workspace, output;
 };
-// The free function's call: the run, the sizes and the weights (copied in by the facade).
-struct MultiHeadCall : MultiHeadRunCall {
-  int dModel, heads;
-  MultiHeadWeightsCall w;
-};
-
 struct SinusoidalCall { int length, dModel; float base; Addr output; };
 struct RopeCall { Addr x; int t, dim; float base; int offset; Addr output; };
 struct AlibiCall { int heads, tq, tk; Addr slopes, bias; };
@@ -200,8 +201,15 @@ int multihead_run(const attnlab::MultiHeadArgs& a, const MultiHeadRunCall& c) {
       a, {out(c.q), out(c.k), out(c.v), out(c.scores), out(c.weights), out(c.headsConcat), out(c.output)}));
 }
 
-int multi_head_attention(const MultiHeadCall& c) {
-  return multihead_run(multihead_args(c, size_t(c.dModel), size_t(c.heads), multihead_weights(c.w)), c);
+// The free function: the sizes and the weights (copied into the arena by the facade), then the run.
+int multi_head_attention(int d_model, int heads, Addr wq, Addr wk, Addr wv, Addr wo, Addr bq, Addr bk, Addr bv,
+                         Addr bo, Addr x, int tq, Addr context, int tk, attnlab::Mask::Kind mask_kind, int window,
+                         bool causal, Addr mask, float scale, bool rope, float rope_base, bool alibi, Addr q, Addr k,
+                         Addr v, Addr scores, Addr weights, Addr heads_concat, Addr workspace, Addr output) {
+  const MultiHeadRunCall c{x, tq, context, tk, mask_kind, window, causal, mask, scale, rope, rope_base, alibi,
+                           q, k, v, scores, weights, heads_concat, workspace, output};
+  const attnlab::MultiHeadWeights w{in(wq), in(wk), in(wv), in(wo), in(bq), in(bk), in(bv), in(bo)};
+  return multihead_run(multihead_args(c, size_t(d_model), size_t(heads), w), c);
 }
 
 // Floats of workspace the streaming path needs. double: a count too large for memory must reach JS
@@ -328,10 +336,7 @@ class MultiHeadLayer {
     return layer.release();
   }
 
-  // The interactive path (a slider move recomputes it), kept lean: its call as plain arguments, in
-  // MultiHeadRunCall's field order, not a value_object — Embind writes a value_object field by field,
-  // one WebAssembly call per field plus a malloc/free, which costs more than the rest of the boundary
-  // at (T 16, d_model 64) (docs/performance.md, "The boundary").
+  // The interactive path: MultiHeadRunCall's fields as plain arguments (see there why).
   int forward(Addr x, int tq, Addr context, int tk, attnlab::Mask::Kind mask_kind, int window, bool causal, Addr mask,
               float scale, bool rope, float rope_base, bool alibi, Addr q, Addr k, Addr v, Addr scores, Addr weights,
               Addr heads_concat, Addr workspace, Addr output) const {
@@ -532,7 +537,7 @@ bool uses_simd128() { return attnlab::uses_simd128(); }
 unsigned heap_in_use() { return static_cast<unsigned>(mallinfo().uordblks); }
 unsigned stack_pointer() { return static_cast<unsigned>(emscripten_stack_get_current()); }
 
-// value_object fields of a base struct (MultiHeadRunCall inside MultiHeadCall, …) registered on the
+// value_object fields of a base struct (BlockOptionsCall inside EncoderBlockCall, …) registered on the
 // derived call: a pointer to a base member converted to one of the derived struct.
 template <class Derived, class T, class Base>
 constexpr T Derived::*member(T Base::*m) {
@@ -545,20 +550,6 @@ emscripten::value_object<C>& mask_fields(emscripten::value_object<C>& o) {
       .field("window", member<C>(&C::window))
       .field("causal", member<C>(&C::causal))
       .field("mask", member<C>(&C::mask));
-}
-
-template <class C>
-emscripten::value_object<C>& multihead_run_fields(emscripten::value_object<C>& o) {
-  using R = MultiHeadRunCall;
-  o.field("x", member<C>(&R::x)).field("tq", member<C>(&R::tq)).field("context", member<C>(&R::context))
-      .field("tk", member<C>(&R::tk));
-  mask_fields(o);
-  return o.field("scale", member<C>(&R::scale)).field("rope", member<C>(&R::rope))
-      .field("ropeBase", member<C>(&R::ropeBase)).field("alibi", member<C>(&R::alibi))
-      .field("q", member<C>(&R::q)).field("k", member<C>(&R::k)).field("v", member<C>(&R::v))
-      .field("scores", member<C>(&R::scores)).field("weights", member<C>(&R::weights))
-      .field("headsConcat", member<C>(&R::headsConcat)).field("workspace", member<C>(&R::workspace))
-      .field("output", member<C>(&R::output));
 }
 
 template <class C>
@@ -623,15 +614,6 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .field("output", &WeightedSumCall::output);
   function("weightedSum", &weighted_sum);
 
-  {
-    value_object<MultiHeadRunCall> o("MultiHeadRunCall");
-    multihead_run_fields(o);
-  }
-  {
-    value_object<MultiHeadCall> o("MultiHeadCall");
-    multihead_run_fields(o).field("dModel", &MultiHeadCall::dModel).field("heads", &MultiHeadCall::heads)
-        .field("w", &MultiHeadCall::w);
-  }
   function("multiHeadAttention", &multi_head_attention);
   function("multiHeadWorkspaceFloats", &multihead_workspace_floats);
 

@@ -98,17 +98,15 @@ function mha(lab, fn, args, D, H, w, layer) {
   a.put(pm, m.values);
   const maskKind = lab.core.code('maskKind', m.kind), context0 = cross ? pc : 0;
   const scores0 = intermediates ? ps : 0, weights0 = intermediates ? pw : 0, workspace = intermediates ? 0 : pw;
+  // Both multi-head entry points take their call as plain arguments, not a value_object: the one lean
+  // call of the boundary (core/bindings/embind.cc, MultiHeadRunCall, says why, with numbers).
   if (own) {
-    // A value_object: Embind reads it by field name (MultiHeadCall in core/bindings/embind.cc).
-    const call = { x: px, tq, context: context0, tk, maskKind, window: m.window, causal: m.causal, mask: pm, scale, rope,
-      ropeBase, alibi, q: pq, k: pk, v: pv, scores: scores0, weights: weights0, headsConcat: ph, workspace, output: po };
     a.put(pwq, w.wq); a.put(pwk, w.wk); a.put(pwv, w.wv); a.put(pwo, w.wo);
     a.put(pbq, w.bq); a.put(pbk, w.bk); a.put(pbv, w.bv); a.put(pbo, w.bo);
-    call.dModel = D; call.heads = H;
-    call.w = { wq: pwq, wk: pwk, wv: pwv, wo: pwo, bq: w.bq ? pbq : 0, bk: w.bk ? pbk : 0, bv: w.bv ? pbv : 0, bo: w.bo ? pbo : 0 };
-    run(lab, lab.core.module.multiHeadAttention(call));
+    run(lab, lab.core.module.multiHeadAttention(D, H, pwq, pwk, pwv, pwo, w.bq ? pbq : 0, w.bk ? pbk : 0, w.bv ? pbv : 0,
+      w.bo ? pbo : 0, px, tq, context0, tk, maskKind, m.window, m.causal, pm, scale, rope, ropeBase, alibi,
+      pq, pk, pv, scores0, weights0, ph, workspace, po));
   } else {
-    // The layer's lean call: the same fields as plain arguments, in MultiHeadRunCall's order.
     run(lab, layer.forward(px, tq, context0, tk, maskKind, m.window, m.causal, pm, scale, rope, ropeBase, alibi,
       pq, pk, pv, scores0, weights0, ph, workspace, po));
   }

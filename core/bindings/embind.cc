@@ -1,41 +1,51 @@
-// embind.cc — the WebAssembly entry points: a thin skin over attnlab/ops.h and attnlab/gpt.h (it
-// includes only the public headers). Every op is one plain C export, attnlab_<op>(const <Op>Call*),
-// whose argument is a struct declared in calls.h: the JS facade (web/api/core.js) writes it into the
-// heap by field name, from the layout attnlab_contract() reports. Buffers are WASM heap addresses (the
-// facade owns their lifetime, copies inputs in and results out); every entry point returns 0 or 1, and
-// attnlab_last_error() gives the message. No C++ exception ever crosses into JS (the ops do not
-// throw), so a failed call leaves the WASM stack and heap exactly as they were. A model (Gpt) lives
-// in the heap between calls; the facade names it by a handle from the registry below.
+// embind.cc — the WebAssembly boundary, declared once with Embind (EMSCRIPTEN_BINDINGS at the end):
+// the only file that includes Emscripten headers; it calls only the public C++ API (ops.h, gpt.h).
 //
-// Plain exports, not Embind: Embind's generic invoker (no dynamic code: -sDYNAMIC_EXECUTION=0)
-// converts each argument in a JS loop, while a plain export is one direct WASM call, which matters
-// at interactive sizes where the whole op takes microseconds.
-#include <emscripten/em_macros.h>  // EMSCRIPTEN_KEEPALIVE
+// What crosses:
+//   * one `value_object` per op: the call, field by field, by name — the JS facade's names (wq,
+//     ln1Gamma, attnWeights, …). A field JS does not send is an error naming it ("Missing field").
+//     Arrays cross as heap addresses (`Addr`): the facade copies inputs into its arena and results
+//     out of it, so nothing is converted element by element and nothing is allocated per call.
+//   * `enum_`s for the C++ enums (mask kinds, activations, norm placements, regression kernels):
+//     the facade passes `module.Activation.gelu`, never a number.
+//   * `class_<MultiHeadLayer>` and `class_<Model>`: objects that live in the heap between calls,
+//     freed by `.delete()` (a deleted handle is refused by Embind before any C++ runs).
+//   * `typed_memory_view`s of a model's parameters and gradients and of a saved file: views into
+//     the heap, valid until the next call (the facade copies them at once; web/api/heap.js).
+// Failures: every op returns a status (0 = ok) and lastError() gives the message. No C++ exception
+// crosses into JS (the ops never throw), so a failed call leaves the stack and heap as they were.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
 #include <emscripten/stack.h>
 #include <malloc.h>
 
 #include <cctype>
-#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "attnlab/gpt.h"
 #include "attnlab/mask.h"
 #include "attnlab/ops.h"
-#include "calls.h"
 
 namespace {
 
-using namespace attnlab::wire;
 using attnlab::Status;
+using emscripten::typed_memory_view;
+using emscripten::val;
 
-// Reserved once at start-up, so no failed call ever changes heap use (see report()).
+// A wasm32 heap address the facade laid out (0 = none).
+using Addr = uint32_t;
+float* out(Addr p) { return reinterpret_cast<float*>(uintptr_t(p)); }
+const float* in(Addr p) { return reinterpret_cast<const float*>(uintptr_t(p)); }
+const int* ints(Addr p) { return reinterpret_cast<const int*>(uintptr_t(p)); }
+
+// ---- Errors ---------------------------------------------------------------------------------------
+// Reserved once at start-up, so no failed call ever changes heap use.
 std::string g_last_error = [] {
   std::string s;
   s.reserve(1024);
@@ -44,9 +54,7 @@ std::string g_last_error = [] {
 
 int report(const Status& s) {
   if (s.ok) return 0;
-  // A fixed capacity, so a failed call leaves heap use exactly as it was (a longer message than any
-  // before would otherwise grow the string). Messages are far shorter; a longer one is cut.
-  g_last_error.assign(s.message, 0, 1024);
+  g_last_error.assign(s.message, 0, 1024);  // within the capacity reserved above: no allocation
   return 1;
 }
 
@@ -58,192 +66,335 @@ int report_as(const char* op, const Status& s) {
   size_t word = 0;
   while (word < m.size() && word < 40 && (isalnum(static_cast<unsigned char>(m[word])) || m[word] == '_')) ++word;
   const size_t rest = word > 0 && m.compare(word, 2, ": ") == 0 ? word + 2 : 0;
-  // Within the capacity reserved at start-up (see report()): no allocation on a failed call.
   g_last_error.assign(op);
   g_last_error.append(": ");
   g_last_error.append(m, rest, 1024 - g_last_error.size());
   return 1;
 }
 
-float* out(ptr p) { return reinterpret_cast<float*>(uintptr_t(p)); }
-const float* in(ptr p) { return reinterpret_cast<const float*>(uintptr_t(p)); }
+std::string last_error() { return g_last_error; }
 
-// ---- Enum codes ---------------------------------------------------------------------------------
-// The codes are the C++ enums' own values; the names are the facade's vocabulary. attnlab_contract()
-// reports these tables, and the facade writes codes only from them.
-struct EnumName {
-  const char* name;
-  int code;
-};
-using MaskKind = attnlab::Mask::Kind;
-constexpr EnumName kMaskKinds[] = {{"none", int(MaskKind::none)},
-                                   {"causal", int(MaskKind::causal)},
-                                   {"window", int(MaskKind::window)},
-                                   {"additive", int(MaskKind::additive)}};
-constexpr EnumName kActivations[] = {{"relu", int(attnlab::Activation::relu)},
-                                     {"gelu", int(attnlab::Activation::gelu)},
-                                     {"gelu_tanh", int(attnlab::Activation::gelu_tanh)}};
-constexpr EnumName kNormPlacements[] = {{"post", int(attnlab::NormPlacement::post)},
-                                        {"pre", int(attnlab::NormPlacement::pre)}};
-constexpr EnumName kRegressionKernels[] = {{"gaussian", int(attnlab::RegressionKernel::gaussian)},
-                                           {"dot", int(attnlab::RegressionKernel::dot)}};
+// ---- The calls: one struct per op, its fields named as the facade names them ---------------------
+// The mask every attention call carries: kind, the window half-width, causal (window: only look
+// back), mask (additive [tq·tk] values when kind is additive).
+#define ATTNLAB_MASK_MEMBERS \
+  attnlab::Mask::Kind maskKind; int window; bool causal; Addr mask;
 
-// The refusal of a code no table holds (a facade out of step with this build). Out of line: the
-// string work stays out of every entry point.
-[[gnu::noinline]] Status unknown_code(const char* op, const char* what, int code) {
-  return Status::Fail(std::string(op) + ": internal error, " + what + " code " + std::to_string(code) +
-                      " is not one this core declares (web/api and the WebAssembly build are out of step)");
-}
-
-// code → enum, refusing a code the table does not hold.
-template <class E, size_t N>
-Status decode(const char* op, const char* what, const EnumName (&table)[N], int code, E* e) {
-  for (const EnumName& n : table)
-    if (n.code == code) {
-      *e = static_cast<E>(code);
-      return Status::Ok();
-    }
-  return unknown_code(op, what, code);
-}
-
-#define ATTNLAB_TRY(expr)          \
-  do {                             \
-    const Status s_ = (expr);      \
-    if (!s_.ok) return report(s_); \
-  } while (0)
-#define ATTNLAB_TRY_AS(op, expr)           \
-  do {                                     \
-    const Status s_ = (expr);              \
-    if (!s_.ok) return report_as(op, s_);  \
-  } while (0)
-
-// The mask fields every attention call carries (ATTNLAB_MASK_FIELDS).
-[[gnu::noinline]] Status make_mask(const char* op, i32 mask_kind, i32 window, i32 causal, ptr values,
-                                   attnlab::Mask* m) {
-  MaskKind kind{};
-  if (Status s = decode(op, "mask kind", kMaskKinds, mask_kind, &kind); !s.ok) return s;
+attnlab::Mask make_mask(attnlab::Mask::Kind kind, int window, bool causal, Addr values) {
+  using K = attnlab::Mask::Kind;
   switch (kind) {
-    case MaskKind::causal: *m = attnlab::Mask::Causal(); break;
-    case MaskKind::window: *m = attnlab::Mask::Window(window, causal != 0); break;
-    case MaskKind::additive: *m = attnlab::Mask::Additive(in(values)); break;
-    case MaskKind::none: *m = attnlab::Mask::None(); break;
+    case K::causal: return attnlab::Mask::Causal();
+    case K::window: return attnlab::Mask::Window(window, causal);
+    case K::additive: return attnlab::Mask::Additive(in(values));
+    case K::none: break;
   }
-  return Status::Ok();
+  return attnlab::Mask::None();
 }
 template <class Call>
-Status make_mask(const char* op, const Call& c, attnlab::Mask* m) {
-  return make_mask(op, c.maskKind, c.window, c.causal, c.mask, m);
+attnlab::Mask make_mask(const Call& c) {
+  return make_mask(c.maskKind, c.window, c.causal, c.mask);
 }
 
-attnlab::MultiHeadWeights multihead_weights(const MultiHeadWeightSet& w) {
+struct AttentionCall {
+  Addr q, k, v; int tq, tk, dk, dv; float scale;
+  ATTNLAB_MASK_MEMBERS
+  float alibiSlope;
+  Addr scores, scaled, weights, output;
+};
+
+struct WeightedSumCall { Addr weights, v; int tq, tk, dv; Addr output; };
+
+// Multi-head weights: [D·D] matrices and optional [D] biases (0 = none).
+struct MultiHeadWeightsCall { Addr wq, wk, wv, wo, bq, bk, bv, bo; };
+attnlab::MultiHeadWeights multihead_weights(const MultiHeadWeightsCall& w) {
   return {in(w.wq), in(w.wk), in(w.wv), in(w.wo), in(w.bq), in(w.bk), in(w.bv), in(w.bo)};
 }
 
-// The multi-head inputs both multi-head calls share (ATTNLAB_MULTIHEAD_INPUTS).
-template <class Call>
-Status multihead_args(const char* op, const Call& c, attnlab::MultiHeadArgs* a) {
-  attnlab::Mask mask;
-  if (Status s = make_mask(op, c, &mask); !s.ok) return s;
-  *a = {in(c.x), size_t(c.tq), in(c.context), size_t(c.tk), size_t(c.dModel), size_t(c.heads),
-        multihead_weights(*reinterpret_cast<const MultiHeadWeightSet*>(uintptr_t(c.weightSet))),
-        mask, c.scale, c.rope != 0, c.ropeBase, c.alibi != 0};
-  return Status::Ok();
-}
-
-template <class Call>
-attnlab::FeedForwardWeights ffn_weights(const Call& c) {
-  return {in(c.w1), in(c.b1), in(c.w2), in(c.b2)};
-}
-
-// ---- Models: the live Gpt objects, by handle -------------------------------------------------------
-// A handle is an id, never reused (a freed model's address may be the next model's): the facade can
-// only name a model that is alive, and a stale or made-up handle is refused, never dereferenced. The
-// table is a malloc'd array grown by doubling (few models live at once; lookup is a short scan),
-// reserved at start-up so that creating and disposing models leaves heap use as it was.
-struct ModelSlot {
-  i32 id;
-  attnlab::Gpt* model;
+// What one multi-head forward needs besides its weights. context = 0: self-attention (tk = tq).
+// scale ≤ 0: 1/√(dModel/heads). All-intermediates: q k v scores weights headsConcat output;
+// output only (streaming): q k v are scratch, workspace as multiheadWorkspaceFloats().
+//
+// The one call kept lean: multi-head attention is what a widget recomputes on every slider move, and
+// Embind writes a value_object field by field — one WebAssembly call per field plus a malloc/free of
+// the struct. Measured in one Node process on this build: a 30-field value_object call 1.4 µs against
+// 0.26 µs for the same fields as plain arguments (~9 % of the 16 µs interactive call;
+// docs/performance.md, "The boundary"). So both multi-head entry points take these fields as plain
+// arguments, in this order (JS: web/api/multihead.js); every other op takes a value_object.
+struct MultiHeadRunCall {
+  Addr x; int tq; Addr context; int tk;
+  ATTNLAB_MASK_MEMBERS
+  float scale; bool rope; float ropeBase; bool alibi;
+  Addr q, k, v, scores, weights, headsConcat, workspace, output;
 };
-struct ModelTable {
-  ModelSlot* slots = nullptr;
-  size_t count = 0, capacity = 0;
-  i32 next_id = 1;
-};
-ModelTable g_models = [] {
-  ModelTable t;
-  t.slots = static_cast<ModelSlot*>(malloc(16 * sizeof(ModelSlot)));
-  t.capacity = t.slots ? 16 : 0;
-  return t;
-}();
+struct SinusoidalCall { int length, dModel; float base; Addr output; };
+struct RopeCall { Addr x; int t, dim; float base; int offset; Addr output; };
+struct AlibiCall { int heads, tq, tk; Addr slopes, bias; };
+struct LayerNormCall { Addr x; int rows, dim; Addr gamma, beta; float eps; Addr output; };
+struct RmsNormCall { Addr x; int rows, dim; Addr gamma; float eps; Addr output; };
+struct ActivationCall { attnlab::Activation kind; Addr x; int n; Addr output; };
 
-[[gnu::noinline]] Status no_model(const char* op, i32 id) {
-  return Status::Fail(std::string(op) + ": model " + std::to_string(id) +
-                      " is not a live model, expected a handle from createModel or loadModel that was not disposed");
+struct FeedForwardWeightsCall { Addr w1, b1, w2, b2; };
+attnlab::FeedForwardWeights ffn_weights(const FeedForwardWeightsCall& w) {
+  return {in(w.w1), in(w.b1), in(w.w2), in(w.b2)};
+}
+struct FeedForwardCall {
+  Addr x; int rows, dModel, dFF; FeedForwardWeightsCall w; attnlab::Activation activation;
+  Addr pre, activated, output;
+};
+
+struct LayerNormWeightsCall { Addr gamma, beta; };
+struct BlockOptionsCall {
+  int dModel, heads, dFF; attnlab::NormPlacement norm; attnlab::Activation activation;
+  ATTNLAB_MASK_MEMBERS
+  float eps;
+};
+struct EncoderBlockCall : BlockOptionsCall {
+  Addr x; int t;
+  MultiHeadWeightsCall attn; LayerNormWeightsCall ln1, ln2; FeedForwardWeightsCall ffn;
+  Addr q, k, v, attnWeights, attnHeads, attnOut, residual1, norm1, ffnPre, ffnActivated, ffnOut,
+      residual2, norm2, output;
+};
+
+struct DecoderBlockCall : BlockOptionsCall {
+  Addr x; int t; Addr memory; int tm;
+  MultiHeadWeightsCall selfAttn, crossAttn; LayerNormWeightsCall ln1, ln2, ln3; FeedForwardWeightsCall ffn;
+  Addr selfQ, selfK, selfV, selfWeights, selfHeads, selfAttnOut, residual1, norm1,
+      crossQ, crossK, crossV, crossWeights, crossHeads, crossAttnOut, residual2, norm2,
+      ffnPre, ffnActivated, ffnOut, residual3, norm3, output;
+};
+
+struct EmbeddingCall { Addr table; int vocab, dModel; Addr ids; int n; Addr output; };
+struct OutputHeadCall {
+  Addr h; int rows; Addr table; int vocab, dModel; Addr bias; float temperature; Addr logits, probs;
+};
+struct KernelRegressionCall {
+  Addr xs, ys; int n; Addr queries; int nq, dim; attnlab::RegressionKernel kernel; float bandwidth;
+  Addr scores, weights, predictions;
+};
+
+// ---- The ops --------------------------------------------------------------------------------------
+
+int attention(const AttentionCall& c) {
+  const attnlab::AttentionArgs a{in(c.q), size_t(c.dk), in(c.k), size_t(c.dk), in(c.v), size_t(c.dv),
+                                 size_t(c.tq), size_t(c.tk), size_t(c.dk), size_t(c.dv), c.scale,
+                                 make_mask(c), c.alibiSlope};
+  const attnlab::AttentionOutputs o{out(c.scores), out(c.scaled), out(c.weights), out(c.output), size_t(c.dv)};
+  return report(attnlab::attention_forward(a, o));
 }
 
-Status find_model(const char* op, i32 id, attnlab::Gpt** m) {
-  for (size_t i = 0; i < g_models.count; ++i)
-    if (g_models.slots[i].id == id) {
-      *m = g_models.slots[i].model;
-      return Status::Ok();
+int weighted_sum(const WeightedSumCall& c) {
+  return report(attnlab::weighted_sum_forward(in(c.weights), in(c.v), c.tq, c.tk, c.dv, out(c.output)));
+}
+
+attnlab::MultiHeadArgs multihead_args(const MultiHeadRunCall& c, size_t d_model, size_t heads,
+                                      const attnlab::MultiHeadWeights& w) {
+  return {in(c.x), size_t(c.tq), in(c.context), size_t(c.tk), d_model, heads, w, make_mask(c),
+          c.scale, c.rope, c.ropeBase, c.alibi};
+}
+
+// All intermediates, or (workspace ≠ 0) the output only, streaming over key blocks.
+int multihead_run(const attnlab::MultiHeadArgs& a, const MultiHeadRunCall& c) {
+  if (c.workspace)
+    return report(attnlab::multihead_attention_forward_streaming(
+        a, {out(c.q), out(c.k), out(c.v), out(c.workspace), out(c.output)}));
+  return report(attnlab::multihead_attention_forward(
+      a, {out(c.q), out(c.k), out(c.v), out(c.scores), out(c.weights), out(c.headsConcat), out(c.output)}));
+}
+
+// The free function: the sizes and the weights (copied into the arena by the facade), then the run.
+int multi_head_attention(int d_model, int heads, Addr wq, Addr wk, Addr wv, Addr wo, Addr bq, Addr bk, Addr bv,
+                         Addr bo, Addr x, int tq, Addr context, int tk, attnlab::Mask::Kind mask_kind, int window,
+                         bool causal, Addr mask, float scale, bool rope, float rope_base, bool alibi, Addr q, Addr k,
+                         Addr v, Addr scores, Addr weights, Addr heads_concat, Addr workspace, Addr output) {
+  const MultiHeadRunCall c{x, tq, context, tk, mask_kind, window, causal, mask, scale, rope, rope_base, alibi,
+                           q, k, v, scores, weights, heads_concat, workspace, output};
+  const attnlab::MultiHeadWeights w{in(wq), in(wk), in(wv), in(wo), in(bq), in(bk), in(bv), in(bo)};
+  return multihead_run(multihead_args(c, size_t(d_model), size_t(heads), w), c);
+}
+
+// Floats of workspace the streaming path needs. double: a count too large for memory must reach JS
+// intact (it then refuses the call).
+double multihead_workspace_floats(int tk, int d_model, int heads) {
+  return static_cast<double>(attnlab::multihead_streaming_workspace_floats(tk, d_model, heads));
+}
+
+int sinusoidal(const SinusoidalCall& c) {
+  return report(attnlab::sinusoidal_positional_encoding_forward(c.length, c.dModel, c.base, out(c.output)));
+}
+
+int rope(const RopeCall& c) {
+  return report(attnlab::rope_forward(in(c.x), c.t, c.dim, c.base, c.offset, out(c.output)));
+}
+
+int alibi(const AlibiCall& c) {
+  if (int e = report(attnlab::alibi_slopes(c.heads, out(c.slopes)))) return e;
+  return report(attnlab::alibi_bias(c.heads, c.tq, c.tk, out(c.bias)));
+}
+
+int layer_norm(const LayerNormCall& c) {
+  return report(attnlab::layer_norm_forward(in(c.x), c.rows, c.dim, in(c.gamma), in(c.beta), c.eps, out(c.output)));
+}
+
+int rms_norm(const RmsNormCall& c) {
+  return report(attnlab::rms_norm_forward(in(c.x), c.rows, c.dim, in(c.gamma), c.eps, out(c.output)));
+}
+
+int activation(const ActivationCall& c) {
+  return report(attnlab::activation_forward(c.kind, in(c.x), c.n, out(c.output)));
+}
+
+int feed_forward(const FeedForwardCall& c) {
+  return report(attnlab::feed_forward_forward(in(c.x), c.rows, c.dModel, c.dFF, ffn_weights(c.w), c.activation,
+                                              {out(c.pre), out(c.activated), out(c.output)}));
+}
+
+attnlab::LayerNormWeights ln_weights(const LayerNormWeightsCall& w) { return {in(w.gamma), in(w.beta)}; }
+
+// One attention's results inside a block (the raw scores are not kept there).
+attnlab::MultiHeadOutputs block_attention(Addr q, Addr k, Addr v, Addr weights, Addr heads, Addr attn_out) {
+  attnlab::MultiHeadOutputs o{};
+  o.q = out(q), o.k = out(k), o.v = out(v), o.scores = nullptr, o.weights = out(weights), o.heads = out(heads);
+  o.out = out(attn_out);
+  return o;
+}
+
+int encoder_block(const EncoderBlockCall& c) {
+  attnlab::EncoderBlockArgs a{};
+  a.norm = c.norm, a.activation = c.activation, a.mask = make_mask(c);
+  a.x = in(c.x), a.t = c.t, a.d_model = c.dModel, a.heads = c.heads, a.d_ff = c.dFF, a.eps = c.eps;
+  a.w.attn = multihead_weights(c.attn);
+  a.w.ln1 = ln_weights(c.ln1), a.w.ln2 = ln_weights(c.ln2);
+  a.w.ffn = ffn_weights(c.ffn);
+  attnlab::EncoderBlockOutputs o{};
+  o.attn = block_attention(c.q, c.k, c.v, c.attnWeights, c.attnHeads, c.attnOut);
+  o.residual1 = out(c.residual1), o.norm1 = out(c.norm1);
+  o.ffn = {out(c.ffnPre), out(c.ffnActivated), out(c.ffnOut)};
+  o.residual2 = out(c.residual2), o.norm2 = out(c.norm2), o.out = out(c.output);
+  return report(attnlab::encoder_block_forward(a, o));
+}
+
+int decoder_block(const DecoderBlockCall& c) {
+  attnlab::DecoderBlockArgs a{};
+  a.norm = c.norm, a.activation = c.activation, a.mask = make_mask(c);
+  a.x = in(c.x), a.t = c.t, a.memory = in(c.memory), a.t_m = c.tm;
+  a.d_model = c.dModel, a.heads = c.heads, a.d_ff = c.dFF, a.eps = c.eps;
+  a.w.self_attn = multihead_weights(c.selfAttn);
+  a.w.cross_attn = multihead_weights(c.crossAttn);
+  a.w.ln1 = ln_weights(c.ln1), a.w.ln2 = ln_weights(c.ln2), a.w.ln3 = ln_weights(c.ln3);
+  a.w.ffn = ffn_weights(c.ffn);
+  attnlab::DecoderBlockOutputs o{};
+  o.self_attn = block_attention(c.selfQ, c.selfK, c.selfV, c.selfWeights, c.selfHeads, c.selfAttnOut);
+  o.residual1 = out(c.residual1), o.norm1 = out(c.norm1);
+  o.cross_attn = block_attention(c.crossQ, c.crossK, c.crossV, c.crossWeights, c.crossHeads, c.crossAttnOut);
+  o.residual2 = out(c.residual2), o.norm2 = out(c.norm2);
+  o.ffn = {out(c.ffnPre), out(c.ffnActivated), out(c.ffnOut)};
+  o.residual3 = out(c.residual3), o.norm3 = out(c.norm3), o.out = out(c.output);
+  return report(attnlab::decoder_block_forward(a, o));
+}
+
+int embedding(const EmbeddingCall& c) {
+  return report(attnlab::embedding_forward(in(c.table), c.vocab, c.dModel, ints(c.ids), c.n, out(c.output)));
+}
+
+int output_head(const OutputHeadCall& c) {
+  return report(attnlab::output_head_forward(in(c.h), c.rows, in(c.table), c.vocab, c.dModel, in(c.bias),
+                                             c.temperature, out(c.logits), out(c.probs)));
+}
+
+int kernel_regression(const KernelRegressionCall& c) {
+  return report(attnlab::kernel_regression_forward(in(c.xs), in(c.ys), c.n, in(c.queries), c.nq, c.dim, c.kernel,
+                                                   c.bandwidth, out(c.scores), out(c.weights), out(c.predictions)));
+}
+
+// ---- A multi-head attention layer: its weights copied into the heap once ------------------------
+// The interactive path (a widget recomputing on every slider move) sends only x and the options.
+class MultiHeadLayer {
+ public:
+  // The weights at the call's addresses, copied (finiteness was checked by the facade); null when
+  // memory runs out (lastError says so).
+  static MultiHeadLayer* create(int d_model, int heads, const MultiHeadWeightsCall& w) {
+    auto layer = std::make_unique<MultiHeadLayer>();
+    const size_t D = size_t(d_model), DD = D * D;
+    const Addr mats[4] = {w.wq, w.wk, w.wv, w.wo}, biases[4] = {w.bq, w.bk, w.bv, w.bo};
+    size_t n = 4 * DD;
+    for (Addr b : biases) n += b ? D : 0;
+    float* p = static_cast<float*>(malloc(n * sizeof(float)));
+    if (!p) {
+      report(Status::Fail("createMultiHeadAttention: could not get " + std::to_string(n * 4 >> 20) +
+                          " MiB of WebAssembly memory for the weights"));
+      return nullptr;
     }
-  return no_model(op, id);
-}
-
-ModelResult* result_of(ptr p) { return reinterpret_cast<ModelResult*>(uintptr_t(p)); }
-const int* ints(ptr p) { return reinterpret_cast<const int*>(uintptr_t(p)); }
-
-void fill_state(const attnlab::Gpt& m, ModelResult* r) {
-  r->numParams = i32(m.num_params());
-  r->step = i32(m.steps_taken());
-  r->params = ptr(uintptr_t(m.params()));
-  r->grads = ptr(uintptr_t(m.grads()));
-}
-
-// Takes ownership of a new model: into the table (grown first; on failure the model is freed, as
-// if never made), its handle and state into *r.
-int adopt(const char* op, std::unique_ptr<attnlab::Gpt> m, ModelResult* r) {
-  if (g_models.next_id == INT32_MAX)
-    return report_as(op, Status::Fail("2^31 − 1 models were made in this module, "
-                                      "expected fewer (ids are never reused)"));
-  if (g_models.count == g_models.capacity) {
-    const size_t cap = g_models.capacity ? 2 * g_models.capacity : 16;
-    void* grown = realloc(g_models.slots, cap * sizeof(ModelSlot));
-    if (!grown)
-      return report_as(op, Status::Fail("could not get WebAssembly memory for another model, "
-                                        "expected fewer live models (dispose() those no longer used)"));
-    g_models.slots = static_cast<ModelSlot*>(grown);
-    g_models.capacity = cap;
+    layer->storage_.reset(p);
+    const float* at[8];
+    for (int i = 0; i < 4; ++i) memcpy(p, in(mats[i]), DD * sizeof(float)), at[i] = p, p += DD;
+    for (int i = 0; i < 4; ++i) {
+      at[4 + i] = nullptr;
+      if (biases[i]) memcpy(p, in(biases[i]), D * sizeof(float)), at[4 + i] = p, p += D;
+    }
+    layer->weights_ = {at[0], at[1], at[2], at[3], at[4], at[5], at[6], at[7]};
+    layer->d_model_ = D, layer->heads_ = size_t(heads);
+    return layer.release();
   }
-  const i32 id = g_models.next_id++;
-  g_models.slots[g_models.count++] = {id, m.get()};
-  r->model = id;
-  fill_state(*m.release(), r);
-  return 0;
-}
 
-// A malloc'd copy of `n` bytes for the facade to copy out and free (save's file, modelInfo's JSON).
-int hand_out(const char* op, const void* data, size_t n, ModelResult* r) {
-  void* p = n ? malloc(n) : nullptr;
-  if (n && !p) {
-    char msg[160];
-    snprintf(msg, sizeof msg, "could not get %.1f MiB of WebAssembly memory for the result, expected a smaller model",
-             double(n) / (1 << 20));
-    return report_as(op, Status::Fail(msg));
+  // The interactive path: MultiHeadRunCall's fields as plain arguments (see there why).
+  int forward(Addr x, int tq, Addr context, int tk, attnlab::Mask::Kind mask_kind, int window, bool causal, Addr mask,
+              float scale, bool rope, float rope_base, bool alibi, Addr q, Addr k, Addr v, Addr scores, Addr weights,
+              Addr heads_concat, Addr workspace, Addr output) const {
+    const MultiHeadRunCall c{x, tq, context, tk, mask_kind, window, causal, mask, scale, rope, rope_base, alibi,
+                             q, k, v, scores, weights, heads_concat, workspace, output};
+    return multihead_run(multihead_args(c, d_model_, heads_, weights_), c);
   }
-  if (n) memcpy(p, data, n);
-  r->bytes = ptr(uintptr_t(p));
-  r->size = i32(n);
-  return 0;
-}
+
+ private:
+  struct Free {
+    void operator()(float* p) const { free(p); }
+  };
+  std::unique_ptr<float, Free> storage_;
+  attnlab::MultiHeadWeights weights_{};
+  size_t d_model_ = 0, heads_ = 0;
+};
+
+// ---- The model (attnlab/gpt.h) ----------------------------------------------------------------------
+// Messages name the JS method (report_as); every failure is a status, and a failed call leaves the
+// model (parameters, moments, step) and heap use as they were.
+
+struct CreateModelCall {
+  int vocab, context, layers, heads, dModel, dFF;  // dFF = 0: 4·dModel
+  bool attentionOnly, layerNorm; attnlab::Activation activation; float initStd;
+  uint32_t seed;
+};
+
+// ids, targets (0 = none): [batch·t] int32. Outputs (0 = not wanted): logits [batch·t·vocab];
+// attention [layers·heads·batch·t·t] (head-major: each head's [batch·t·t] is one block);
+// tokenLosses [batch·t].
+struct ModelForwardCall { Addr ids, targets; int batch, t; Addr logits, attention, tokenLosses; };
+
+// One AdamW step's options: doubles, as torch's Python floats (optimizer.h) — float32 would round
+// β2 = 0.999.
+struct TrainStepCall {
+  Addr ids, targets; int batch, t;
+  double lr, beta1, beta2, eps, weightDecay, maxGradNorm;
+};
+
+// prompt [n], out [steps]; temperature 0 = greedy, topK 0 = all.
+struct GenerateCall { Addr prompt; int n, steps; float temperature; int topK; uint32_t seed; Addr out; };
+
+// What a forward or a training step reports: ok = false means lastError() says why.
+struct StepResult {
+  bool ok = false;
+  float loss = 0, gradNorm = 0;
+  int step = 0;
+};
 
 const char* activation_name(attnlab::Activation a) {
-  for (const EnumName& n : kActivations)
-    if (n.code == int(a)) return n.name;
+  switch (a) {
+    case attnlab::Activation::relu: return "relu";
+    case attnlab::Activation::gelu: return "gelu";
+    case attnlab::Activation::gelu_tanh: return "gelu_tanh";
+  }
   return "?";
 }
 
-// { "config": { createModel's options, resolved }, "numParams": n, "tensors": [[name, offset, [shape]], …] }
 // A float32 as the shortest decimal that reads back to it (0.02f → "0.02"), for JSON.
 std::string float_json(float x) {
   char buf[32];
@@ -254,387 +405,361 @@ std::string float_json(float x) {
   return buf;
 }
 
-std::string model_json(const attnlab::Gpt& m) {
-  const attnlab::GptConfig& c = m.config();
-  std::string j = "{\"config\":{\"vocab\":" + std::to_string(c.vocab) + ",\"context\":" + std::to_string(c.context) +
-                  ",\"layers\":" + std::to_string(c.layers) + ",\"heads\":" + std::to_string(c.heads) +
-                  ",\"dModel\":" + std::to_string(c.d_model) + ",\"dFF\":" + std::to_string(c.d_ff) +
-                  ",\"attentionOnly\":" + (c.attention_only ? "true" : "false") +
-                  ",\"layerNorm\":" + (c.layer_norm ? "true" : "false") + ",\"activation\":\"" +
-                  activation_name(c.activation) + "\",\"initStd\":" + float_json(c.init_std) +
-                  "},\"numParams\":" + std::to_string(m.num_params()) +
-                  ",\"tensors\":[";
-  const char* sep = "";
-  for (const attnlab::GptTensor& t : m.tensors()) {
-    j += sep, j += "[\"", j += t.name, j += "\",", j += std::to_string(t.offset), j += ",[";
-    if (t.rank == 2) j += std::to_string(t.rows), j += ",";
-    j += std::to_string(t.cols), j += "]]";
-    sep = ",";
+class Model {
+ public:
+  explicit Model(std::unique_ptr<attnlab::Gpt> m) : m_(std::move(m)) {}
+
+  // A model with fresh parameters; null when the config is refused (lastError says why).
+  static Model* create(const CreateModelCall& c) {
+    attnlab::GptConfig g;
+    g.activation = c.activation;
+    // Negative sizes (a direct caller) become huge size_t values, which check_gpt_config refuses.
+    g.vocab = size_t(c.vocab), g.context = size_t(c.context), g.layers = size_t(c.layers);
+    g.heads = size_t(c.heads), g.d_model = size_t(c.dModel), g.d_ff = size_t(c.dFF);
+    g.attention_only = c.attentionOnly, g.layer_norm = c.layerNorm;
+    g.init_std = c.initStd, g.seed = c.seed;
+    std::unique_ptr<attnlab::Gpt> m;
+    if (report_as("createModel", attnlab::Gpt::create(g, &m))) return nullptr;
+    return new Model(std::move(m));
   }
-  j += "]}";
-  return j;
+
+  // The model in a safetensors file at [bytes, bytes + size); null when refused.
+  static Model* load(Addr bytes, int size) {
+    std::unique_ptr<attnlab::Gpt> m;
+    if (report_as("loadModel", attnlab::load_safetensors(reinterpret_cast<const uint8_t*>(uintptr_t(bytes)),
+                                                         size < 0 ? 0 : size_t(size), &m)))
+      return nullptr;
+    return new Model(std::move(m));
+  }
+
+  // { "config": { createModel's options, resolved }, "numParams": n, "tensors": [[name, offset, [shape]], …] }
+  std::string info() const {
+    const attnlab::GptConfig& c = m_->config();
+    std::string j = "{\"config\":{\"vocab\":" + std::to_string(c.vocab) + ",\"context\":" + std::to_string(c.context) +
+                    ",\"layers\":" + std::to_string(c.layers) + ",\"heads\":" + std::to_string(c.heads) +
+                    ",\"dModel\":" + std::to_string(c.d_model) + ",\"dFF\":" + std::to_string(c.d_ff) +
+                    ",\"attentionOnly\":" + (c.attention_only ? "true" : "false") +
+                    ",\"layerNorm\":" + (c.layer_norm ? "true" : "false") + ",\"activation\":\"" +
+                    activation_name(c.activation) + "\",\"initStd\":" + float_json(c.init_std) +
+                    "},\"numParams\":" + std::to_string(m_->num_params()) + ",\"tensors\":[";
+    const char* sep = "";
+    for (const attnlab::GptTensor& t : m_->tensors()) {
+      j += sep, j += "[\"", j += t.name, j += "\",", j += std::to_string(t.offset), j += ",[";
+      if (t.rank == 2) j += std::to_string(t.rows), j += ",";
+      j += std::to_string(t.cols), j += "]]";
+      sep = ",";
+    }
+    return j + "]}";
+  }
+
+  int step() const { return int(m_->steps_taken()); }
+  // Views into the heap, valid until the next call: the facade copies them at once.
+  val parameters() { return val(typed_memory_view(m_->num_params(), m_->params())); }
+  val gradients() const { return val(typed_memory_view(m_->num_params(), m_->grads())); }
+
+  StepResult forward(const ModelForwardCall& c) {
+    StepResult r;
+    if (report_as("forward", m_->forward(ints(c.ids), c.targets ? ints(c.targets) : nullptr, size_t(c.batch),
+                                         size_t(c.t), &r.loss)))
+      return r;
+    const attnlab::GptConfig& g = m_->config();
+    const size_t B = m_->batch(), T = m_->length(), H = g.heads, tt = T * T;
+    if (c.logits) memcpy(out(c.logits), m_->logits(), B * T * g.vocab * sizeof(float));
+    if (c.tokenLosses && c.targets) memcpy(out(c.tokenLosses), m_->token_losses(), B * T * sizeof(float));
+    if (c.attention) {
+      // [batch, heads, t, t] per layer → [layers, heads, batch, t, t]: one block per head.
+      float* a = out(c.attention);
+      for (size_t l = 0; l < g.layers; ++l) {
+        const float* w = m_->attention(l);
+        for (size_t h = 0; h < H; ++h)
+          for (size_t b = 0; b < B; ++b) memcpy(a + ((l * H + h) * B + b) * tt, w + (b * H + h) * tt, tt * sizeof(float));
+      }
+    }
+    r.ok = true;
+    return r;
+  }
+
+  // Forward and backward: the gradients stay in the model (gradients()).
+  StepResult compute_gradients(const ModelForwardCall& c) {
+    StepResult r;
+    constexpr const char* op = "computeGradients";
+    if (!c.targets) {
+      report_as(op, Status::Fail("targets is missing, expected batch·t token ids"));
+      return r;
+    }
+    if (report_as(op, m_->forward(ints(c.ids), ints(c.targets), size_t(c.batch), size_t(c.t), &r.loss)) ||
+        report_as(op, m_->backward()))
+      return r;
+    r.ok = true;
+    return r;
+  }
+
+  StepResult train_step(const TrainStepCall& c) {
+    attnlab::GptTrainOptions o;
+    o.adamw.lr = c.lr, o.adamw.beta1 = c.beta1, o.adamw.beta2 = c.beta2, o.adamw.eps = c.eps;
+    o.adamw.weight_decay = c.weightDecay;
+    o.max_grad_norm = static_cast<float>(c.maxGradNorm);
+    StepResult r;
+    if (report_as("trainStep", m_->train_step(ints(c.ids), c.targets ? ints(c.targets) : nullptr, size_t(c.batch),
+                                              size_t(c.t), o, &r.loss, &r.gradNorm)))
+      return r;
+    r.step = int(m_->steps_taken());
+    r.ok = true;
+    return r;
+  }
+
+  int generate(const GenerateCall& c) {
+    attnlab::GptSampling s;
+    s.temperature = c.temperature, s.top_k = size_t(c.topK), s.seed = c.seed;
+    return report_as("generate", m_->generate(ints(c.prompt), size_t(c.n), size_t(c.steps), s,
+                                              reinterpret_cast<int*>(uintptr_t(c.out))));
+  }
+
+  // mask: [layers·heads] scales at that address, 0 = every head kept.
+  int set_head_mask(Addr mask) { return report_as("setHeadMask", m_->set_head_mask(mask ? in(mask) : nullptr)); }
+
+  // The safetensors file, kept until releaseSaved() (or the next save): saved() views it.
+  int save(bool optimizer) {
+    saved_.clear();
+    return report_as("save", attnlab::save_safetensors(*m_, optimizer, &saved_));
+  }
+  val saved() const { return val(typed_memory_view(saved_.size(), saved_.data())); }
+  void release_saved() { std::vector<uint8_t>().swap(saved_); }
+
+ private:
+  std::unique_ptr<attnlab::Gpt> m_;
+  std::vector<uint8_t> saved_;
+};
+
+// ---- The module's state (for leak tests and the SIMD probe) ----------------------------------------
+bool uses_simd128() { return attnlab::uses_simd128(); }
+// Bytes malloc has handed out and not taken back, and the C stack pointer.
+unsigned heap_in_use() { return static_cast<unsigned>(mallinfo().uordblks); }
+unsigned stack_pointer() { return static_cast<unsigned>(emscripten_stack_get_current()); }
+
+// value_object fields of a base struct (BlockOptionsCall inside EncoderBlockCall, …) registered on the
+// derived call: a pointer to a base member converted to one of the derived struct.
+template <class Derived, class T, class Base>
+constexpr T Derived::*member(T Base::*m) {
+  return static_cast<T Derived::*>(m);
+}
+
+template <class C>
+emscripten::value_object<C>& mask_fields(emscripten::value_object<C>& o) {
+  return o.field("maskKind", member<C>(&C::maskKind))
+      .field("window", member<C>(&C::window))
+      .field("causal", member<C>(&C::causal))
+      .field("mask", member<C>(&C::mask));
+}
+
+template <class C>
+emscripten::value_object<C>& block_option_fields(emscripten::value_object<C>& o) {
+  using B = BlockOptionsCall;
+  o.field("dModel", member<C>(&B::dModel)).field("heads", member<C>(&B::heads)).field("dFF", member<C>(&B::dFF))
+      .field("norm", member<C>(&B::norm)).field("activation", member<C>(&B::activation));
+  mask_fields(o);
+  return o.field("eps", member<C>(&B::eps));
 }
 
 }  // namespace
 
-namespace {
-// The layout as data (one row per field, one loop below writes the JSON): no code per field.
-struct FieldRow {
-  const char* name;
-  const char* type;
-  size_t offset;
-};
-struct StructRow {
-  const char* name;
-  size_t bytes;
-  const FieldRow* fields;
-  size_t count;
-};
-#define ATTNLAB_FIELD_ROW(type, name) FieldRow{#name, #type, offsetof(S, name)},
-#define ATTNLAB_STRUCT_ROW(op, Struct, LIST)                                              \
-  [] {                                                                                    \
-    using S = Struct;                                                                     \
-    static constexpr FieldRow rows[] = {LIST(ATTNLAB_FIELD_ROW)};                         \
-    return StructRow{#op, sizeof(S), rows, sizeof rows / sizeof rows[0]};                 \
-  }(),
-const StructRow kCallRows[] = {ATTNLAB_CALLS(ATTNLAB_STRUCT_ROW)};
-const StructRow kStructRows[] = {ATTNLAB_STRUCTS(ATTNLAB_STRUCT_ROW)};
-#undef ATTNLAB_STRUCT_ROW
-#undef ATTNLAB_FIELD_ROW
+EMSCRIPTEN_BINDINGS(attnlab) {
+  using namespace emscripten;
 
-void struct_json(std::string& j, const StructRow* rows, size_t n) {
-  for (size_t s = 0; s < n; ++s) {
-    j += s ? ",\"" : "\"", j += rows[s].name, j += "\":{\"bytes\":", j += std::to_string(rows[s].bytes);
-    j += ",\"fields\":[";
-    for (size_t f = 0; f < rows[s].count; ++f) {
-      const FieldRow& r = rows[s].fields[f];
-      j += f ? ",[\"" : "[\"", j += r.name, j += "\",\"", j += r.type, j += "\",", j += std::to_string(r.offset);
-      j += "]";
-    }
-    j += "]}";
+  // ---- Enums: the C++ enums under the facade's names --------------------------------------------
+  enum_<attnlab::Mask::Kind>("MaskKind")
+      .value("none", attnlab::Mask::Kind::none)
+      .value("causal", attnlab::Mask::Kind::causal)
+      .value("window", attnlab::Mask::Kind::window)
+      .value("additive", attnlab::Mask::Kind::additive);
+  enum_<attnlab::Activation>("Activation")
+      .value("relu", attnlab::Activation::relu)
+      .value("gelu", attnlab::Activation::gelu)
+      .value("gelu_tanh", attnlab::Activation::gelu_tanh);
+  enum_<attnlab::NormPlacement>("NormPlacement")
+      .value("post", attnlab::NormPlacement::post)
+      .value("pre", attnlab::NormPlacement::pre);
+  enum_<attnlab::RegressionKernel>("RegressionKernel")
+      .value("gaussian", attnlab::RegressionKernel::gaussian)
+      .value("dot", attnlab::RegressionKernel::dot);
+
+  // ---- Nested weight sets ------------------------------------------------------------------------
+  value_object<MultiHeadWeightsCall>("MultiHeadWeightsCall")
+      .field("wq", &MultiHeadWeightsCall::wq).field("wk", &MultiHeadWeightsCall::wk)
+      .field("wv", &MultiHeadWeightsCall::wv).field("wo", &MultiHeadWeightsCall::wo)
+      .field("bq", &MultiHeadWeightsCall::bq).field("bk", &MultiHeadWeightsCall::bk)
+      .field("bv", &MultiHeadWeightsCall::bv).field("bo", &MultiHeadWeightsCall::bo);
+  value_object<FeedForwardWeightsCall>("FeedForwardWeightsCall")
+      .field("w1", &FeedForwardWeightsCall::w1).field("b1", &FeedForwardWeightsCall::b1)
+      .field("w2", &FeedForwardWeightsCall::w2).field("b2", &FeedForwardWeightsCall::b2);
+  value_object<LayerNormWeightsCall>("LayerNormWeightsCall")
+      .field("gamma", &LayerNormWeightsCall::gamma).field("beta", &LayerNormWeightsCall::beta);
+
+  // ---- Ops: a call per op, each returning 0 or 1 (lastError()) ----------------------------------
+  {
+    value_object<AttentionCall> o("AttentionCall");
+    o.field("q", &AttentionCall::q).field("k", &AttentionCall::k).field("v", &AttentionCall::v)
+        .field("tq", &AttentionCall::tq).field("tk", &AttentionCall::tk).field("dk", &AttentionCall::dk)
+        .field("dv", &AttentionCall::dv).field("scale", &AttentionCall::scale);
+    mask_fields(o)
+        .field("alibiSlope", &AttentionCall::alibiSlope)
+        .field("scores", &AttentionCall::scores).field("scaled", &AttentionCall::scaled)
+        .field("weights", &AttentionCall::weights).field("output", &AttentionCall::output);
   }
-}
-}  // namespace
+  function("attention", &attention);
 
-extern "C" {
+  value_object<WeightedSumCall>("WeightedSumCall")
+      .field("weights", &WeightedSumCall::weights).field("v", &WeightedSumCall::v)
+      .field("tq", &WeightedSumCall::tq).field("tk", &WeightedSumCall::tk).field("dv", &WeightedSumCall::dv)
+      .field("output", &WeightedSumCall::output);
+  function("weightedSum", &weighted_sum);
 
-// ---- Entry points: one per row of ATTNLAB_CALLS ----------------------------------------------------
+  function("multiHeadAttention", &multi_head_attention);
+  function("multiHeadWorkspaceFloats", &multihead_workspace_floats);
 
-EMSCRIPTEN_KEEPALIVE int attnlab_attention(const AttentionCall* c) {
-  attnlab::Mask mask;
-  ATTNLAB_TRY(make_mask("attention", *c, &mask));
-  const attnlab::AttentionArgs a{in(c->q), size_t(c->dk), in(c->k), size_t(c->dk), in(c->v), size_t(c->dv),
-                                 size_t(c->tq), size_t(c->tk), size_t(c->dk), size_t(c->dv), c->scale,
-                                 mask, c->alibiSlope};
-  const attnlab::AttentionOutputs o{out(c->scores), out(c->scaled), out(c->weights), out(c->output),
-                                    size_t(c->dv)};
-  return report(attnlab::attention_forward(a, o));
-}
+  class_<MultiHeadLayer>("MultiHeadLayer")
+      .class_function("create", &MultiHeadLayer::create, allow_raw_pointers())
+      .function("forward", &MultiHeadLayer::forward);
 
-EMSCRIPTEN_KEEPALIVE int attnlab_weightedSum(const WeightedSumCall* c) {
-  return report(attnlab::weighted_sum_forward(in(c->weights), in(c->v), c->tq, c->tk, c->dv, out(c->output)));
-}
+  value_object<SinusoidalCall>("SinusoidalCall")
+      .field("length", &SinusoidalCall::length).field("dModel", &SinusoidalCall::dModel)
+      .field("base", &SinusoidalCall::base).field("output", &SinusoidalCall::output);
+  function("sinusoidal", &sinusoidal);
 
-EMSCRIPTEN_KEEPALIVE int attnlab_multiHeadAttention(const MultiHeadCall* c) {
-  attnlab::MultiHeadArgs a;
-  ATTNLAB_TRY(multihead_args("multiHeadAttention", *c, &a));
-  const attnlab::MultiHeadOutputs o{out(c->q),       out(c->k),           out(c->v),     out(c->scores),
-                                    out(c->weights), out(c->headsConcat), out(c->output)};
-  return report(attnlab::multihead_attention_forward(a, o));
-}
+  value_object<RopeCall>("RopeCall")
+      .field("x", &RopeCall::x).field("t", &RopeCall::t).field("dim", &RopeCall::dim)
+      .field("base", &RopeCall::base).field("offset", &RopeCall::offset).field("output", &RopeCall::output);
+  function("rope", &rope);
 
-EMSCRIPTEN_KEEPALIVE int attnlab_multiHeadStreaming(const MultiHeadStreamingCall* c) {
-  attnlab::MultiHeadArgs a;
-  ATTNLAB_TRY(multihead_args("multiHeadAttention", *c, &a));
-  const attnlab::MultiHeadStreamingOutputs o{out(c->q), out(c->k), out(c->v), out(c->workspace),
-                                             out(c->output)};
-  return report(attnlab::multihead_attention_forward_streaming(a, o));
-}
+  value_object<AlibiCall>("AlibiCall")
+      .field("heads", &AlibiCall::heads).field("tq", &AlibiCall::tq).field("tk", &AlibiCall::tk)
+      .field("slopes", &AlibiCall::slopes).field("bias", &AlibiCall::bias);
+  function("alibi", &alibi);
 
-// Floats of workspace attnlab_multiHeadStreaming needs. double: a count too large for memory must
-// reach JS intact (it then refuses the call).
-EMSCRIPTEN_KEEPALIVE double attnlab_multihead_workspace(int tk, int d_model, int heads) {
-  return static_cast<double>(attnlab::multihead_streaming_workspace_floats(tk, d_model, heads));
-}
+  value_object<LayerNormCall>("LayerNormCall")
+      .field("x", &LayerNormCall::x).field("rows", &LayerNormCall::rows).field("dim", &LayerNormCall::dim)
+      .field("gamma", &LayerNormCall::gamma).field("beta", &LayerNormCall::beta)
+      .field("eps", &LayerNormCall::eps).field("output", &LayerNormCall::output);
+  function("layerNorm", &layer_norm);
 
-EMSCRIPTEN_KEEPALIVE int attnlab_sinusoidal(const SinusoidalCall* c) {
-  return report(attnlab::sinusoidal_positional_encoding_forward(c->length, c->dModel, c->base, out(c->output)));
-}
+  value_object<RmsNormCall>("RmsNormCall")
+      .field("x", &RmsNormCall::x).field("rows", &RmsNormCall::rows).field("dim", &RmsNormCall::dim)
+      .field("gamma", &RmsNormCall::gamma).field("eps", &RmsNormCall::eps).field("output", &RmsNormCall::output);
+  function("rmsNorm", &rms_norm);
 
-EMSCRIPTEN_KEEPALIVE int attnlab_rope(const RopeCall* c) {
-  return report(attnlab::rope_rotate(in(c->x), c->t, c->dim, c->base, c->offset, out(c->output)));
-}
+  value_object<ActivationCall>("ActivationCall")
+      .field("kind", &ActivationCall::kind).field("x", &ActivationCall::x).field("n", &ActivationCall::n)
+      .field("output", &ActivationCall::output);
+  function("activation", &activation);
 
-EMSCRIPTEN_KEEPALIVE int attnlab_alibi(const AlibiCall* c) {
-  if (int e = report(attnlab::alibi_slopes(c->heads, out(c->slopes)))) return e;
-  return report(attnlab::alibi_bias(c->heads, c->tq, c->tk, out(c->bias)));
-}
+  value_object<FeedForwardCall>("FeedForwardCall")
+      .field("x", &FeedForwardCall::x).field("rows", &FeedForwardCall::rows)
+      .field("dModel", &FeedForwardCall::dModel).field("dFF", &FeedForwardCall::dFF)
+      .field("w", &FeedForwardCall::w).field("activation", &FeedForwardCall::activation)
+      .field("pre", &FeedForwardCall::pre).field("activated", &FeedForwardCall::activated)
+      .field("output", &FeedForwardCall::output);
+  function("feedForward", &feed_forward);
 
-EMSCRIPTEN_KEEPALIVE int attnlab_layerNorm(const LayerNormCall* c) {
-  return report(attnlab::layer_norm_forward(in(c->x), c->rows, c->dim, in(c->gamma), in(c->beta), c->eps,
-                                            out(c->output)));
-}
-
-EMSCRIPTEN_KEEPALIVE int attnlab_rmsNorm(const RmsNormCall* c) {
-  return report(attnlab::rms_norm_forward(in(c->x), c->rows, c->dim, in(c->gamma), c->eps, out(c->output)));
-}
-
-EMSCRIPTEN_KEEPALIVE int attnlab_activation(const ActivationCall* c) {
-  attnlab::Activation kind{};
-  ATTNLAB_TRY(decode("activation", "activation", kActivations, c->kind, &kind));
-  return report(attnlab::activation_forward(kind, in(c->x), c->n, out(c->output)));
-}
-
-EMSCRIPTEN_KEEPALIVE int attnlab_feedForward(const FeedForwardCall* c) {
-  attnlab::Activation act{};
-  ATTNLAB_TRY(decode("feedForward", "activation", kActivations, c->activation, &act));
-  return report(attnlab::feed_forward_forward(in(c->x), c->rows, c->dModel, c->dFF, ffn_weights(*c), act,
-                                              {out(c->pre), out(c->activated), out(c->output)}));
-}
-
-EMSCRIPTEN_KEEPALIVE int attnlab_encoderBlock(const EncoderBlockCall* c) {
-  constexpr const char* op = "encoderBlock";
-  attnlab::EncoderBlockArgs a{};
-  ATTNLAB_TRY(decode(op, "norm", kNormPlacements, c->norm, &a.norm));
-  ATTNLAB_TRY(decode(op, "activation", kActivations, c->activation, &a.activation));
-  ATTNLAB_TRY(make_mask(op, *c, &a.mask));
-  a.x = in(c->x), a.t = c->t, a.d_model = c->dModel, a.heads = c->heads, a.d_ff = c->dFF, a.eps = c->eps;
-  a.w.attn = {in(c->wq), in(c->wk), in(c->wv), in(c->wo), in(c->bq), in(c->bk), in(c->bv), in(c->bo)};
-  a.w.ln1 = {in(c->ln1Gamma), in(c->ln1Beta)};
-  a.w.ln2 = {in(c->ln2Gamma), in(c->ln2Beta)};
-  a.w.ffn = ffn_weights(*c);
-  attnlab::EncoderBlockOutputs o{};
-  o.attn.q = out(c->q), o.attn.k = out(c->k), o.attn.v = out(c->v), o.attn.weights = out(c->attnWeights);
-  o.attn.heads = out(c->attnHeads), o.attn.out = out(c->attnOut);
-  o.residual1 = out(c->residual1), o.norm1 = out(c->norm1);
-  o.ffn = {out(c->ffnPre), out(c->ffnActivated), out(c->ffnOut)};
-  o.residual2 = out(c->residual2), o.norm2 = out(c->norm2), o.out = out(c->output);
-  return report(attnlab::encoder_block_forward(a, o));
-}
-
-EMSCRIPTEN_KEEPALIVE int attnlab_decoderBlock(const DecoderBlockCall* c) {
-  constexpr const char* op = "decoderBlock";
-  attnlab::DecoderBlockArgs a{};
-  ATTNLAB_TRY(decode(op, "norm", kNormPlacements, c->norm, &a.norm));
-  ATTNLAB_TRY(decode(op, "activation", kActivations, c->activation, &a.activation));
-  ATTNLAB_TRY(make_mask(op, *c, &a.mask));
-  a.x = in(c->x), a.t = c->t, a.memory = in(c->memory), a.t_m = c->tm;
-  a.d_model = c->dModel, a.heads = c->heads, a.d_ff = c->dFF, a.eps = c->eps;
-  a.w.self_attn = {in(c->wq), in(c->wk), in(c->wv), in(c->wo), in(c->bq), in(c->bk), in(c->bv), in(c->bo)};
-  a.w.cross_attn = {in(c->cwq), in(c->cwk), in(c->cwv), in(c->cwo),
-                    in(c->cbq), in(c->cbk), in(c->cbv), in(c->cbo)};
-  a.w.ln1 = {in(c->ln1Gamma), in(c->ln1Beta)};
-  a.w.ln2 = {in(c->ln2Gamma), in(c->ln2Beta)};
-  a.w.ln3 = {in(c->ln3Gamma), in(c->ln3Beta)};
-  a.w.ffn = ffn_weights(*c);
-  attnlab::DecoderBlockOutputs o{};
-  o.self_attn.q = out(c->selfQ), o.self_attn.k = out(c->selfK), o.self_attn.v = out(c->selfV);
-  o.self_attn.weights = out(c->selfWeights), o.self_attn.heads = out(c->selfHeads);
-  o.self_attn.out = out(c->selfAttnOut);
-  o.residual1 = out(c->residual1), o.norm1 = out(c->norm1);
-  o.cross_attn.q = out(c->crossQ), o.cross_attn.k = out(c->crossK), o.cross_attn.v = out(c->crossV);
-  o.cross_attn.weights = out(c->crossWeights), o.cross_attn.heads = out(c->crossHeads);
-  o.cross_attn.out = out(c->crossAttnOut);
-  o.residual2 = out(c->residual2), o.norm2 = out(c->norm2);
-  o.ffn = {out(c->ffnPre), out(c->ffnActivated), out(c->ffnOut)};
-  o.residual3 = out(c->residual3), o.norm3 = out(c->norm3), o.out = out(c->output);
-  return report(attnlab::decoder_block_forward(a, o));
-}
-
-EMSCRIPTEN_KEEPALIVE int attnlab_embedding(const EmbeddingCall* c) {
-  return report(attnlab::embedding_forward(in(c->table), c->vocab, c->dModel,
-                                           reinterpret_cast<const int*>(uintptr_t(c->ids)), c->n,
-                                           out(c->output)));
-}
-
-EMSCRIPTEN_KEEPALIVE int attnlab_outputHead(const OutputHeadCall* c) {
-  return report(attnlab::output_head_forward(in(c->h), c->rows, in(c->table), c->vocab, c->dModel, in(c->bias),
-                                             c->temperature, out(c->logits), out(c->probs)));
-}
-
-EMSCRIPTEN_KEEPALIVE int attnlab_kernelRegression(const KernelRegressionCall* c) {
-  attnlab::RegressionKernel kernel{};
-  ATTNLAB_TRY(decode("kernelRegression", "kernel", kRegressionKernels, c->kernel, &kernel));
-  return report(attnlab::kernel_regression_forward(in(c->xs), in(c->ys), c->n, in(c->queries), c->nq, c->dim,
-                                                   kernel, c->bandwidth, out(c->scores), out(c->weights),
-                                                   out(c->predictions)));
-}
-
-// ---- The model (attnlab/gpt.h) ----------------------------------------------------------------------
-// Messages name the JS method (report_as); every failure is a Status, and a failed call leaves the
-// model (parameters, moments, step) and heap use as they were.
-
-EMSCRIPTEN_KEEPALIVE int attnlab_createModel(const CreateModelCall* c) {
-  constexpr const char* op = "createModel";
-  attnlab::GptConfig g;
-  ATTNLAB_TRY_AS(op, decode(op, "activation", kActivations, c->activation, &g.activation));
-  // Negative sizes (a direct caller) become huge size_t values, which check_gpt_config refuses.
-  g.vocab = size_t(c->vocab), g.context = size_t(c->context), g.layers = size_t(c->layers);
-  g.heads = size_t(c->heads), g.d_model = size_t(c->dModel), g.d_ff = size_t(c->dFF);
-  g.attention_only = c->attentionOnly != 0, g.layer_norm = c->layerNorm != 0;
-  g.init_std = c->initStd;
-  g.seed = uint32_t(c->seed);
-  std::unique_ptr<attnlab::Gpt> m;
-  ATTNLAB_TRY_AS(op, attnlab::Gpt::create(g, &m));
-  return adopt(op, std::move(m), result_of(c->result));
-}
-
-EMSCRIPTEN_KEEPALIVE int attnlab_loadModel(const LoadModelCall* c) {
-  constexpr const char* op = "loadModel";
-  std::unique_ptr<attnlab::Gpt> m;
-  ATTNLAB_TRY_AS(op, attnlab::load_safetensors(reinterpret_cast<const uint8_t*>(uintptr_t(c->bytes)),
-                                               c->size < 0 ? 0 : size_t(c->size), &m));
-  return adopt(op, std::move(m), result_of(c->result));
-}
-
-EMSCRIPTEN_KEEPALIVE int attnlab_modelInfo(const ModelInfoCall* c) {
-  constexpr const char* op = "model";
-  attnlab::Gpt* m;
-  ATTNLAB_TRY_AS(op, find_model(op, c->model, &m));
-  const std::string j = model_json(*m);
-  return hand_out(op, j.data(), j.size(), result_of(c->result));
-}
-
-EMSCRIPTEN_KEEPALIVE int attnlab_modelState(const ModelStateCall* c) {
-  constexpr const char* op = "model";
-  attnlab::Gpt* m;
-  ATTNLAB_TRY_AS(op, find_model(op, c->model, &m));
-  fill_state(*m, result_of(c->result));
-  return 0;
-}
-
-EMSCRIPTEN_KEEPALIVE int attnlab_modelDispose(const ModelDisposeCall* c) {
-  for (size_t i = 0; i < g_models.count; ++i)
-    if (g_models.slots[i].id == c->model) {
-      delete g_models.slots[i].model;
-      g_models.slots[i] = g_models.slots[--g_models.count];
-      return 0;
-    }
-  return report(no_model("dispose", c->model));
-}
-
-EMSCRIPTEN_KEEPALIVE int attnlab_modelForward(const ModelForwardCall* c) {
-  constexpr const char* op = "forward";
-  attnlab::Gpt* m;
-  ATTNLAB_TRY_AS(op, find_model(op, c->model, &m));
-  float loss = 0;
-  ATTNLAB_TRY_AS(op, m->forward(ints(c->ids), c->targets ? ints(c->targets) : nullptr, size_t(c->batch),
-                                size_t(c->t), &loss));
-  const attnlab::GptConfig& g = m->config();
-  const size_t B = m->batch(), T = m->length(), H = g.heads, tt = T * T;
-  if (c->logits) memcpy(out(c->logits), m->logits(), B * T * g.vocab * sizeof(float));
-  if (c->tokenLosses && c->targets) memcpy(out(c->tokenLosses), m->token_losses(), B * T * sizeof(float));
-  if (c->attention) {
-    // [batch, heads, t, t] per layer → [layers, heads, batch, t, t]: one block per head.
-    float* a = out(c->attention);
-    for (size_t l = 0; l < g.layers; ++l) {
-      const float* w = m->attention(l);
-      for (size_t h = 0; h < H; ++h)
-        for (size_t b = 0; b < B; ++b) memcpy(a + ((l * H + h) * B + b) * tt, w + (b * H + h) * tt, tt * sizeof(float));
-    }
+  {
+    using E = EncoderBlockCall;
+    value_object<E> o("EncoderBlockCall");
+    block_option_fields(o)
+        .field("x", &E::x).field("t", &E::t)
+        .field("attn", &E::attn).field("ln1", &E::ln1).field("ln2", &E::ln2).field("ffn", &E::ffn)
+        .field("q", &E::q).field("k", &E::k).field("v", &E::v).field("attnWeights", &E::attnWeights)
+        .field("attnHeads", &E::attnHeads).field("attnOut", &E::attnOut).field("residual1", &E::residual1)
+        .field("norm1", &E::norm1).field("ffnPre", &E::ffnPre).field("ffnActivated", &E::ffnActivated)
+        .field("ffnOut", &E::ffnOut).field("residual2", &E::residual2).field("norm2", &E::norm2)
+        .field("output", &E::output);
   }
-  result_of(c->result)->loss = loss;
-  return 0;
-}
+  function("encoderBlock", &encoder_block);
 
-EMSCRIPTEN_KEEPALIVE int attnlab_modelGradients(const ModelGradientsCall* c) {
-  constexpr const char* op = "computeGradients";
-  attnlab::Gpt* m;
-  ATTNLAB_TRY_AS(op, find_model(op, c->model, &m));
-  if (!c->targets) return report_as(op, Status::Fail("targets is missing, expected batch·t token ids"));
-  float loss = 0;
-  ATTNLAB_TRY_AS(op, m->forward(ints(c->ids), ints(c->targets), size_t(c->batch), size_t(c->t), &loss));
-  ATTNLAB_TRY_AS(op, m->backward());
-  result_of(c->result)->loss = loss;
-  return 0;
-}
-
-EMSCRIPTEN_KEEPALIVE int attnlab_modelTrainStep(const ModelTrainStepCall* c) {
-  constexpr const char* op = "trainStep";
-  attnlab::Gpt* m;
-  ATTNLAB_TRY_AS(op, find_model(op, c->model, &m));
-  attnlab::GptTrainOptions o;
-  if (c->adamw) {
-    const double* h = reinterpret_cast<const double*>(uintptr_t(c->adamw));
-    o.adamw.lr = h[0], o.adamw.beta1 = h[1], o.adamw.beta2 = h[2], o.adamw.eps = h[3], o.adamw.weight_decay = h[4];
-    o.max_grad_norm = static_cast<float>(h[5]);
+  {
+    using D = DecoderBlockCall;
+    value_object<D> o("DecoderBlockCall");
+    block_option_fields(o)
+        .field("x", &D::x).field("t", &D::t).field("memory", &D::memory).field("tm", &D::tm)
+        .field("selfAttn", &D::selfAttn).field("crossAttn", &D::crossAttn)
+        .field("ln1", &D::ln1).field("ln2", &D::ln2).field("ln3", &D::ln3).field("ffn", &D::ffn)
+        .field("selfQ", &D::selfQ).field("selfK", &D::selfK).field("selfV", &D::selfV)
+        .field("selfWeights", &D::selfWeights).field("selfHeads", &D::selfHeads)
+        .field("selfAttnOut", &D::selfAttnOut).field("residual1", &D::residual1).field("norm1", &D::norm1)
+        .field("crossQ", &D::crossQ).field("crossK", &D::crossK).field("crossV", &D::crossV)
+        .field("crossWeights", &D::crossWeights).field("crossHeads", &D::crossHeads)
+        .field("crossAttnOut", &D::crossAttnOut).field("residual2", &D::residual2).field("norm2", &D::norm2)
+        .field("ffnPre", &D::ffnPre).field("ffnActivated", &D::ffnActivated).field("ffnOut", &D::ffnOut)
+        .field("residual3", &D::residual3).field("norm3", &D::norm3).field("output", &D::output);
   }
-  ModelResult* r = result_of(c->result);
-  float loss = 0, norm = 0;
-  ATTNLAB_TRY_AS(op, m->train_step(ints(c->ids), c->targets ? ints(c->targets) : nullptr, size_t(c->batch),
-                                   size_t(c->t), o, &loss, &norm));
-  r->loss = loss, r->gradNorm = norm, r->step = i32(m->steps_taken());
-  return 0;
+  function("decoderBlock", &decoder_block);
+
+  value_object<EmbeddingCall>("EmbeddingCall")
+      .field("table", &EmbeddingCall::table).field("vocab", &EmbeddingCall::vocab)
+      .field("dModel", &EmbeddingCall::dModel).field("ids", &EmbeddingCall::ids).field("n", &EmbeddingCall::n)
+      .field("output", &EmbeddingCall::output);
+  function("embedding", &embedding);
+
+  value_object<OutputHeadCall>("OutputHeadCall")
+      .field("h", &OutputHeadCall::h).field("rows", &OutputHeadCall::rows).field("table", &OutputHeadCall::table)
+      .field("vocab", &OutputHeadCall::vocab).field("dModel", &OutputHeadCall::dModel)
+      .field("bias", &OutputHeadCall::bias).field("temperature", &OutputHeadCall::temperature)
+      .field("logits", &OutputHeadCall::logits).field("probs", &OutputHeadCall::probs);
+  function("outputHead", &output_head);
+
+  value_object<KernelRegressionCall>("KernelRegressionCall")
+      .field("xs", &KernelRegressionCall::xs).field("ys", &KernelRegressionCall::ys)
+      .field("n", &KernelRegressionCall::n).field("queries", &KernelRegressionCall::queries)
+      .field("nq", &KernelRegressionCall::nq).field("dim", &KernelRegressionCall::dim)
+      .field("kernel", &KernelRegressionCall::kernel).field("bandwidth", &KernelRegressionCall::bandwidth)
+      .field("scores", &KernelRegressionCall::scores).field("weights", &KernelRegressionCall::weights)
+      .field("predictions", &KernelRegressionCall::predictions);
+  function("kernelRegression", &kernel_regression);
+
+  // ---- The model ---------------------------------------------------------------------------------
+  value_object<CreateModelCall>("CreateModelCall")
+      .field("vocab", &CreateModelCall::vocab).field("context", &CreateModelCall::context)
+      .field("layers", &CreateModelCall::layers).field("heads", &CreateModelCall::heads)
+      .field("dModel", &CreateModelCall::dModel).field("dFF", &CreateModelCall::dFF)
+      .field("attentionOnly", &CreateModelCall::attentionOnly).field("layerNorm", &CreateModelCall::layerNorm)
+      .field("activation", &CreateModelCall::activation).field("initStd", &CreateModelCall::initStd)
+      .field("seed", &CreateModelCall::seed);
+  value_object<ModelForwardCall>("ModelForwardCall")
+      .field("ids", &ModelForwardCall::ids).field("targets", &ModelForwardCall::targets)
+      .field("batch", &ModelForwardCall::batch).field("t", &ModelForwardCall::t)
+      .field("logits", &ModelForwardCall::logits).field("attention", &ModelForwardCall::attention)
+      .field("tokenLosses", &ModelForwardCall::tokenLosses);
+  value_object<TrainStepCall>("TrainStepCall")
+      .field("ids", &TrainStepCall::ids).field("targets", &TrainStepCall::targets)
+      .field("batch", &TrainStepCall::batch).field("t", &TrainStepCall::t)
+      .field("lr", &TrainStepCall::lr).field("beta1", &TrainStepCall::beta1).field("beta2", &TrainStepCall::beta2)
+      .field("eps", &TrainStepCall::eps).field("weightDecay", &TrainStepCall::weightDecay)
+      .field("maxGradNorm", &TrainStepCall::maxGradNorm);
+  value_object<GenerateCall>("GenerateCall")
+      .field("prompt", &GenerateCall::prompt).field("n", &GenerateCall::n).field("steps", &GenerateCall::steps)
+      .field("temperature", &GenerateCall::temperature).field("topK", &GenerateCall::topK)
+      .field("seed", &GenerateCall::seed).field("out", &GenerateCall::out);
+  value_object<StepResult>("StepResult")
+      .field("ok", &StepResult::ok).field("loss", &StepResult::loss)
+      .field("gradNorm", &StepResult::gradNorm).field("step", &StepResult::step);
+
+  class_<Model>("Model")
+      .class_function("create", &Model::create, allow_raw_pointers())
+      .class_function("load", &Model::load, allow_raw_pointers())
+      .function("info", &Model::info)
+      .function("step", &Model::step)
+      .function("parameters", &Model::parameters)
+      .function("gradients", &Model::gradients)
+      .function("forward", &Model::forward)
+      .function("computeGradients", &Model::compute_gradients)
+      .function("trainStep", &Model::train_step)
+      .function("generate", &Model::generate)
+      .function("setHeadMask", &Model::set_head_mask)
+      .function("save", &Model::save)
+      .function("saved", &Model::saved)
+      .function("releaseSaved", &Model::release_saved);
+
+  // ---- The module --------------------------------------------------------------------------------
+  function("lastError", &last_error);
+  function("usesSimd128", &uses_simd128);
+  function("heapInUse", &heap_in_use);
+  function("stackPointer", &stack_pointer);
 }
-
-EMSCRIPTEN_KEEPALIVE int attnlab_modelGenerate(const ModelGenerateCall* c) {
-  constexpr const char* op = "generate";
-  attnlab::Gpt* m;
-  ATTNLAB_TRY_AS(op, find_model(op, c->model, &m));
-  attnlab::GptSampling s;
-  s.temperature = c->temperature, s.top_k = size_t(c->topK), s.seed = uint32_t(c->seed);
-  return report_as(op, m->generate(ints(c->prompt), size_t(c->n), size_t(c->steps), s,
-                                   reinterpret_cast<int*>(uintptr_t(c->out))));
-}
-
-EMSCRIPTEN_KEEPALIVE int attnlab_modelHeadMask(const ModelHeadMaskCall* c) {
-  constexpr const char* op = "setHeadMask";
-  attnlab::Gpt* m;
-  ATTNLAB_TRY_AS(op, find_model(op, c->model, &m));
-  return report_as(op, m->set_head_scale(c->mask ? in(c->mask) : nullptr));
-}
-
-EMSCRIPTEN_KEEPALIVE int attnlab_modelSave(const ModelSaveCall* c) {
-  constexpr const char* op = "save";
-  attnlab::Gpt* m;
-  ATTNLAB_TRY_AS(op, find_model(op, c->model, &m));
-  std::vector<uint8_t> bytes;
-  ATTNLAB_TRY_AS(op, attnlab::save_safetensors(*m, c->optimizer != 0, &bytes));
-  return hand_out(op, bytes.data(), bytes.size(), result_of(c->result));
-}
-
-// ---- The contract, and the module's state ---------------------------------------------------------
-
-// JSON: { "calls": { op: { "bytes": n, "fields": [[name, type, offset], …] } }, "structs": { … },
-//         "enums": { "maskKind": { name: code }, "activation": …, "norm": …, "kernel": … } }.
-// Built from calls.h's lists and the enum tables above; the facade reads it once per module.
-EMSCRIPTEN_KEEPALIVE const char* attnlab_contract() {
-  static const std::string json = [] {
-    std::string j = "{\"calls\":{";
-    struct_json(j, kCallRows, sizeof kCallRows / sizeof kCallRows[0]);
-    j += "},\"structs\":{";
-    struct_json(j, kStructRows, sizeof kStructRows / sizeof kStructRows[0]);
-    j += "},\"enums\":{";
-    auto table = [&j](const char* name, const auto& entries, const char* after) {
-      j += std::string("\"") + name + "\":{";
-      const char* esep = "";
-      for (const EnumName& e : entries) j += esep, j += std::string("\"") + e.name + "\":" + std::to_string(e.code), esep = ",";
-      j += "}", j += after;
-    };
-    table("maskKind", kMaskKinds, ",");
-    table("activation", kActivations, ",");
-    table("norm", kNormPlacements, ",");
-    table("kernel", kRegressionKernels, "");
-    j += "}}";
-    return j;
-  }();
-  return json.c_str();
-}
-
-EMSCRIPTEN_KEEPALIVE const char* attnlab_last_error() { return g_last_error.c_str(); }
-EMSCRIPTEN_KEEPALIVE int attnlab_uses_simd128() { return attnlab::uses_simd128() ? 1 : 0; }
-// For leak tests: bytes malloc has handed out and not taken back, and the C stack pointer.
-EMSCRIPTEN_KEEPALIVE unsigned attnlab_heap_in_use() { return static_cast<unsigned>(mallinfo().uordblks); }
-EMSCRIPTEN_KEEPALIVE unsigned attnlab_stack_pointer() {
-  return static_cast<unsigned>(emscripten_stack_get_current());
-}
-
-}  // extern "C"
-
-// Every row of ATTNLAB_CALLS has its entry point attnlab_<op>(const <Op>Call*): a row without one,
-// or with another signature, does not compile.
-#define ATTNLAB_ENTRY_CHECK(op, Struct, LIST)                                        \
-  static_assert(std::is_same_v<decltype(&attnlab_##op), int (*)(const Struct*)>,     \
-                "attnlab_" #op " must be int(const " #Struct "*)");
-ATTNLAB_CALLS(ATTNLAB_ENTRY_CHECK)
-#undef ATTNLAB_ENTRY_CHECK

@@ -52,17 +52,6 @@ describe('encoder block', () => {
   });
 });
 
-describe('deprecated names (removed in 0.3)', () => {
-  test('feedForward hidden is pre; the blocks\' ffnHidden is ffnActivated', () => {
-    const c = g.encoder[0], w = c.weights;
-    const f = lab.feedForward({ x: c.x, rows: c.t, dModel: c.dModel, dFF: c.dFF, w1: w.w1, b1: w.b1, w2: w.w2, b2: w.b2, activation: c.activation });
-    expect(f.hidden).toBe(f.pre);
-    const e = lab.encoderBlock(encoderArgs(c)), d = lab.decoderBlock(decoderArgs(g.decoder[0]));
-    expect(e.ffnHidden).toBe(e.ffnActivated);
-    expect(d.ffnHidden).toBe(d.ffnActivated);
-  });
-});
-
 describe('decoder block', () => {
   test("the default self-attention mask is causal; mask: 'none' lets tokens look ahead", () => {
     const c = g.decoder[0];

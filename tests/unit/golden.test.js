@@ -216,3 +216,17 @@ describe('GPT model vs torch (gpt.json)', () => {
     }
   });
 });
+
+// Golden calls replayed as they are (tests/golden/generate_calls.py → calls.json): lab[op](args), every
+// key of expected compared. A new op's PyTorch reference is a case there; no code here.
+describe('golden calls vs PyTorch (calls.json)', () => {
+  const { cases } = golden('calls');
+  test('the file has cases for every op it names', () => {
+    expect(cases.length).toBeGreaterThan(0);
+    for (const c of cases) expect(typeof lab[c.op], c.name).toBe('function');
+  });
+  test.each(cases.map((c) => [c.name, c]))('%s', (_name, c) => {
+    const r = lab[c.op](c.args);
+    for (const [key, want] of Object.entries(c.expected)) expectClose(r[key], want, key);
+  });
+});

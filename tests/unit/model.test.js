@@ -457,21 +457,43 @@ describe('dispose', () => {
     expect(m.config.vocab).toBe(5);  // the description stays
   });
 
-  test('create + dispose keeps memory flat; a stale or made-up handle is refused by the core, never used', () => {
+  test('create + dispose keeps memory flat; a deleted handle is refused by Embind before any C++ runs', () => {
     const cfg = { vocab: 16, context: 23, layers: 2, heads: 2, dModel: 32 };
     withModel(cfg, (m) => m.trainStep({ ids: [1, 2], targets: [2, 3] }));  // first-use allocations
     const before = lab.info();
     for (let i = 0; i < 300; i++) withModel(cfg, (m) => { m.trainStep({ ids: [1, 2], targets: [2, 3] }); m.generate({ prompt: [1], steps: 3 }); m.save(); });
     expect(lab.info().heapInUse).toBe(before.heapInUse);
-    // The core's registry: a handle that was disposed, and one never given, are refused with a message.
-    const result = lab.arena.layout('test', [16])[0];
-    for (const id of [1, 0, -5, 2 ** 31 - 1]) {
-      expect(lab.core.call('modelState', { model: id, result })).toBe(1);
-      expect(lab.core.lastError()).toBe(`model: model ${id} is not a live model, expected a handle from createModel or loadModel that was not disposed`);
-      expect(lab.core.call('modelForward', { model: id, ids: 0, targets: 0, batch: 1, t: 1, logits: 0, attention: 0, tokenLosses: 0, result })).toBe(1);
-      expect(lab.core.lastError()).toMatch(/^forward: model -?\d+ is not a live model/);
-    }
+    // The core's class (core/bindings/embind.cc): a deleted handle throws Embind's BindingError.
+    const { Model: CoreModel, Activation } = lab.core.module;
+    const h = CoreModel.create({ ...cfg, dFF: 0, attentionOnly: false, layerNorm: true, activation: Activation.gelu, initStd: 0.02, seed: 0 });
+    h.delete();
+    expect(() => h.step()).toThrow(/deleted/);
+    expect(() => h.forward({ ids: 0, targets: 0, batch: 1, t: 1, logits: 0, attention: 0, tokenLosses: 0 })).toThrow(/deleted/);
+    expect(() => h.delete()).toThrow(/deleted/);
     expect(lab.info().heapInUse).toBe(before.heapInUse);
+    expect(lab.info().stackPointer).toBe(before.stackPointer);
+  });
+
+  test('a view of the parameters is never stale: one taken before the memory grows is detached, the API reads fresh ones', () => {
+    withModel({ vocab: 16, context: 8, layers: 1, heads: 2, dModel: 8, seed: 4 }, (m) => {
+      const want = m.parameters()['embed.W_E'].data;
+      // A view straight from the core (what the facade copies at once): valid until the memory grows.
+      const view = lab.core.module.Model.create({ vocab: 4, context: 2, layers: 1, heads: 1, dModel: 4, dFF: 0, attentionOnly: false,
+        layerNorm: true, activation: lab.core.module.Activation.gelu, initStd: 0.02, seed: 0 });
+      const stale = view.parameters();
+      expect(stale.length).toBeGreaterThan(0);
+      const heapBefore = lab.info().heapBytes;
+      const big = lab.createModel({ vocab: 4096, context: 256, layers: 4, heads: 4, dModel: 256 });  // ~40 MB: grows memory
+      try {
+        expect(lab.info().heapBytes).toBeGreaterThan(heapBefore);
+        expect(stale.length).toBe(0);  // detached by the growth: it reads nothing, never old memory
+        expect(view.parameters().length).toBeGreaterThan(0);  // a view made now is of the new memory
+        expect(m.parameters()['embed.W_E'].data).toEqual(want);
+        m.setParameters({ 'embed.W_E': want.map((x) => x * 2) });
+        expect(m.parameters()['embed.W_E'].data).toEqual(want.map((x) => x * 2));
+        expect(m.forward({ ids: [1, 2, 3] }).logits.every(Number.isFinite)).toBe(true);
+      } finally { big.dispose(); view.delete(); }
+    });
   });
 });
 

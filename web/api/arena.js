@@ -9,50 +9,49 @@ export const MAX_CALL_BYTES = 1024 * 1024 * 1024;
 
 // One growing block of WASM heap reused by every call.
 export class Arena {
-  /** @param module the Emscripten module */
-  constructor(module) {
-    this.core = module;
+  /** @param core the Core (web/api/core.js): malloc/free and the heap views */
+  constructor(core) {
+    this.core = core;
+    this.module = core.module;
     this.ptr = 0;
     this.bytes = 0;
   }
 
   // Reserves 16-byte-aligned regions of the given float counts; returns their byte addresses.
   layout(fn, counts) {
+    const offsets = new Array(counts.length);
     let total = 0;
-    const offsets = counts.map((n) => {
-      const at = total;
-      total += Math.ceil(n / 4) * 16;
-      return at;
-    });
+    for (let i = 0; i < counts.length; i++) {
+      offsets[i] = total;
+      total += Math.ceil(counts[i] / 4) * 16;
+    }
     if (!Number.isFinite(total) || total > MAX_CALL_BYTES)
       fail(fn, `these sizes need ${(total / 2 ** 20).toFixed(0)} MiB of WebAssembly memory, expected at most ${MAX_CALL_BYTES / 2 ** 20} MiB; use smaller sizes${fn === 'multiHeadAttention' ? ' or intermediates: false' : ''}`);
     if (total > this.bytes || (this.bytes > 64 * 2 ** 20 && total < this.bytes / 8)) {
-      if (this.ptr) this.core._free(this.ptr);
+      if (this.ptr) this.module._free(this.ptr);
       this.ptr = 0;
       this.bytes = 0;
       const want = Math.max(total, 4096);
-      const p = this.core._malloc(want);
+      const p = this.module._malloc(want);
       if (!p) fail(fn, `could not get ${(want / 2 ** 20).toFixed(0)} MiB of WebAssembly memory, expected smaller sizes`);
       this.ptr = p;
       this.bytes = want;
     }
-    return offsets.map((o) => this.ptr + o);
+    for (let i = 0; i < offsets.length; i++) offsets[i] += this.ptr;
+    return offsets;
   }
 
   put(addr, values) {
-    if (values) this.core.HEAPF32.set(values, addr >> 2);
+    if (values) this.core.heap().f32.set(values, addr >> 2);
   }
 
-  // 32-bit integers (token ids) written through a view of the same memory (HEAPU8.buffer is fresh
-  // after any growth).
-  putU32(addr, values) {
-    const buf = this.core.HEAPU8.buffer;
-    if (this.u32?.buffer !== buf) this.u32 = new Uint32Array(buf);  // one view per memory growth
-    this.u32.set(values, addr >> 2);
+  // 32-bit integers (token ids).
+  putI32(addr, values) {
+    this.core.heap().i32.set(values, addr >> 2);
   }
 
   take(addr, n) {
-    return this.core.HEAPF32.slice(addr >> 2, (addr >> 2) + n);
+    return this.core.heap().f32.slice(addr >> 2, (addr >> 2) + n);
   }
 
   // Several results in one copy — one slice over the region [first, last) that holds them,
@@ -62,7 +61,7 @@ export class Arena {
   takeMany(regions) {
     const lo = Math.min(...regions.map(([p]) => p)) >> 2;
     const hi = Math.max(...regions.map(([p, n]) => (p >> 2) + n));
-    const all = this.core.HEAPF32.slice(lo, hi);
+    const all = this.core.heap().f32.slice(lo, hi);
     return regions.map(([p, n]) => all.subarray((p >> 2) - lo, (p >> 2) - lo + n));
   }
 
@@ -77,7 +76,7 @@ export class Arena {
       if (dst.length !== n) fail(fn, `out.${name} has ${dst.length} values, expected ${expr} = ${n}`);
       r[name] = dst;
     }
-    const heap = this.core.HEAPF32;
+    const heap = this.core.heap().f32;
     for (const [name, p, n] of regions) r[name].set(heap.subarray(p >> 2, (p >> 2) + n));
     return r;
   }
@@ -90,7 +89,7 @@ export class Arena {
   }
 
   free() {
-    if (this.ptr) this.core._free(this.ptr);
+    if (this.ptr) this.module._free(this.ptr);
     this.ptr = 0;
     this.bytes = 0;
   }

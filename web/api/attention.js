@@ -26,7 +26,7 @@ export function attention(lab, args) {
   lab.arena.put(pk, k);
   lab.arena.put(pv, v);
   lab.arena.put(pm, m.values);
-  run(lab, lab.core.call('attention', { q: pq, k: pk, v: pv, tq, tk, dk, dv, scale, ...maskFields(lab.core, m, pm), alibiSlope,
+  run(lab, lab.core.module.attention({ q: pq, k: pk, v: pv, tq, tk, dk, dv, scale, ...maskFields(lab.core, m, pm), alibiSlope,
     scores: ps, scaled: pc, weights: pw, output: po }));
   return { scores: lab.arena.take(ps, n), scaled: lab.arena.take(pc, n), weights: lab.arena.take(pw, n), output: lab.arena.take(po, tq * dv) };
 }
@@ -42,7 +42,7 @@ export function weightedSum(lab, args) {
   const [pw, pv, po] = lab.arena.layout(fn, [tq * tk, tk * dv, tq * dv]);
   lab.arena.put(pw, w);
   lab.arena.put(pv, v);
-  run(lab, lab.core.call('weightedSum', { weights: pw, v: pv, tq, tk, dv, output: po }));
+  run(lab, lab.core.module.weightedSum({ weights: pw, v: pv, tq, tk, dv, output: po }));
   return lab.arena.take(po, tq * dv);
 }
 
@@ -64,6 +64,9 @@ export function kernelRegression(lab, args) {
   const kernel = lab.core.code('kernel', oneOf(fn, 'kernel', args.kernel, ['gaussian', 'dot'], 'gaussian'));
   const b = lab.arena.named(fn, { xs: n * dim, ys: n, q: nq * dim, scores: nq * n, weights: nq * n, pred: nq });
   lab.arena.put(b.xs, xs); lab.arena.put(b.ys, ys); lab.arena.put(b.q, queries);
-  run(lab, lab.core.call('kernelRegression', { xs: b.xs, ys: b.ys, n, queries: b.q, nq, dim, kernel, bandwidth, scores: b.scores, weights: b.weights, predictions: b.pred }));
+  run(lab, lab.core.module.kernelRegression({ xs: b.xs, ys: b.ys, n, queries: b.q, nq, dim, kernel, bandwidth, scores: b.scores, weights: b.weights, predictions: b.pred }));
   return { scores: lab.arena.take(b.scores, nq * n), weights: lab.arena.take(b.weights, nq * n), predictions: lab.arena.take(b.pred, nq) };
 }
+
+// The AttnLab methods this file gives (scaled dot-product attention, the weighted sum, kernel regression): lab.<name>(args) = <name>(lab, args).
+export const OPS = { attention, weightedSum, kernelRegression };

@@ -19,7 +19,7 @@ export function layerNorm(lab, args) {
   const eps = num(fn, 'eps', args.eps, { dflt: 1e-5, positive: true });
   const b = lab.arena.named(fn, { x: n, gamma: gamma ? dim : 0, beta: beta ? dim : 0, out: n });
   lab.arena.put(b.x, x); lab.arena.put(b.gamma, gamma); lab.arena.put(b.beta, beta);
-  run(lab, lab.core.call('layerNorm', { x: b.x, rows, dim, gamma: gamma ? b.gamma : 0, beta: beta ? b.beta : 0, eps, output: b.out }));
+  run(lab, lab.core.module.layerNorm({ x: b.x, rows, dim, gamma: gamma ? b.gamma : 0, beta: beta ? b.beta : 0, eps, output: b.out }));
   return lab.arena.take(b.out, n);
 }
 
@@ -34,7 +34,7 @@ export function rmsNorm(lab, args) {
   const eps = num(fn, 'eps', args.eps, { dflt: 1e-6, positive: true });
   const b = lab.arena.named(fn, { x: n, gamma: gamma ? dim : 0, out: n });
   lab.arena.put(b.x, x); lab.arena.put(b.gamma, gamma);
-  run(lab, lab.core.call('rmsNorm', { x: b.x, rows, dim, gamma: gamma ? b.gamma : 0, eps, output: b.out }));
+  run(lab, lab.core.module.rmsNorm({ x: b.x, rows, dim, gamma: gamma ? b.gamma : 0, eps, output: b.out }));
   return lab.arena.take(b.out, n);
 }
 
@@ -47,13 +47,13 @@ export function activation(lab, args) {
   const x = vector(fn, 'x', args.x);
   const b = lab.arena.named(fn, { x: x.length, out: x.length });
   lab.arena.put(b.x, x);
-  run(lab, lab.core.call('activation', { kind, x: b.x, n: x.length, output: b.out }));
+  run(lab, lab.core.module.activation({ kind, x: b.x, n: x.length, output: b.out }));
   return lab.arena.take(b.out, x.length);
 }
 
 /**
  * Feed-forward x·W1 + b1 → activation → ·W2 + b2. Returns { pre, activated, output }: pre = x·W1 + b1,
- * activated = activation(pre), output = activated·W2 + b2 (and hidden, the deprecated name of pre).
+ * activated = activation(pre), output = activated·W2 + b2.
  */
 export function feedForward(lab, args) {
   const fn = 'feedForward';
@@ -66,11 +66,9 @@ export function feedForward(lab, args) {
   const b = lab.arena.named(fn, { x: rows * D, w1: D * F, b1: w.b1 ? F : 0, w2: F * D, b2: w.b2 ? D : 0, pre: rows * F, activated: rows * F, out: rows * D });
   const a = lab.arena;
   a.put(b.x, x); a.put(b.w1, w.w1); a.put(b.b1, w.b1); a.put(b.w2, w.w2); a.put(b.b2, w.b2);
-  run(lab, lab.core.call('feedForward', { x: b.x, rows, dModel: D, dFF: F, w1: b.w1, b1: w.b1 ? b.b1 : 0, w2: b.w2, b2: w.b2 ? b.b2 : 0,
+  run(lab, lab.core.module.feedForward({ x: b.x, rows, dModel: D, dFF: F, w: { w1: b.w1, b1: w.b1 ? b.b1 : 0, w2: b.w2, b2: w.b2 ? b.b2 : 0 },
     activation: act, pre: b.pre, activated: b.activated, output: b.out }));
-  const pre = a.take(b.pre, rows * F);
-  // hidden: deprecated name of pre (removed in 0.3; README "Deprecated names").
-  return { pre, activated: a.take(b.activated, rows * F), output: a.take(b.out, rows * D), hidden: pre };
+  return { pre: a.take(b.pre, rows * F), activated: a.take(b.activated, rows * F), output: a.take(b.out, rows * D) };
 }
 
 /**
@@ -89,7 +87,7 @@ export function encoderBlock(lab, args) {
   const outs = { q: tD, k: tD, v: tD, attnWeights: hw, attnHeads: tD, attnOut: tD, residual1: tD, norm1: tD,
     ffnPre: tF, ffnActivated: tF, ffnOut: tD, residual2: tD, norm2: tD, output: tD };
   const call = { t, dModel: D, heads: H, dFF: F, norm, activation: act, eps };
-  return withDeprecatedBlockNames(block(lab, fn, 'encoderBlock', B, x, m, w, outs, call));
+  return block(lab, fn, 'encoderBlock', B, x, m, w, outs, call);
 }
 
 /**
@@ -112,7 +110,7 @@ export function decoderBlock(lab, args) {
     crossQ: tD, crossK: mD, crossV: mD, crossWeights: H * t * tm, crossHeads: tD, crossAttnOut: tD, residual2: tD, norm2: tD,
     ffnPre: tF, ffnActivated: tF, ffnOut: tD, residual3: tD, norm3: tD, output: tD };
   const call = { t, tm, dModel: D, heads: H, dFF: F, norm, activation: act, eps };
-  return withDeprecatedBlockNames(block(lab, fn, 'decoderBlock', B, x, m, w, outs, call, memory));
+  return block(lab, fn, 'decoderBlock', B, x, m, w, outs, call, memory);
 }
 
 // Shared by the blocks: lays out inputs, weights and outputs, writes the call (sizes and options in
@@ -129,22 +127,20 @@ function block(lab, fn, op, B, x, m, w, outs, call, memory = null) {
   a.put(b.x, x); a.put(b.memory, memory); a.put(b.mask, m.values);
   for (const k of wNames) a.put(b['w:' + k], w[k]);
   const values = { ...call, ...maskFields(lab.core, m, m.values ? b.mask : 0) };
-  for (const k of wNames) values[k] = w[k] ? b['w:' + k] : 0;
+  // The weights as the core's call groups them: { attn: { wq, … }, ln1: { gamma, beta }, ffn: { w1, … } }.
+  for (const [group, names] of Object.entries(WEIGHT_GROUPS[op])) {
+    values[group] = {};
+    for (const [field, k] of names) values[group][field] = w[k] ? b['w:' + k] : 0;
+  }
   const xStep = 4 * x.length / B, memStep = memory ? 4 * memory.length / B : 0;
   for (let i = 0; i < B; i++) {
     values.x = b.x + i * xStep;
     if (memory) values.memory = b.memory + i * memStep;
     for (const k of oNames) values[k] = b['o:' + k] + 4 * i * outs[k];
-    const status = lab.core.call(op, values);
+    const status = lab.core.module[op](values);
     if (status !== 0) throw new AttnLabError(lab.core.lastError() + (B > 1 ? ` (in batch element ${i})` : ''));
   }
   return Object.fromEntries(oNames.map((k) => [k, a.take(b['o:' + k], B * outs[k])]));
-}
-
-// ffnHidden: the deprecated name of ffnActivated (removed in 0.3; README "Deprecated names").
-function withDeprecatedBlockNames(r) {
-  r.ffnHidden = r.ffnActivated;
-  return r;
 }
 
 // The activations users name (their codes come from the core: core.code('activation', name)).
@@ -160,13 +156,22 @@ function blockSizes(core, fn, args) {
   return { t, D, H, F, norm, act, eps, B };
 }
 
-// The weight names of each block (also the names of the call's fields, core/bindings/calls.h), with
+// The weight names of each block (the names users pass in `weights`), with
 // their sizes ('DD' = dModel·dModel, 'D', 'DF', 'FD', 'F') and whether they are required.
 const ATTN_WEIGHTS = (c) => MHA_WEIGHTS.map((n) => (n[0] === 'w' ? [c + n, 'DD', 1] : [c + n, 'D', 0]));
 const LN_WEIGHTS = (n) => Array.from({ length: n }, (_, i) => [[`ln${i + 1}Gamma`, 'D', 0], [`ln${i + 1}Beta`, 'D', 0]]).flat();
 const FFN_WEIGHTS = [['w1', 'DF', 1], ['b1', 'F', 0], ['w2', 'FD', 1], ['b2', 'D', 0]];
 const ENCODER_WEIGHTS = [...ATTN_WEIGHTS(''), ...LN_WEIGHTS(2), ...FFN_WEIGHTS];
 const DECODER_WEIGHTS = [...ATTN_WEIGHTS(''), ...ATTN_WEIGHTS('c'), ...LN_WEIGHTS(3), ...FFN_WEIGHTS];
+
+// The core's call groups a block's weights (core/bindings/embind.cc): group → [[field, weight name], …].
+const attnGroup = (c) => MHA_WEIGHTS.map((n) => [n, c + n]);
+const lnGroup = (i) => [['gamma', `ln${i}Gamma`], ['beta', `ln${i}Beta`]];
+const ffnGroup = FFN_WEIGHTS.map(([n]) => [n, n]);
+const WEIGHT_GROUPS = {
+  encoderBlock: { attn: attnGroup(''), ln1: lnGroup(1), ln2: lnGroup(2), ffn: ffnGroup },
+  decoderBlock: { selfAttn: attnGroup(''), crossAttn: attnGroup('c'), ln1: lnGroup(1), ln2: lnGroup(2), ln3: lnGroup(3), ffn: ffnGroup },
+};
 
 function sizeOf(kind, D, F) {
   const n = { DD: D * D, D, DF: D * F, FD: F * D, F }[kind];
@@ -196,3 +201,6 @@ function ffnWeights(fn, args, D, F) {
     w2: matrix(fn, 'w2', args.w2, F * D, `dFF·dModel = ${F * D}`), b2: optionalMatrix(fn, 'b2', args.b2, D, `dModel = ${D}`),
   };
 }
+
+// The AttnLab methods this file gives (norms, activations, feed-forward, encoder and decoder blocks): lab.<name>(args) = <name>(lab, args).
+export const OPS = { layerNorm, rmsNorm, activation, feedForward, encoderBlock, decoderBlock };

@@ -12,8 +12,8 @@ export function embedding(lab, args) {
   const ids = tokenIds(fn, args.ids, vocab);
   const b = lab.arena.named(fn, { table: vocab * D, ids: ids.length, out: ids.length * D });
   lab.arena.put(b.table, table);
-  lab.arena.putU32(b.ids, ids);
-  run(lab, lab.core.call('embedding', { table: b.table, vocab, dModel: D, ids: b.ids, n: ids.length, output: b.out }));
+  lab.arena.putI32(b.ids, ids);
+  run(lab, lab.core.module.embedding({ table: b.table, vocab, dModel: D, ids: b.ids, n: ids.length, output: b.out }));
   return lab.arena.take(b.out, ids.length * D);
 }
 
@@ -30,7 +30,7 @@ export function outputHead(lab, args) {
   const n = rows * vocab;
   const b = lab.arena.named(fn, { h: rows * D, table: vocab * D, bias: bias ? vocab : 0, logits: n, probs: n });
   lab.arena.put(b.h, h); lab.arena.put(b.table, table); lab.arena.put(b.bias, bias);
-  run(lab, lab.core.call('outputHead', { h: b.h, rows, table: b.table, vocab, dModel: D, bias: bias ? b.bias : 0, temperature, logits: b.logits, probs: b.probs }));
+  run(lab, lab.core.module.outputHead({ h: b.h, rows, table: b.table, vocab, dModel: D, bias: bias ? b.bias : 0, temperature, logits: b.logits, probs: b.probs }));
   return { logits: lab.arena.take(b.logits, n), probs: lab.arena.take(b.probs, n) };
 }
 
@@ -49,3 +49,6 @@ function tokenIds(fn, v, vocab) {
   }
   return ids;
 }
+
+// The AttnLab methods this file gives (token embedding and the tied output head): lab.<name>(args) = <name>(lab, args).
+export const OPS = { embedding, outputHead };

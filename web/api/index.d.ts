@@ -86,7 +86,6 @@ export interface FeedForwardResult {
   /** [rows·dFF] x·W1 + b1 (before the activation) */ pre: Float32Array;
   /** [rows·dFF] activation(pre) */ activated: Float32Array;
   /** [rows·dModel] activated·W2 + b2 */ output: Float32Array;
-  /** @deprecated use `pre` (the same array); removed in 0.3 */ hidden: Float32Array;
 }
 
 /** Weights of one block. W_* are [dModel·dModel], w1 [dModel·dFF], w2 [dFF·dModel]; biases and LayerNorm gamma/beta [dModel] (b1 [dFF]) are optional (0, or gamma 1). */
@@ -117,7 +116,6 @@ export interface EncoderBlockResult {
   /** [t·dModel] LN1 output: LN1(residual1) for post-LN, LN1(x) for pre-LN */ norm1: Float32Array;
   /** [t·dFF] FFN first layer before the activation */ ffnPre: Float32Array;
   /** [t·dFF] after the activation */ ffnActivated: Float32Array;
-  /** @deprecated use `ffnActivated` (the same array); removed in 0.3 */ ffnHidden: Float32Array;
   /** [t·dModel] FFN output */ ffnOut: Float32Array;
   /** [t·dModel] norm1 + ffnOut (post-LN) or residual1 + ffnOut (pre-LN) */ residual2: Float32Array;
   /** [t·dModel] LN2 output: LN2(residual2) for post-LN, LN2(residual1) for pre-LN */ norm2: Float32Array;
@@ -158,7 +156,6 @@ export interface DecoderBlockResult {
   /** [t·dModel] LN2 output */ norm2: Float32Array;
   /** [t·dFF] before the activation */ ffnPre: Float32Array;
   /** [t·dFF] after the activation */ ffnActivated: Float32Array;
-  /** @deprecated use `ffnActivated` (the same array); removed in 0.3 */ ffnHidden: Float32Array;
   /** [t·dModel] */ ffnOut: Float32Array; residual3: Float32Array; norm3: Float32Array; output: Float32Array;
 }
 

@@ -17,12 +17,12 @@ import { Arena } from './arena.js';
 import { Core } from './core.js';
 import { AttnLabError } from './validate.js';
 import { createTokenizer } from './tokenizer.js';
-import { attention, weightedSum, kernelRegression } from './attention.js';
-import { multiHeadAttention, createMultiHeadAttention, MultiHeadAttentionLayer } from './multihead.js';
-import { positionalEncoding, rope, alibi } from './positional.js';
-import { layerNorm, rmsNorm, activation, feedForward, encoderBlock, decoderBlock } from './blocks.js';
-import { embedding, outputHead } from './embedding.js';
-import { createModel, loadModel, Model } from './model.js';
+import { OPS as attentionOps } from './attention.js';
+import { OPS as multiHeadOps, MultiHeadAttentionLayer } from './multihead.js';
+import { OPS as positionalOps } from './positional.js';
+import { OPS as blockOps } from './blocks.js';
+import { OPS as embeddingOps } from './embedding.js';
+import { OPS as modelOps, Model } from './model.js';
 
 export { AttnLabError, createTokenizer, MultiHeadAttentionLayer, Model };
 export { MAX_CALL_BYTES } from './arena.js';
@@ -66,38 +66,15 @@ export async function createAttnLab(options = {}) {
   return new AttnLab(new Core(module));
 }
 
-// The API: each method is a function of the file named after what it computes (lab = this).
+// The API: every op is a function op(lab, args) in the file of its family (attention.js, multihead.js,
+// positional.js, blocks.js, embedding.js, model.js), which lists it in its OPS; each becomes a method
+// here (installed below), so adding an op to a family file adds the method. Types: index.d.ts.
 export class AttnLab {
   /** @param core the WebAssembly core (internal; web/api/core.js) */
   constructor(core) {
     this.core = core;
-    this.arena = new Arena(core.module);
+    this.arena = new Arena(core);
   }
-
-  // attention.js: scaled dot-product attention, the weighted sum, kernel regression
-  attention(args) { return attention(this, args); }
-  weightedSum(args) { return weightedSum(this, args); }
-  kernelRegression(args) { return kernelRegression(this, args); }
-  // multihead.js: multi-head attention and the layer holding its weights
-  multiHeadAttention(args) { return multiHeadAttention(this, args); }
-  createMultiHeadAttention(args) { return createMultiHeadAttention(this, args); }
-  // positional.js: positional encodings, RoPE, ALiBi
-  positionalEncoding(args) { return positionalEncoding(this, args); }
-  rope(args) { return rope(this, args); }
-  alibi(args) { return alibi(this, args); }
-  // blocks.js: norms, activations, feed-forward, encoder and decoder blocks
-  layerNorm(args) { return layerNorm(this, args); }
-  rmsNorm(args) { return rmsNorm(this, args); }
-  activation(args) { return activation(this, args); }
-  feedForward(args) { return feedForward(this, args); }
-  encoderBlock(args) { return encoderBlock(this, args); }
-  decoderBlock(args) { return decoderBlock(this, args); }
-  // embedding.js: token embedding and the tied output head
-  embedding(args) { return embedding(this, args); }
-  outputHead(args) { return outputHead(this, args); }
-  // model.js: a small GPT that trains, samples and saves (a Model; free it with model.dispose())
-  createModel(args) { return createModel(this, args); }
-  loadModel(bytes) { return loadModel(this, bytes); }
 
   /** A tokenizer ('char', 'word' or byte-level 'bpe'); the same as createTokenizer (pure JS: strings
    *  and Unicode are JavaScript's home ground, no numerics). */
@@ -119,5 +96,14 @@ export class AttnLab {
   /** Frees the reusable heap block; the object stays usable (the next call allocates again). */
   dispose() {
     this.arena.free();
+  }
+}
+
+for (const ops of [attentionOps, multiHeadOps, positionalOps, blockOps, embeddingOps, modelOps]) {
+  for (const [name, op] of Object.entries(ops)) {
+    if (name in AttnLab.prototype) throw new Error(`attnlab: two ops are named ${name}`);
+    // A named method (stack traces and the console show lab.attention, not an anonymous function).
+    const method = { [name](args) { return op(this, args); } }[name];
+    Object.defineProperty(AttnLab.prototype, name, { value: method, writable: true, configurable: true });
   }
 }

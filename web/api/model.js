@@ -2,17 +2,17 @@
 // lab.createModel, lab.loadModel and the Model they return (forward, trainStep, computeGradients,
 // generate, parameters, setParameters, setHeadMask, save, dispose).
 //
-// The C++ Gpt stays in the heap between calls; a Model holds its handle (an id from the bindings'
-// registry of live models: a stale or made-up handle is refused, never dereferenced). dispose() is
-// the contract for freeing it; a FinalizationRegistry frees a model that is garbage-collected
-// undisposed, as a safety net only (when that happens is up to the engine).
+// The C++ Gpt stays in the heap between calls; a Model holds its Embind handle (core/bindings/embind.cc,
+// class Model): a deleted handle is refused by Embind before any C++ runs. dispose() is the contract for
+// freeing it; a FinalizationRegistry frees a model that is garbage-collected undisposed, as a safety
+// net only (when that happens is up to the engine).
 //
 // trainStep is the hot path (~10^4 calls in a training run): it writes ids and targets into the
-// arena's block (reused, grown only when too small), the AdamW options into 6 float64 there, fills a
-// call object kept per model, reads the small result struct and allocates nothing but the returned
-// { loss, gradNorm, step }. No JSON, no copies of parameters, no per-step arrays.
-import { run, ContractError } from './core.js';
-import { requireObject, int, num, bool, oneOf, matrix, fail, describe } from './validate.js';
+// arena's block (reused, grown only when too small), fills a call object kept per model and
+// allocates nothing but the returned { loss, gradNorm, step }. No JSON, no copies of parameters.
+import { AttnLabError } from './validate.js';
+import { run } from './core.js';
+import { requireObject, int, num, bool, oneOf, matrix, fail, describe, noUnknownKeys } from './validate.js';
 
 const CREATE_OPTIONS = ['vocab', 'context', 'layers', 'heads', 'dModel', 'dFF', 'attentionOnly', 'layerNorm', 'activation', 'initStd', 'seed'];
 const FORWARD_OPTIONS = ['ids', 'batch', 'targets', 'attention'];
@@ -20,40 +20,6 @@ const GRADIENT_OPTIONS = ['ids', 'targets', 'batch'];
 const TRAIN_OPTIONS = ['ids', 'targets', 'batch', 'lr', 'beta1', 'beta2', 'eps', 'weightDecay', 'maxGradNorm'];
 const GENERATE_OPTIONS = ['prompt', 'steps', 'temperature', 'topK', 'seed'];
 const SAVE_OPTIONS = ['optimizer'];
-
-// ---- Per-module state: heap views and the result struct's layout -----------------------------------
-// Views are made again after the memory grows (its old ArrayBuffer is then detached); addresses in
-// the heap stay valid across growth.
-const modules = new WeakMap();
-function heap(lab) {
-  let h = modules.get(lab.core);
-  if (!h) {
-    const layout = lab.core.structs.modelResult;
-    if (!layout) throw new ContractError('the core declares no struct modelResult');
-    const at = {};
-    for (const [name, , offset] of layout.fields) at[name] = offset >> 2;
-    for (const name of ['model', 'numParams', 'step', 'loss', 'gradNorm', 'params', 'grads', 'bytes', 'size'])
-      if (at[name] === undefined) throw new ContractError(`modelResult: the facade reads ${name}, which the core does not declare`);
-    const zero = Object.freeze(Object.fromEntries(layout.fields.map((f) => [f[0], 0])));
-    h = { buffer: null, u8: null, i32: null, u32: null, f32: null, f64: null, at, zero, resultBytes: Math.ceil(layout.bytes / 16) * 16 };
-    modules.set(lab.core, h);
-  }
-  const buf = lab.core.module.HEAPU8.buffer;
-  if (h.buffer !== buf) {
-    h.buffer = buf;
-    h.u8 = new Uint8Array(buf);
-    h.i32 = new Int32Array(buf);
-    h.u32 = new Uint32Array(buf);
-    h.f32 = new Float32Array(buf);
-    h.f64 = new Float64Array(buf);
-  }
-  return h;
-}
-
-// The result struct at `addr`, zeroed (a call fills what it returns).
-function clearResult(lab, addr) {
-  lab.core.write('modelResult', lab.core.structs.modelResult, addr, heap(lab).zero);
-}
 
 // `bytes` of the arena's block: the block itself when it is big enough (no allocation, the hot
 // path), else grown through arena.layout (which checks the memory budget).
@@ -64,24 +30,18 @@ function block(lab, fn, bytes) {
 }
 const align16 = (bytes) => Math.ceil(bytes / 16) * 16;
 
-// A malloc'd buffer a call handed out (result bytes/size): copied into a fresh Uint8Array, freed.
-function takeBytes(lab, resultAddr) {
-  const h = heap(lab);
-  const p = h.u32[(resultAddr >> 2) + h.at.bytes], n = h.i32[(resultAddr >> 2) + h.at.size];
-  const out = h.u8.slice(p, p + n);
-  if (p) lab.core.module._free(p);
-  return out;
+// A call's handle, or the core's message when it returned none (null).
+function handleOrThrow(lab, handle) {
+  if (handle === null) throw new AttnLabError(lab.core.lastError());
+  return handle;
+}
+// A forward/step result: { ok, loss, gradNorm, step }; ok false → the core's message.
+function stepOrThrow(lab, r) {
+  if (!r.ok) throw new AttnLabError(lab.core.lastError());
+  return r;
 }
 
 // ---- Validation ------------------------------------------------------------------------------------
-// Option names without allocating (trainStep runs 10^4 times): undefined counts as absent.
-function knownKeys(fn, args, known) {
-  for (const k in args) {
-    if (args[k] !== undefined && !known.includes(k) && Object.hasOwn(args, k))
-      fail(fn, `unknown option '${k}', expected some of: ${known.join(', ')}`);
-  }
-}
-
 // Token ids: an Int32Array (copied as is; the core checks every id is in [0, vocab)), or an array or
 // other typed array of integers (checked here, with the core's message). Returns the length.
 function tokenCount(fn, name, v, what) {
@@ -99,9 +59,10 @@ function checkTokens(fn, name, v, vocab) {
       fail(fn, `${name}[${i}] is ${describe(x)}, expected a token id in [0, vocab = ${vocab})`);
   }
 }
-function putTokens(h, addr, v) {
-  if (v instanceof Int32Array) h.i32.set(v, addr >> 2);
-  else for (let i = 0, at = addr >> 2; i < v.length; i++) h.i32[at + i] = v[i];
+function putTokens(lab, addr, v) {
+  const i32 = lab.core.heap().i32;
+  if (v instanceof Int32Array) i32.set(v, addr >> 2);
+  else for (let i = 0, at = addr >> 2; i < v.length; i++) i32[at + i] = v[i];
 }
 
 // ids (and targets) of batch rows: t = ids.length / batch, 1 ≤ t ≤ context. The answer goes into one
@@ -156,7 +117,7 @@ function seed(fn, v) {
 export function createModel(lab, args) {
   const fn = 'createModel';
   requireObject(fn, args);
-  knownKeys(fn, args, CREATE_OPTIONS);
+  noUnknownKeys(fn, args, CREATE_OPTIONS);
   const vocab = int(fn, 'vocab', args.vocab), context = int(fn, 'context', args.context);
   const layers = int(fn, 'layers', args.layers), heads = int(fn, 'heads', args.heads);
   const dModel = int(fn, 'dModel', args.dModel);
@@ -167,11 +128,9 @@ export function createModel(lab, args) {
   const initStd = num(fn, 'initStd', args.initStd, { dflt: 0.02, positive: true });
   const s = seed(fn, args.seed);
   // The rest (heads dividing dModel, the size limits) is the core's check_gpt_config.
-  const result = lab.arena.layout(fn, [heap(lab).resultBytes / 4])[0];
-  clearResult(lab, result);
-  run(lab, lab.core.call('createModel', { vocab, context, layers, heads, dModel, dFF, attentionOnly, layerNorm,
-    activation: lab.core.code('activation', activation), initStd, seed: s, result }));
-  return adopt(lab, result, s);
+  const handle = handleOrThrow(lab, lab.core.module.Model.create({ vocab, context, layers, heads, dModel, dFF, attentionOnly,
+    layerNorm, activation: lab.core.code('activation', activation), initStd, seed: s }));
+  return adopt(lab, handle, s);
 }
 
 /** The model a safetensors file (Uint8Array or ArrayBuffer, from model.save()) holds. */
@@ -182,70 +141,53 @@ export function loadModel(lab, bytes) {
     bytes = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (!(bytes instanceof Uint8Array))
     fail(fn, `bytes is ${describe(bytes)}, expected a Uint8Array or ArrayBuffer of a safetensors file (from model.save())`);
-  const rb = heap(lab).resultBytes;
-  const base = lab.arena.layout(fn, [rb / 4 + Math.ceil(bytes.length / 4)])[0];
-  heap(lab).u8.set(bytes, base + rb);
-  clearResult(lab, base);
-  run(lab, lab.core.call('loadModel', { bytes: base + rb, size: bytes.length, result: base }));
-  return adopt(lab, base, undefined);
+  const base = lab.arena.layout(fn, [Math.ceil(bytes.length / 4)])[0];
+  lab.core.heap().u8.set(bytes, base);
+  return adopt(lab, handleOrThrow(lab, lab.core.module.Model.load(base, bytes.length)), undefined);
 }
 
-// A Model for the handle a create/load call wrote into the result at `result`; its config and tensor
-// table from modelInfo (JSON, read once per model).
-function adopt(lab, result, seedUsed) {
-  const h = heap(lab);
-  const id = h.i32[(result >> 2) + h.at.model];
+// A Model for a new handle; its config and tensor table from info() (JSON, read once per model).
+function adopt(lab, handle, seedUsed) {
   try {
-    clearResult(lab, result);
-    run(lab, lab.core.call('modelInfo', { model: id, result }));
-    const info = JSON.parse(new TextDecoder().decode(takeBytes(lab, result)));
+    const info = JSON.parse(handle.info());
     if (seedUsed !== undefined) info.config.seed = seedUsed;
-    return new Model(lab, id, info);
+    return new Model(lab, handle, info);
   } catch (e) {
-    lab.core.call('modelDispose', { model: id });
+    handle.delete();
     throw e;
   }
 }
 
-const modelMemory = new FinalizationRegistry(({ core, id }) => core.call('modelDispose', { model: id }));
+// A model garbage-collected undisposed is freed here (a safety net: dispose() is the contract).
+const modelMemory = new FinalizationRegistry((handle) => handle.delete());
 
 /** A small GPT in WebAssembly memory (lab.createModel / lab.loadModel). Free it with dispose(). */
 export class Model {
-  #lab; #id; #tensors; #byName;
-  // Call objects kept per model, refilled per call: the training loop allocates none.
-  #trainCall; #adamwValues = new Float64Array(6);
+  #lab; #handle; #tensors; #byName;
+  // The call object kept per model, refilled per call: the training loop allocates none.
+  #trainCall;
 
-  constructor(lab, id, info) {
+  constructor(lab, handle, info) {
     this.#lab = lab;
-    this.#id = id;
+    this.#handle = handle;
     this.#tensors = info.tensors.map(([name, offset, shape]) => ({ name, offset, shape, size: shape.reduce((a, b) => a * b, 1) }));
     this.#byName = new Map(this.#tensors.map((t) => [t.name, t]));
-    this.#trainCall = { model: id, ids: 0, targets: 0, batch: 0, t: 0, adamw: 0, result: 0 };
+    this.#trainCall = { ids: 0, targets: 0, batch: 0, t: 0, lr: 0, beta1: 0, beta2: 0, eps: 0, weightDecay: 0, maxGradNorm: 0 };
     /** The resolved config (dFF filled in; seed when made by createModel). */
     this.config = Object.freeze(info.config);
     /** Number of parameters (floats). */
     this.numParams = info.numParams;
     Object.freeze(this);
-    modelMemory.register(this, { core: lab.core, id }, this);
+    modelMemory.register(this, handle, this);
   }
 
   #live(fn) {
-    if (!this.#id) fail('model', `this model was disposed, expected a model that is still alive (${fn} was called after dispose())`);
+    if (!this.#handle) fail('model', `this model was disposed, expected a model that is still alive (${fn} was called after dispose())`);
     return this.#lab;
   }
 
-  // numParams, step, params and grads addresses (read again each time: cheap, and never stale).
-  #state(fn) {
-    const lab = this.#live(fn);
-    const result = block(lab, fn, heap(lab).resultBytes);
-    clearResult(lab, result);
-    run(lab, lab.core.call('modelState', { model: this.#id, result }));
-    const h = heap(lab), r = result >> 2;
-    return { step: h.i32[r + h.at.step], params: h.u32[r + h.at.params], grads: h.u32[r + h.at.grads] };
-  }
-
   /** Optimizer steps taken so far. */
-  get step() { return this.#state('step').step; }
+  get step() { return this.#live('step'), this.#handle.step(); }
 
   /**
    * { ids, batch = 1, targets?, attention = true } → { logits [batch·t·vocab], attention[layer][head]
@@ -255,18 +197,16 @@ export class Model {
     const fn = 'forward';
     const lab = this.#live(fn);
     requireObject(fn, args);
-    knownKeys(fn, args, FORWARD_OPTIONS);
+    noUnknownKeys(fn, args, FORWARD_OPTIONS);
     const { vocab, context, layers, heads } = this.config;
     const { batch, t, n, hasTargets } = sequence(fn, args, context, vocab, false);
     const withAttention = bool(fn, 'attention', args.attention, true);
     const per = batch * t * t, att = withAttention ? layers * heads * per : 0;
-    const [pr, pi, pt, pl, pa, pk] = lab.arena.layout(fn, [heap(lab).resultBytes / 4, n, hasTargets ? n : 0, n * vocab, att, hasTargets ? n : 0]);
-    const h = heap(lab);
-    putTokens(h, pi, args.ids);
-    if (hasTargets) putTokens(h, pt, args.targets);
-    clearResult(lab, pr);
-    run(lab, lab.core.call('modelForward', { model: this.#id, ids: pi, targets: hasTargets ? pt : 0, batch, t,
-      logits: pl, attention: withAttention ? pa : 0, tokenLosses: hasTargets ? pk : 0, result: pr }));
+    const [pi, pt, pl, pa, pk] = lab.arena.layout(fn, [n, hasTargets ? n : 0, n * vocab, att, hasTargets ? n : 0]);
+    putTokens(lab, pi, args.ids);
+    if (hasTargets) putTokens(lab, pt, args.targets);
+    const s = stepOrThrow(lab, this.#handle.forward({ ids: pi, targets: hasTargets ? pt : 0, batch, t,
+      logits: pl, attention: withAttention ? pa : 0, tokenLosses: hasTargets ? pk : 0 }));
     const r = { batch, t, logits: lab.arena.take(pl, n * vocab) };
     if (withAttention) {
       const all = lab.arena.take(pa, att);
@@ -274,7 +214,7 @@ export class Model {
         Array.from({ length: heads }, (_, hd) => all.subarray((l * heads + hd) * per, (l * heads + hd + 1) * per)));
     }
     if (hasTargets) {
-      r.loss = heap(lab).f32[(pr >> 2) + h.at.loss];  // heap(): fresh views if memory grew
+      r.loss = s.loss;
       r.tokenLosses = lab.arena.take(pk, n);
     }
     return r;
@@ -285,16 +225,14 @@ export class Model {
     const fn = 'computeGradients';
     const lab = this.#live(fn);
     requireObject(fn, args);
-    knownKeys(fn, args, GRADIENT_OPTIONS);
+    noUnknownKeys(fn, args, GRADIENT_OPTIONS);
     const { batch, t, n } = sequence(fn, args, this.config.context, this.config.vocab, true);
-    const rb = heap(lab).resultBytes, ni = align16(4 * n);
-    const base = block(lab, fn, rb + 2 * ni);
-    const h = heap(lab);
-    putTokens(h, base + rb, args.ids);
-    putTokens(h, base + rb + ni, args.targets);
-    clearResult(lab, base);
-    run(lab, lab.core.call('modelGradients', { model: this.#id, ids: base + rb, targets: base + rb + ni, batch, t, result: base }));
-    return { loss: heap(lab).f32[(base >> 2) + h.at.loss] };  // heap(): fresh views if memory grew
+    const ni = align16(4 * n);
+    const base = block(lab, fn, 2 * ni);
+    putTokens(lab, base, args.ids);
+    putTokens(lab, base + ni, args.targets);
+    const s = stepOrThrow(lab, this.#handle.computeGradients({ ids: base, targets: base + ni, batch, t, logits: 0, attention: 0, tokenLosses: 0 }));
+    return { loss: s.loss };
   }
 
   /**
@@ -306,31 +244,26 @@ export class Model {
     const fn = 'trainStep';
     const lab = this.#live(fn);
     requireObject(fn, args);
-    knownKeys(fn, args, TRAIN_OPTIONS);
+    noUnknownKeys(fn, args, TRAIN_OPTIONS);
     const { batch, t, n } = sequence(fn, args, this.config.context, this.config.vocab, true);
-    const o = this.#adamwValues;
-    // lr, eps, weightDecay: also within float32's range (num): the update is float32 arithmetic, where
-    // eps = 1e-300 would be 0 (0/0 for a zero gradient) and lr = 1e300 an infinite step.
-    o[0] = num(fn, 'lr', args.lr, { dflt: 1e-3, positive: true });
-    o[1] = real(fn, 'beta1', args.beta1, 0.9, unit, 'a number in [0, 1)');
-    o[2] = real(fn, 'beta2', args.beta2, 0.999, unit, 'a number in [0, 1)');
-    o[3] = num(fn, 'eps', args.eps, { dflt: 1e-8, positive: true });
-    o[4] = num(fn, 'weightDecay', args.weightDecay, { dflt: 0.01, min: 0 });
-    o[5] = real(fn, 'maxGradNorm', args.maxGradNorm, Infinity, clipNorm, 'a number > 0 (Infinity: measure only, no clipping)');
-    // [result | 6 float64 | ids | targets] in the arena's block.
-    const rb = heap(lab).resultBytes, ni = align16(4 * n);
-    const base = block(lab, fn, rb + 48 + 2 * ni);
-    const h = heap(lab);
-    h.f64.set(o, (base + rb) >> 3);
-    putTokens(h, base + rb + 48, args.ids);
-    putTokens(h, base + rb + 48 + ni, args.targets);
-    clearResult(lab, base);
     const c = this.#trainCall;
-    c.ids = base + rb + 48; c.targets = base + rb + 48 + ni; c.batch = batch; c.t = t; c.adamw = base + rb; c.result = base;
-    run(lab, lab.core.call('modelTrainStep', c));
-    heap(lab);  // fresh views if the call grew the memory (h is updated in place)
-    const r = base >> 2;
-    return { loss: h.f32[r + h.at.loss], gradNorm: h.f32[r + h.at.gradNorm], step: h.i32[r + h.at.step] };
+    // lr, eps, weightDecay: also within float32's range (num): the update is float32 arithmetic, where
+    // eps = 1e-300 would be 0 (0/0 for a zero gradient) and lr = 1e300 an infinite step. They cross
+    // as doubles, as torch's Python floats (β2 = 0.999 must not be rounded to float32).
+    c.lr = num(fn, 'lr', args.lr, { dflt: 1e-3, positive: true });
+    c.beta1 = real(fn, 'beta1', args.beta1, 0.9, unit, 'a number in [0, 1)');
+    c.beta2 = real(fn, 'beta2', args.beta2, 0.999, unit, 'a number in [0, 1)');
+    c.eps = num(fn, 'eps', args.eps, { dflt: 1e-8, positive: true });
+    c.weightDecay = num(fn, 'weightDecay', args.weightDecay, { dflt: 0.01, min: 0 });
+    c.maxGradNorm = real(fn, 'maxGradNorm', args.maxGradNorm, Infinity, clipNorm, 'a number > 0 (Infinity: measure only, no clipping)');
+    // [ids | targets] in the arena's block.
+    const ni = align16(4 * n);
+    const base = block(lab, fn, 2 * ni);
+    putTokens(lab, base, args.ids);
+    putTokens(lab, base + ni, args.targets);
+    c.ids = base; c.targets = base + ni; c.batch = batch; c.t = t;
+    const r = stepOrThrow(lab, this.#handle.trainStep(c));
+    return { loss: r.loss, gradNorm: r.gradNorm, step: r.step };
   }
 
   /** { prompt, steps, temperature = 1 (0: greedy), topK = 0 (all), seed = 0 } → Int32Array [steps] new tokens. */
@@ -338,7 +271,7 @@ export class Model {
     const fn = 'generate';
     const lab = this.#live(fn);
     requireObject(fn, args);
-    knownKeys(fn, args, GENERATE_OPTIONS);
+    noUnknownKeys(fn, args, GENERATE_OPTIONS);
     const { vocab, context } = this.config;
     const n = tokenCount(fn, 'prompt', args.prompt, `1 to context = ${context} token ids`);
     if (n < 1 || n > context) fail(fn, `prompt has ${n} tokens, expected 1 to context = ${context} token ids`);
@@ -348,20 +281,20 @@ export class Model {
     const topK = int(fn, 'topK', args.topK, { min: 0, dflt: 0 });
     const s = seed(fn, args.seed);
     const [pp, po] = lab.arena.layout(fn, [n, steps]);
-    putTokens(heap(lab), pp, args.prompt);
-    run(lab, lab.core.call('modelGenerate', { model: this.#id, prompt: pp, n, steps, temperature, topK, seed: s, out: po }));
-    const h = heap(lab);
-    return h.i32.slice(po >> 2, (po >> 2) + steps);
+    putTokens(lab, pp, args.prompt);
+    run(lab, this.#handle.generate({ prompt: pp, n, steps, temperature, topK, seed: s, out: po }));
+    return lab.core.heap().i32.slice(po >> 2, (po >> 2) + steps);
   }
 
   /** { name: { shape, data: Float32Array } } — copies, in gpt.h's order. */
-  parameters() { return this.#tensorsAt('parameters', 'params'); }
+  parameters() { return this.#tensorsOf(this.#live('parameters') && this.#handle.parameters()); }
   /** The gradients of the last computeGradients/trainStep, shaped as parameters(). */
-  gradients() { return this.#tensorsAt('gradients', 'grads'); }
+  gradients() { return this.#tensorsOf(this.#live('gradients') && this.#handle.gradients()); }
 
-  #tensorsAt(fn, which) {
-    const p = this.#state(fn)[which];
-    const all = heap(this.#lab).f32.slice(p >> 2, (p >> 2) + this.numParams);
+  // A view into WebAssembly memory (Embind's typed_memory_view, made by the call that returned it,
+  // so never of a detached buffer) copied at once into fresh tensors.
+  #tensorsOf(view) {
+    const all = view.slice();
     const out = {};
     for (const t of this.#tensors) out[t.name] = { shape: t.shape.slice(), data: all.subarray(t.offset, t.offset + t.size) };
     return out;
@@ -397,9 +330,8 @@ export class Model {
       finite(fn, name, v);
       todo.push([t, v]);
     }
-    const p = this.#state(fn).params;
-    const f32 = heap(this.#lab).f32;
-    for (const [t, v] of todo) f32.set(v, (p >> 2) + t.offset);
+    const params = this.#handle.parameters();  // a view made now, written at once
+    for (const [t, v] of todo) params.set(v, t.offset);
   }
 
   /** mask [layers·heads] (1 keeps a head, 0 ablates it; forward and generate only), or null for none. */
@@ -408,14 +340,14 @@ export class Model {
     const lab = this.#live(fn);
     const { layers, heads } = this.config;
     if (mask === null || mask === undefined) {
-      run(lab, lab.core.call('modelHeadMask', { model: this.#id, mask: 0 }));
+      run(lab, this.#handle.setHeadMask(0));
       return;
     }
     matrix(fn, 'mask', mask, layers * heads, `layers·heads = ${layers * heads}`);
     finite(fn, 'mask', mask);
     const [pm] = lab.arena.layout(fn, [layers * heads]);
     lab.arena.put(pm, mask);
-    run(lab, lab.core.call('modelHeadMask', { model: this.#id, mask: pm }));
+    run(lab, this.#handle.setHeadMask(pm));
   }
 
   /** The model as a safetensors file; optimizer: true adds Adam's moments and the step count. */
@@ -423,19 +355,24 @@ export class Model {
     const fn = 'save';
     const lab = this.#live(fn);
     requireObject(fn, args);
-    knownKeys(fn, args, SAVE_OPTIONS);
+    noUnknownKeys(fn, args, SAVE_OPTIONS);
     const optimizer = bool(fn, 'optimizer', args.optimizer, false);
-    const result = block(lab, fn, heap(lab).resultBytes);
-    clearResult(lab, result);
-    run(lab, lab.core.call('modelSave', { model: this.#id, optimizer, result }));
-    return takeBytes(lab, result);
+    try {
+      run(lab, this.#handle.save(optimizer));
+      return this.#handle.saved().slice();
+    } finally {
+      this.#handle.releaseSaved();
+    }
   }
 
   /** Frees the model's WebAssembly memory; later calls throw. Safe to call twice. */
   dispose() {
-    if (!this.#id) return;
+    if (!this.#handle) return;
     modelMemory.unregister(this);
-    this.#lab.core.call('modelDispose', { model: this.#id });
-    this.#id = 0;
+    this.#handle.delete();
+    this.#handle = null;
   }
 }
+
+// The AttnLab methods this file gives (a small GPT that trains, samples and saves): lab.<name>(args) = <name>(lab, args).
+export const OPS = { createModel, loadModel };

@@ -1,9 +1,9 @@
 // multihead.js — multi-head attention, self and cross, with every intermediate or output only
 // (streaming), and the layer that keeps its weights in WebAssembly memory.
 import { MAX_CALL_BYTES } from './arena.js';
-import { run, maskFields } from './core.js';
+import { run } from './core.js';
 import {
-  requireObject, int, num, bool, matrix, optionalMatrix, fail, describe, mask as parseMask, noUnknownKeys, definedKeys,
+  AttnLabError, requireObject, int, num, bool, matrix, optionalMatrix, fail, describe, mask as parseMask, noUnknownKeys, definedKeys,
 } from './validate.js';
 
 /**
@@ -22,7 +22,7 @@ export function multiHeadAttention(lab, args) {
   requireObject(fn, args);
   noUnknownKeys(fn, args, ['dModel', 'heads', ...MHA_WEIGHTS, ...MHA_CALL]);
   const D = int(fn, 'dModel', args.dModel), H = int(fn, 'heads', args.heads);
-  return mha(lab, fn, args, D, H, mhaWeights(fn, args, D), 0);
+  return mha(lab, fn, args, D, H, mhaWeights(fn, args, D), null);
 }
 
 /**
@@ -39,29 +39,24 @@ export function createMultiHeadAttention(lab, args) {
   if (D % H !== 0) fail(fn, `heads = ${H} does not divide dModel = ${D}, expected dModel to be a multiple of heads`);
   const w = mhaWeights(fn, args, D);
   for (const name of MHA_WEIGHTS) if (w[name]) finite(fn, name, w[name]);
-  // One block: the weight set (the core's multiHeadWeightSet: 8 addresses), then wq, wk, wv, wo
-  // and the biases present.
-  const setBytes = Math.ceil(lab.core.structs.multiHeadWeightSet.bytes / 16) * 16;
-  const sizes = MHA_WEIGHTS.map((name) => (w[name] ? w[name].length : 0));
-  const total = setBytes + sizes.reduce((t, n) => t + Math.ceil(n / 4) * 16, 0);
+  const total = MHA_WEIGHTS.reduce((t, name) => t + (w[name] ? Math.ceil(w[name].length / 4) * 16 : 0), 0);
   if (total > MAX_CALL_BYTES) fail(fn, `dModel = ${D} needs ${(total / 2 ** 20).toFixed(0)} MiB of weights, expected at most ${MAX_CALL_BYTES / 2 ** 20} MiB`);
-  const ptr = lab.core.module._malloc(total);
-  if (!ptr) fail(fn, `could not get ${(total / 2 ** 20).toFixed(0)} MiB of WebAssembly memory for the weights`);
+  // The weights go through the arena; the core copies them into the layer's own memory.
+  const addrs = lab.arena.layout(fn, MHA_WEIGHTS.map((name) => (w[name] ? w[name].length : 0)));
   const set = {};
-  let at = ptr + setBytes;
   MHA_WEIGHTS.forEach((name, i) => {
-    set[name] = w[name] ? at : 0;
-    if (w[name]) lab.core.module.HEAPF32.set(w[name], at >> 2);
-    at += Math.ceil(sizes[i] / 4) * 16;
+    lab.arena.put(addrs[i], w[name]);
+    set[name] = w[name] ? addrs[i] : 0;
   });
-  lab.core.write('multiHeadWeightSet', lab.core.structs.multiHeadWeightSet, ptr, set);
-  return new MultiHeadAttentionLayer(lab, D, H, ptr);
+  const handle = lab.core.module.MultiHeadLayer.create(D, H, set);
+  if (handle === null) throw new AttnLabError(lab.core.lastError());
+  return new MultiHeadAttentionLayer(lab, D, H, handle);
 }
 
-// The multi-head call behind both APIs: `w` holds the checked weights to copy in (weightSet = 0), or
-// `weightSet` is the address of a layer's weight set already in WebAssembly memory. Checks the core
+// The multi-head call behind both APIs: `w` holds the checked weights to copy in (layer = null), or
+// `layer` is a layer's handle, whose weights are already in WebAssembly memory. Checks the core
 // makes itself (heads dividing dModel, RoPE's even head width, ALiBi on self-attention) are left to it.
-function mha(lab, fn, args, D, H, w, weightSet) {
+function mha(lab, fn, args, D, H, w, layer) {
   const tq = int(fn, 'tq', args.tq);
   const cross = args.context !== undefined && args.context !== null;
   let tk = tq;
@@ -93,33 +88,32 @@ function mha(lab, fn, args, D, H, w, weightSet) {
     fail(fn, `out is ${describe(out)}, expected an object of Float32Arrays such as a previous result`);
   const hw = intermediates ? H * tq * tk : 0;
   const work = intermediates ? 0 : lab.core.multiHeadWorkspace(tk, D, H);
-  // Inputs, a weight set (unless a layer holds one), then the outputs (all-intermediates) or the scratch.
-  const own = weightSet === 0, n = (name, k) => (own && w[name] ? k : 0);
-  const setLayout = lab.core.structs.multiHeadWeightSet;
-  const [px, pc, pwq, pwk, pwv, pwo, pbq, pbk, pbv, pbo, pm, pt, pq, pk, pv, ps, pw, ph, po] = lab.arena.layout(fn, [
+  // Inputs, the weights (unless a layer holds them), then the outputs (all-intermediates) or the scratch.
+  const own = layer === null, n = (name, k) => (own && w[name] ? k : 0);
+  const [px, pc, pwq, pwk, pwv, pwo, pbq, pbk, pbv, pbo, pm, pq, pk, pv, ps, pw, ph, po] = lab.arena.layout(fn, [
     tq * D, cross ? tk * D : 0, n('wq', D * D), n('wk', D * D), n('wv', D * D), n('wo', D * D), n('bq', D), n('bk', D), n('bv', D), n('bo', D),
-    m.values ? tq * tk : 0, own ? setLayout.bytes / 4 : 0, tq * D, tk * D, tk * D, hw, intermediates ? hw : work, intermediates ? tq * D : 0, tq * D]);
+    m.values ? tq * tk : 0, tq * D, tk * D, tk * D, hw, intermediates ? hw : work, intermediates ? tq * D : 0, tq * D]);
   const a = lab.arena;
   a.put(px, x); a.put(pc, context);
   a.put(pm, m.values);
-  let set = weightSet;
+  const maskKind = lab.core.code('maskKind', m.kind), context0 = cross ? pc : 0;
+  const scores0 = intermediates ? ps : 0, weights0 = intermediates ? pw : 0, workspace = intermediates ? 0 : pw;
+  // Both multi-head entry points take their call as plain arguments, not a value_object: the one lean
+  // call of the boundary (core/bindings/embind.cc, MultiHeadRunCall, says why, with numbers).
   if (own) {
     a.put(pwq, w.wq); a.put(pwk, w.wk); a.put(pwv, w.wv); a.put(pwo, w.wo);
     a.put(pbq, w.bq); a.put(pbk, w.bk); a.put(pbv, w.bv); a.put(pbo, w.bo);
-    lab.core.write('multiHeadWeightSet', setLayout, pt,
-      { wq: pwq, wk: pwk, wv: pwv, wo: pwo, bq: w.bq ? pbq : 0, bk: w.bk ? pbk : 0, bv: w.bv ? pbv : 0, bo: w.bo ? pbo : 0 });
-    set = pt;
+    run(lab, lab.core.module.multiHeadAttention(D, H, pwq, pwk, pwv, pwo, w.bq ? pbq : 0, w.bk ? pbk : 0, w.bv ? pbv : 0,
+      w.bo ? pbo : 0, px, tq, context0, tk, maskKind, m.window, m.causal, pm, scale, rope, ropeBase, alibi,
+      pq, pk, pv, scores0, weights0, ph, workspace, po));
+  } else {
+    run(lab, layer.forward(px, tq, context0, tk, maskKind, m.window, m.causal, pm, scale, rope, ropeBase, alibi,
+      pq, pk, pv, scores0, weights0, ph, workspace, po));
   }
-  const call = { x: px, tq, context: cross ? pc : 0, tk, dModel: D, heads: H, weightSet: set, ...maskFields(lab.core, m, pm),
-    scale, rope, ropeBase, alibi, q: pq, k: pk, v: pv, output: po };
   if (!intermediates) {
-    call.workspace = pw;
-    run(lab, lab.core.call('multiHeadStreaming', call));
     if (out) return a.takeInto(fn, out, [['output', po, tq * D, 'tq·dModel']]);
     return { output: a.take(po, tq * D) };
   }
-  call.scores = ps; call.weights = pw; call.headsConcat = ph;
-  run(lab, lab.core.call('multiHeadAttention', call));
   if (out) {
     const qD = 'tq·dModel', kD = 'tk·dModel', hT = 'heads·tq·tk';
     return a.takeInto(fn, out, [['q', pq, tq * D, qD], ['k', pk, tk * D, kD], ['v', pv, tk * D, kD],
@@ -130,7 +124,7 @@ function mha(lab, fn, args, D, H, w, weightSet) {
 }
 
 // Multi-head weights, shared by multiHeadAttention and createMultiHeadAttention.
-export const MHA_WEIGHTS = ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo'];  // the core's multiHeadWeightSet
+export const MHA_WEIGHTS = ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo'];  // the core's MultiHeadWeightsCall
 const MHA_CALL = ['x', 'tq', 'mask', 'context', 'tk', 'scale', 'rope', 'alibi', 'intermediates', 'out'];
 
 function mhaWeights(fn, args, D) {
@@ -151,33 +145,37 @@ function finite(fn, name, v) {
     if (!Number.isFinite(f[i])) fail(fn, `${name}[${i}] is ${Number.isNaN(f[i]) ? 'NaN' : f[i]}, expected finite values`);
 }
 
-const layerMemory = new FinalizationRegistry(({ core, ptr }) => core.module._free(ptr));
+// A layer garbage-collected undisposed is freed here (a safety net: dispose() is the contract).
+const layerMemory = new FinalizationRegistry((handle) => handle.delete());
 
 /** A multi-head attention layer whose weights live in WebAssembly memory (lab.createMultiHeadAttention). */
 export class MultiHeadAttentionLayer {
-  #lab; #ptr;
-  constructor(lab, dModel, heads, ptr) {
+  #lab; #handle;
+  constructor(lab, dModel, heads, handle) {
     this.#lab = lab;
-    this.#ptr = ptr;
+    this.#handle = handle;
     this.dModel = dModel;
     this.heads = heads;
-    layerMemory.register(this, { core: lab.core, ptr }, this);
+    layerMemory.register(this, handle, this);
   }
 
   /** multiHeadAttention with this layer's weights: { x, tq, mask?, context?, tk?, scale?, rope?, alibi?, intermediates?, out? }. */
   forward(args) {
     const fn = 'multiHeadAttention';
-    if (!this.#ptr) fail(fn, 'this layer was disposed, expected a layer from createMultiHeadAttention that is still alive');
+    if (!this.#handle) fail(fn, 'this layer was disposed, expected a layer from createMultiHeadAttention that is still alive');
     requireObject(fn, args);
     noUnknownKeys(fn, args, MHA_CALL);
-    return mha(this.#lab, fn, args, this.dModel, this.heads, null, this.#ptr);
+    return mha(this.#lab, fn, args, this.dModel, this.heads, null, this.#handle);
   }
 
   /** Frees the weights' WebAssembly memory; forward() then throws. Safe to call twice. */
   dispose() {
-    if (!this.#ptr) return;
+    if (!this.#handle) return;
     layerMemory.unregister(this);
-    this.#lab.core.module._free(this.#ptr);
-    this.#ptr = 0;
+    this.#handle.delete();
+    this.#handle = null;
   }
 }
+
+// The AttnLab methods this file gives (multi-head attention and the layer holding its weights): lab.<name>(args) = <name>(lab, args).
+export const OPS = { multiHeadAttention, createMultiHeadAttention };

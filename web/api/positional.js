@@ -26,7 +26,7 @@ export function positionalEncoding(lab, args) {
   const length = int(fn, 'length', args.length), D = int(fn, 'dModel', args.dModel);
   const base = num(fn, 'base', args.base, { dflt: 10000, positive: true });
   const [po] = lab.arena.layout(fn, [length * D]);
-  run(lab, lab.core.call('sinusoidal', { length, dModel: D, base, output: po }));
+  run(lab, lab.core.module.sinusoidal({ length, dModel: D, base, output: po }));
   return lab.arena.take(po, length * D);
 }
 
@@ -45,7 +45,7 @@ export function rope(lab, args) {
   const offset = int(fn, 'offset', args.offset, { min: 0, dflt: 0 });
   const [px, po] = lab.arena.layout(fn, [t * dim, t * dim]);
   lab.arena.put(px, x);
-  run(lab, lab.core.call('rope', { x: px, t, dim, base, offset, output: po }));
+  run(lab, lab.core.module.rope({ x: px, t, dim, base, offset, output: po }));
   return lab.arena.take(po, t * dim);
 }
 
@@ -56,6 +56,9 @@ export function alibi(lab, args) {
   noUnknownKeys(fn, args, ['heads', 'tq', 'tk']);
   const heads = int(fn, 'heads', args.heads), tq = int(fn, 'tq', args.tq), tk = int(fn, 'tk', args.tk, { dflt: tq });
   const [ps, pb] = lab.arena.layout(fn, [heads, heads * tq * tk]);
-  run(lab, lab.core.call('alibi', { heads, tq, tk, slopes: ps, bias: pb }));
+  run(lab, lab.core.module.alibi({ heads, tq, tk, slopes: ps, bias: pb }));
   return { slopes: lab.arena.take(ps, heads), bias: lab.arena.take(pb, heads * tq * tk) };
 }
+
+// The AttnLab methods this file gives (positional encodings, RoPE, ALiBi): lab.<name>(args) = <name>(lab, args).
+export const OPS = { positionalEncoding, rope, alibi };

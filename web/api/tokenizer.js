@@ -10,7 +10,7 @@
 // the round trip decode(encode(s)) === s holds only for strings made of known pieces. Byte-level BPE
 // has no unknowns (every string is bytes), so every string round-trips.
 
-import { AttnLabError, definedKeys, describe, fail } from './validate.js';
+import { AttnLabError, describe, fail, noUnknownKeys } from './validate.js';
 
 const UNK = '<unk>';
 const WORD_RE = /\s+|\S+/gu;
@@ -26,8 +26,7 @@ export function createTokenizer(args) {
   const fn = 'createTokenizer';
   if (args === null || typeof args !== 'object' || Array.isArray(args))
     fail(fn, `expected one options object, e.g. ${fn}({ kind: 'bpe', text }), got ${args === undefined ? 'missing' : typeof args}`);
-  for (const k of definedKeys(args))
-    if (!['kind', 'text', 'vocabSize'].includes(k)) fail(fn, `unknown option '${k}', expected some of: kind, text, vocabSize`);
+  noUnknownKeys(fn, args, ['kind', 'text', 'vocabSize']);
   const kinds = ['char', 'word', 'bpe'];
   if (!kinds.includes(args.kind))
     fail(fn, `kind is ${describe(args.kind)}, expected one of 'char', 'word', 'bpe'`);  // describe: BigInt/Symbol-safe

@@ -146,7 +146,10 @@ export function definedKeys(obj) {
   return Object.keys(obj).filter((k) => obj[k] !== undefined);
 }
 
-export function noUnknownKeys(fn, args, known) {
-  for (const k of definedKeys(args))
-    if (!known.includes(k)) fail(fn, `unknown option '${k}', expected some of: ${known.join(', ')}`);
+// The one check of option names: an own key with a value that `known` does not list is an error
+// (undefined counts as absent). Allocates nothing: trainStep and the interactive calls run it 10^4 times.
+export function noUnknownKeys(fn, args, known, what = 'option') {
+  for (const k in args)
+    if (args[k] !== undefined && !known.includes(k) && Object.hasOwn(args, k))
+      fail(fn, `unknown ${what} '${k}', expected some of: ${known.join(', ')}`);
 }

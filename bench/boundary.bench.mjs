@@ -1,0 +1,66 @@
+// npm run bench — what one call across the JS ↔ WebAssembly boundary costs, at the interactive sizes:
+// the smallest call (weightedSum of 1×1: arguments checked, copied in, the Embind call, the core's
+// checks, the result copied out), a call whose C++ does nothing (the module's heapInUse: Embind's
+// invoker alone), and the multi-head forward at (T 16, d_model 64, 4 heads) through each API path.
+// Medians after ≥ 2 s of warm-up (V8 tiers WebAssembly up in the background). Not a test.
+//
+//   node bench/boundary.bench.mjs [--quick] [--vs other/web/api/index.js]
+//
+// --vs times a second build of the API (e.g. a checkout of an older commit) interleaved with this one,
+// A B A B, in the same process: the before/after figures of a change to the boundary.
+import { createAttnLab } from '../web/api/index.js';
+
+const argv = process.argv.slice(2);
+const QUICK = argv.includes('--quick');
+const vsAt = argv.indexOf('--vs');
+const WARMUP_MS = QUICK ? 300 : 2000, ROUNDS = QUICK ? 5 : 15;
+
+const labs = [['this build', await createAttnLab()]];
+if (vsAt >= 0) {
+  const { createAttnLab: other } = await import(new URL(argv[vsAt + 1], `file://${process.cwd()}/`).href);
+  labs.push([argv[vsAt + 1], await other()]);
+}
+
+const rng = (() => { let s = 7; return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32) * 2 - 1; })();
+const mat = (n, sc = 1) => Float32Array.from({ length: n }, () => rng() * sc);
+const T = 16, D = 64, H = 4;
+const w = { wq: mat(D * D, 0.125), wk: mat(D * D, 0.125), wv: mat(D * D, 0.125), wo: mat(D * D, 0.125) };
+const x = mat(T * D);
+
+function cases(lab) {
+  const layer = lab.createMultiHeadAttention({ dModel: D, heads: H, ...w });
+  const args = { x, tq: T };
+  args.out = layer.forward(args);
+  const free = { dModel: D, heads: H, ...w, x, tq: T };
+  const reuse = { ...free, out: lab.multiHeadAttention(free) };
+  const one = { weights: [1], v: [2], tq: 1, tk: 1, dv: 1 };
+  return {
+    'weightedSum 1×1 (the smallest whole call)': () => lab.weightedSum(one),
+    'multiHeadAttention (16, 64, 4)': () => lab.multiHeadAttention(free),
+    'multiHeadAttention (16, 64, 4), out reused': () => lab.multiHeadAttention(reuse),
+    'layer.forward (16, 64, 4), out reused': () => layer.forward(args),
+  };
+}
+
+// Median µs per call of `fn` over ROUNDS rounds of ~20 ms each.
+function timeRound(fn, n) {
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) fn();
+  return ((performance.now() - t0) * 1000) / n;
+}
+function calibrate(fn) {
+  let n = 1;
+  while (timeRound(fn, n) * n < 20000) n *= 2;
+  return n;
+}
+
+const all = labs.map(([name, lab]) => [name, cases(lab)]);
+console.log(`boundary bench: Node ${process.versions.node}, warm-up ${WARMUP_MS} ms per case, median of ${ROUNDS} interleaved rounds (µs per call)`);
+for (const label of Object.keys(all[0][1])) {
+  const fns = all.map(([, c]) => c[label]);
+  for (const fn of fns) { const t0 = performance.now(); while (performance.now() - t0 < WARMUP_MS) fn(); }
+  const ns = fns.map(calibrate), times = fns.map(() => []);
+  for (let r = 0; r < ROUNDS; r++) fns.forEach((fn, i) => times[i].push(timeRound(fn, ns[i])));  // A B A B
+  const med = times.map((t) => t.sort((a, b) => a - b)[t.length >> 1]);
+  console.log(`  ${label.padEnd(46)} ${all.map(([name], i) => `${name}: ${med[i].toFixed(2)}`).join('   ')}${med.length > 1 ? `   (×${(med[1] / med[0]).toFixed(2)})` : ''}`);
+}

@@ -1,6 +1,6 @@
 // embedding.js — token embedding (a table lookup) and the tied output head.
 import { run } from './core.js';
-import { requireObject, int, num, matrix, optionalMatrix, fail, describe, noUnknownKeys } from './validate.js';
+import { requireObject, int, num, matrix, optionalMatrix, fail, noUnknownKeys, tokenIdsInRange } from './validate.js';
 
 /** Token embedding lookup: row ids[i] of table [vocab·dModel]; returns [ids.length·dModel]. */
 export function embedding(lab, args) {
@@ -40,13 +40,8 @@ function tokenIds(fn, v, vocab) {
   if (!Array.isArray(v) && !(ArrayBuffer.isView(v) && !(v instanceof DataView)))
     fail(fn, `ids is a ${typeof v}, expected an array of token ids`);
   if (v.length === 0) fail(fn, 'ids is empty, expected at least 1 token id');
-  const ids = new Int32Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const id = v[i];
-    if (typeof id !== 'number' || !Number.isInteger(id) || id < 0 || id >= vocab)
-      fail(fn, `ids[${i}] is ${describe(id)}, expected an integer in [0, vocab = ${vocab})`);
-    ids[i] = id;
-  }
+  tokenIdsInRange(fn, 'ids', v, vocab, 'an integer');
+  const ids = Int32Array.from(v);
   return ids;
 }
 

@@ -12,7 +12,7 @@
 // allocates nothing but the returned { loss, gradNorm, step }. No JSON, no copies of parameters.
 import { AttnLabError } from './validate.js';
 import { run } from './core.js';
-import { requireObject, int, num, bool, oneOf, matrix, fail, describe, noUnknownKeys } from './validate.js';
+import { requireObject, int, num, bool, oneOf, matrix, fail, describe, noUnknownKeys, tokenIdsInRange } from './validate.js';
 
 const CREATE_OPTIONS = ['vocab', 'context', 'layers', 'heads', 'dModel', 'dFF', 'attentionOnly', 'layerNorm', 'activation', 'initStd', 'seed'];
 const FORWARD_OPTIONS = ['ids', 'batch', 'targets', 'attention'];
@@ -52,12 +52,7 @@ function tokenCount(fn, name, v, what) {
   return v.length;
 }
 function checkTokens(fn, name, v, vocab) {
-  if (v instanceof Int32Array) return;
-  for (let i = 0; i < v.length; i++) {
-    const x = v[i];
-    if (typeof x !== 'number' || !Number.isInteger(x) || x < 0 || x >= vocab)
-      fail(fn, `${name}[${i}] is ${describe(x)}, expected a token id in [0, vocab = ${vocab})`);
-  }
+  if (!(v instanceof Int32Array)) tokenIdsInRange(fn, name, v, vocab);
 }
 function putTokens(lab, addr, v) {
   const i32 = lab.core.heap().i32;

@@ -153,3 +153,13 @@ export function noUnknownKeys(fn, args, known, what = 'option') {
     if (args[k] !== undefined && !known.includes(k) && Object.hasOwn(args, k))
       fail(fn, `unknown ${what} '${k}', expected some of: ${known.join(', ')}`);
 }
+
+// The one token-id check: every entry of `v` (an array or typed array) an integer in [0, vocab).
+// `what` is how the message names one, e.g. 'a token id' → "ids[3] is 7, expected a token id in [0, vocab = 5)".
+export function tokenIdsInRange(fn, name, v, vocab, what = 'a token id') {
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (typeof x !== 'number' || !Number.isInteger(x) || x < 0 || x >= vocab)
+      fail(fn, `${name}[${i}] is ${describe(x)}, expected ${what} in [0, vocab = ${vocab})`);
+  }
+}

@@ -4,7 +4,7 @@
 //     forward) against the same rows through a KV cache: a prefill of 3, then decodes of 1, 2 and 1
 //     rows, in place as generate() runs them; and the cache's keys and values against the forward's.
 //   GptLayer.RefusesACacheMisuse: a cache with batch > 1, a prefill into a non-empty cache, a decode
-//     without a cache.
+//     without a cache, rows past the cache's capacity.
 //   GptRecorded.TrainStepsAndGenerateAsBeforeTheLayerWasShared: train_step losses and generate()
 //     tokens (greedy, sampled, top-k, past the context, heads ablated) for a fixed seed, recorded from
 //     gpt.cc before its three copies of the layer became layer_forward (where they were bit-identical
@@ -150,6 +150,10 @@ TEST(GptLayer, RefusesACacheMisuse) {
   EXPECT_EQ(md::layer_forward("generate", 2, L.c, L.w, r, acts.a, y.data()).message, expect);
   r.cache = nullptr, r.decode = true;
   EXPECT_EQ(md::layer_forward("generate", 2, L.c, L.w, r, acts.a, y.data()).message, expect);
+  r.cache = &cache, cache.length = 3;  // 3 of 4 rows used: no room for 2 more
+  EXPECT_EQ(md::layer_forward("generate", 2, L.c, L.w, r, acts.a, y.data()).message,
+            "generate: layer 2 attention: the KV cache holds 3 of 4 rows, expected room for t = 2");
+  EXPECT_EQ(cache_data, Floats(2 * 4 * D));  // nothing written
 }
 
 // ---- The recorded run -------------------------------------------------------------------------------

@@ -65,6 +65,9 @@ Status layer_forward(const char* op, size_t l, const LayerConfig& c, const Layer
   if (r.cache ? r.batch != 1 || (!r.decode && r.cache->length != 0) : r.decode)
     return fail(op, "layer " + std::to_string(l) + " attention: a KV cache holds one sequence, expected batch 1, "
                     "an empty cache for a prefill and a cache for a decode");
+  if (r.cache && (T > r.cache->capacity || r.cache->length > r.cache->capacity - T))
+    return fail(op, "layer " + std::to_string(l) + " attention: the KV cache holds " + std::to_string(r.cache->length) +
+                        " of " + std::to_string(r.cache->capacity) + " rows, expected room for t = " + std::to_string(T));
   if (c.layer_norm)
     ATTNLAB_CHECK(wrap(op, "ln1", l, layer_norm_forward(a.x_in, N, D, w.ln1_w, w.ln1_b, c.ln_eps, a.ln1, a.ln1_mean,
                                                        a.ln1_rstd)));

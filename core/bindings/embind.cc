@@ -333,6 +333,8 @@ class MultiHeadLayer {
     }
     layer->weights_ = {at[0], at[1], at[2], at[3], at[4], at[5], at[6], at[7]};
     layer->d_model_ = D, layer->heads_ = size_t(heads);
+    // The output projection's bound, once: the weights never change after this.
+    layer->bounds_ = attnlab::multihead_weight_bounds(layer->weights_, D);
     return layer.release();
   }
 
@@ -342,7 +344,9 @@ class MultiHeadLayer {
               Addr heads_concat, Addr workspace, Addr output) const {
     const MultiHeadRunCall c{x, tq, context, tk, mask_kind, window, causal, mask, scale, rope, rope_base, alibi,
                              q, k, v, scores, weights, heads_concat, workspace, output};
-    return multihead_run(multihead_args(c, d_model_, heads_, weights_), c);
+    attnlab::MultiHeadArgs a = multihead_args(c, d_model_, heads_, weights_);
+    a.weight_bounds = &bounds_;
+    return multihead_run(a, c);
   }
 
  private:
@@ -351,6 +355,7 @@ class MultiHeadLayer {
   };
   std::unique_ptr<float, Free> storage_;
   attnlab::MultiHeadWeights weights_{};
+  attnlab::MultiHeadWeightBounds bounds_{};
   size_t d_model_ = 0, heads_ = 0;
 };
 

@@ -144,7 +144,7 @@ describe('<attn-train> on the app page: the pretrained snapshots', () => {
     await w.locator('.jump button', { hasText: 'induction head' }).click();
     await expect.poll(() => w.locator('attn-heatmap.focus').count()).toBe(1);
     expect(await w.locator('attn-heatmap.focus').getAttribute('class')).toContain(name(ind.layer, ind.head));
-    expect(await text(w.locator('.plot-panel.induction .legend-line'))).toContain(`${name(ind.layer, ind.head)} (induction head)`);
+    expect(await text(w.locator('.plot-panel.induction .legend-line'))).toContain(`${name(ind.layer, ind.head)} (induction head, score ≥ 0.5)`);
     expect(await w.locator('attn-heatmap.focus figcaption').textContent()).toBe(captions(last)[flat(ind.layer, ind.head)]);
     expect(await text(w.locator('.scrub-at'))).toBe(`step ${expected[last].step} (snapshot ${n} of ${n})`);
     console.log(`the shipped run's induction head: ${name(ind.layer, ind.head)}, induction score ${fmt(ind.score, 2)} at step ${expected[last].step}`);

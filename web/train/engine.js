@@ -22,7 +22,7 @@
 
 import { describe as show, fail, int, num, bool, noUnknownKeys, requireObject, AttnLabError } from '../api/validate.js';
 import { createTask, loadTaskData, mulberry32, TASK_NAMES } from './tasks.js';
-import { headScores, lossSplit, reverseScore } from './scores.js';
+import { headScores, lossSplit, reverseHeadScore } from './scores.js';
 
 // ---- Options -----------------------------------------------------------------------------------
 
@@ -165,7 +165,7 @@ function measure(r, data) {
   if (data.first && data.repeated) split = lossSplit(r.tokenLosses, data);
   const heads = headScores(r, data.ids, { positions: data.repeated });
   if (data.answer) {  // reverse: the anti-diagonal head too
-    r.attention.forEach((row, l) => row.forEach((att, h) => { heads[l][h].reverse = reverseScore(att, r.t, r.batch); }));
+    r.attention.forEach((row, l) => row.forEach((att, h) => { heads[l][h].reverse = reverseHeadScore(att, r.t, r.batch, l); }));
   }
   return { ...split, heads };
 }
@@ -199,6 +199,8 @@ export function inspectModel(model, ctx, headMask = null) {
   const { ratio, heads } = measure(r, first);
   return {
     ids: first.ids.slice(),
+    targets: first.targets.slice(),     // [t]: the next token at each position (the last one too)
+    answer: first.answer ? first.answer.slice() : undefined,  // reverse: 1 on the reversed half
     tokens: Array.from(first.ids, (id) => task.decode([id])),
     attention: r.attention,
     tokenLosses: r.tokenLosses,

@@ -81,6 +81,10 @@ export interface Snapshot {
 export interface InspectResult {
   /** The fixed eval sequence (the first held-out row) [t]. */
   ids: Int32Array;
+  /** The next token at each position [t] (the last position's too). */
+  targets: Int32Array;
+  /** reverse: 1 on the reversed half (the positions scored), [t]; other tasks: undefined. */
+  answer?: Uint8Array;
   tokens: string[];
   /** [layer][head] → [t·t] softmax weights. */
   attention: Float32Array[][];
@@ -196,7 +200,10 @@ export namespace tasks {
 export namespace scores {
   function previousTokenScore(att: ArrayLike<number>, t: number, batch?: number, positions?: ArrayLike<number>): number;
   function inductionScore(att: ArrayLike<number>, ids: ArrayLike<number>, t: number, options?: { batch?: number; positions?: ArrayLike<number> }): number;
-  function reverseScore(att: ArrayLike<number>, t: number, batch?: number): number;
+  /** The anti-diagonal on the reversed half; shift 1: the stripe one key to the right. */
+  function reverseScore(att: ArrayLike<number>, t: number, batch?: number, options?: { shift?: 0 | 1 }): number;
+  /** reverseScore of a head in `layer`: shift 0, and from layer 1 on the better of shift 0 and 1. */
+  function reverseHeadScore(att: ArrayLike<number>, t: number, batch?: number, layer?: number): number;
   function lossSplit(tokenLosses: ArrayLike<number>, masks: { first: ArrayLike<number>; repeated: ArrayLike<number> }): { firstHalfLoss: number; repeatedLoss: number; ratio: number };
   function headScores(forwardResult: { attention: ArrayLike<number>[][]; batch?: number; t: number }, ids: ArrayLike<number>, options?: { positions?: ArrayLike<number> }): { prev: number; induction: number }[][];
 }

@@ -75,17 +75,30 @@ export function inductionScore(att, ids, t, options = {}) {
   return n === 0 ? NaN : sum / n;
 }
 
-// Anti-diagonal score (the reverse task, n digits, t = 2n): the mean over rows and positions
-// i ∈ [n, 2n) of att[i, 2n − 1 − i] — the head that reads the input backwards scores 1.
-export function reverseScore(att, t, batch = 1) {
+// Anti-diagonal score (the reverse task, n digits, t = 2n): the mean over rows and over the reversed
+// half's positions i ∈ [n, 2n) only (the first half is random input: nothing to read there) of
+// att[i, 2n − 1 − i + shift] — the head that reads the input backwards scores 1.
+// shift 0: the key is the digit to copy next itself (a layer-0 head can only read it there);
+// shift 1: the key just after it, the anti-diagonal one to the right. A head in layer 1 or later reads
+// that one as often: a previous-token head of layer 0 has copied each digit into the position after it,
+// so the same stripe one column right carries the same digit. reverseHeadScore takes the better of the two.
+export function reverseScore(att, t, batch = 1, { shift = 0 } = {}) {
   const fn = 'reverseScore';
   checkAtt(fn, att, t, batch);
   if (t % 2 !== 0) fail(fn, `t is ${t}, expected an even t = 2·length`);
+  if (shift !== 0 && shift !== 1) fail(fn, `shift is ${show(shift)}, expected 0 or 1`);
   const n = t / 2;
   let sum = 0;
   for (let b = 0; b < batch; b++)
-    for (let i = n; i < t; i++) sum += att[(b * t + i) * t + (t - 1 - i)];
+    for (let i = n; i < t; i++) sum += att[(b * t + i) * t + (t - 1 - i + shift)];
   return sum / (batch * n);
+}
+
+// The anti-diagonal score of a head in `layer`: reverseScore's shift 0, and from layer 1 on the larger of
+// shift 0 and shift 1 (the digit read where a layer-0 previous-token head has moved it).
+export function reverseHeadScore(att, t, batch = 1, layer = 0) {
+  const s0 = reverseScore(att, t, batch);
+  return layer >= 1 ? Math.max(s0, reverseScore(att, t, batch, { shift: 1 })) : s0;
 }
 
 // The loss on the first half (unpredictable targets) against the repeated half (predictable by

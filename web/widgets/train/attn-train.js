@@ -34,14 +34,15 @@ import { FitBoxes, plotInner } from '../shared/fit-boxes.js';
 import { niceTicks } from '../shared/ticks.js';
 import {
   SCORE_KINDS, SIZES, STAGES, TASKS, clampIndex, decoderFrom, headMask, headName, headShape, latestOnly, lossSeries,
-  predictionRows, ratioSeries, resolveHeads, scoreSeries, sizeById, stageView, toggleHead, trainerOptions, yRange, LOSS_COLORS,
+  predictionRows, ratioSeries, resolveHeads, roleHead, roleNote, scoreSeries, scoredFrom, sizeById, stageView, toggleHead, trainerOptions, yRange,
+  LOSS_COLORS, ROLE_TEXT, ROLE_THRESHOLD,
 } from './logic.js';
 import { TrainSession } from './session.js';
 import { trainStyles } from './styles.js';
 import '../shared/heatmap.js';
 const SHORT_STAGES = ['untrained', 'loss falls', 'prev-token head', 'induction head'];
 const MAX_HEADS = 64;
-const FOCUS_TEXT = { prev: 'previous-token head', induction: 'induction head', reverse: 'anti-diagonal head' };
+const FOCUS_TEXT = ROLE_TEXT;
 const SCORE_TEXT = { prev: 'previous-token', induction: 'induction', reverse: 'anti-diagonal' };
 const SCORE_NOTE = { prev: 'weight on the token just before', induction: 'weight on the token after the earlier occurrence', reverse: 'weight on the digit to copy next' };
 const MARK = '#d1242f';
@@ -164,7 +165,7 @@ export class AttnTrain extends AttnWidget {
     else index = live ? null : clampIndex(null, n);
     const snap = index === null ? null : snaps[index];
     const step = snap ? snap.step : this.session.run?.step ?? 0;
-    return { index, snap, step, n, focus: sv?.focus ?? null, emphasis: sv?.emphasis ?? null, live };
+    return { index, snap, step, n, focus: sv?.focus ?? null, emphasis: sv?.emphasis ?? null, found: sv?.found ?? null, live };
   }
 
   /** Ends the live run and forgets its maps (a new task or size). */
@@ -485,14 +486,21 @@ export class AttnTrain extends AttnWidget {
     return html`<div class="legend-line">${list.map((x) => html`<span><span class="line-swatch" style=${`border-color:${x.color};border-top-style:${x.dash ? 'dashed' : 'solid'}`}></span>${short[x.key]}</span>`)}</div>`;
   }
 
-  #scoreLegend(kind, focus) {
+  /**
+   * A score plot's legend: the heads' lines (or the highlighted head and the others), then what the
+   * scores of the snapshot shown say about the role (roleNote: a head is called by a role only from
+   * ROLE_THRESHOLD on, and only where the model can have it).
+   */
+  #scoreLegend(kind, focus, heads = null) {
     const hist = this.session.history, series = scoreSeries(hist.slice(-1), kind, focus);
+    const note = roleNote(heads ?? hist[hist.length - 1]?.heads, kind);
+    const noteLine = note.text ? html`<div class="legend-line role-note">${note.text}</div>` : nothing;
     if (focus) {
       const f = series.find((s) => s.focus);
-      return html`<div class="legend-line"><span><span class="line-swatch thick" style=${`border-color:${f?.color}`}></span>${headName(focus.layer, focus.head)} (${FOCUS_TEXT[focus.kind]})</span>
-        <span><span class="line-swatch" style="border-color:#c4cad0"></span>other heads</span></div>`;
+      return html`<div class="legend-line"><span><span class="line-swatch thick" style=${`border-color:${f?.color}`}></span>${headName(focus.layer, focus.head)} (${FOCUS_TEXT[focus.kind]}, score ≥ ${ROLE_THRESHOLD})</span>
+        <span><span class="line-swatch" style="border-color:#c4cad0"></span>other heads</span></div>${noteLine}`;
     }
-    return html`<div class="legend-line">${series.map((s) => html`<span><span class="line-swatch" style=${`border-color:${s.color};border-top-style:${s.dash ? 'dashed' : 'solid'}`}></span>${s.label}</span>`)}</div>`;
+    return html`<div class="legend-line">${series.map((s) => html`<span><span class="line-swatch" style=${`border-color:${s.color};border-top-style:${s.dash ? 'dashed' : 'solid'}`}></span>${s.label}</span>`)}</div>${noteLine}`;
   }
 
   /** One head's attention map on the eval sequence. */
@@ -541,7 +549,7 @@ export class AttnTrain extends AttnWidget {
     const names = this.ablated.map((i) => headName(Math.floor(i / heads), i % heads));
     const base = v?.base, abl = v?.abl;
     const task = this.task;
-    const from = task === 'induction' && base?.ids ? Math.floor((base.ids.length - 1) / 2) : 0;
+    const from = scoredFrom(task, base);
     const rows = predictionRows(base, abl, decoderFrom(base, v?.decode), from);
     const right = (key) => rows.filter((r) => r[key]).length;
     return html`<div class="ablation">
@@ -550,7 +558,7 @@ export class AttnTrain extends AttnWidget {
         ${names.length ? html`Off: <strong>${names.join(', ')}</strong> <button type="button" class="clear-ablation" @click=${() => { this.ablate = null; this.ablated = []; this.stateChanged(); }}>all heads on</button>` : 'All heads on.'}</p>
       ${base ? html`<p class="loss-compare">held-out sequence loss: <strong>${fmt(base.loss, 3)}</strong> with every head${abl ? html`, <strong>${fmt(abl.loss, 3)}</strong> without ${names.join(', ')}` : nothing}
         ${Number.isFinite(base.ratio) ? html` · repeated / first-half loss ${fmt(base.ratio, 2)}${abl && Number.isFinite(abl.ratio) ? html` → ${fmt(abl.ratio, 2)}` : nothing}` : nothing}</p>
-      ${rows.length ? html`<p class="note preds-note">${task === 'induction' ? 'The repeated half' : 'Each position'} of the held-out sequence: the model’s most likely next token
+      ${rows.length ? html`<p class="note preds-note">${task === 'induction' ? 'The repeated half' : task === 'reverse' ? 'The reversed half' : 'Each position'} of the held-out sequence: the model’s most likely next token
         (green: it is the next token) — ${right('right')} of ${rows.length} right${abl ? `, ${right('rightAblated')} without ${names.join(', ')}` : ''}.</p>
       <div class="scrollx" tabindex="0" role="region" aria-label="predictions on the held-out sequence"><table class="preds">
         <tr><th scope="row">token</th>${rows.map((r) => html`<td>${r.token}</td>`)}</tr>
@@ -601,7 +609,7 @@ export class AttnTrain extends AttnWidget {
           ${this.#plotRatio(W, H, 12, cur)}</div>` : nothing}
       </div>
       <div class="plots">
-        ${this.#kinds().map((k) => html`<div class=${`plot-panel ${k}`} style=${`width:${W}px`}><strong>${SCORE_TEXT[k]} score</strong> (${SCORE_NOTE[k]})${this.#scoreLegend(k, focus?.kind === k ? focus : null)}${this.#plotScores(k, W, H, 12, cur, focus?.kind === k ? focus : null)}</div>`)}
+        ${this.#kinds().map((k) => html`<div class=${`plot-panel ${k}`} style=${`width:${W}px`}><strong>${SCORE_TEXT[k]} score</strong> (${SCORE_NOTE[k]})${this.#scoreLegend(k, focus?.kind === k ? focus : null, heads)}${this.#plotScores(k, W, H, 12, cur, focus?.kind === k ? focus : null)}</div>`)}
       </div>
       <h3>Attention on the held-out sequence, ${cur.index === null ? `now (step ${cur.step})` : `step ${cur.step}`}</h3>
       <p class="note">Each map: rows are queries, columns keys (the model is causal: nothing right of the diagonal). Colours are weights on [0, 1].
@@ -642,7 +650,7 @@ export class AttnTrain extends AttnWidget {
     // A wide box wraps the caption between its items, never inside one (a score split from its head's name).
     const caption = html`<p class=${`caption${narrow ? '' : ' whole-items'}`} role="status">${items.map((x, i) => html`${i ? ' · ' : ''}${x}`)}</p>`;
     const controls = ctl === 'none' ? nothing : html`<div class="controls">${this.#runControls({ compact: ctl !== 'full', slide: true })}${this.#scrubber(cur, { compact: true })}</div>`;
-    const strip = this.task === 'induction' ? this.stageStrip(narrow ? ['untrained', 'loss', 'prev-token', 'induction'] : SHORT_STAGES) : nothing;
+    const strip = this.task === 'induction' ? this.#stageStrip(narrow ? ['untrained', 'loss', 'prev-token', 'induction'] : SHORT_STAGES, cur) : nothing;
     const head = html`<div class="slide-head"><div class="topline">${strip}${controls}</div>${caption}</div>`;
     const msg = this.#viewMessage();
     const body = this.boxes.get('body', { width: box.width, height: Math.max(120, box.height - (this._headH || 90) - 12) });
@@ -661,7 +669,7 @@ export class AttnTrain extends AttnWidget {
     const upTo = cur.index === null ? null : cur.step;
     const plotStyle = narrow ? (single ? 'flex:1 1 0' : `height:${Math.floor(body.height * share)}px`) : `width:${plotW}px`;
     const plotPanel = !showPlot ? nothing : html`<div class=${`panel plot-panel ${kind ? `${kind}-scores` : 'loss'}${em === 'loss' ? ' em' : ''}`} style=${plotStyle}>
-      ${kind ? this.#scoreLegend(kind, focus) : this.#lossLegend()}
+      ${kind ? this.#scoreLegend(kind, focus, heads) : this.#lossLegend()}
       <div class="plotbox" data-fit="plot">${kind ? this.#plotScores(kind, pb.width, pb.height, fs, cur, focus, { upTo }) : this.#plotLoss(pb.width, pb.height, fs, cur, { upTo })}</div></div>`;
     const mapsPanel = !showMaps ? nothing : html`<div class="panel maps-panel" data-fit="maps">${msg ?? this.#slideMaps(stage, focus, mb.width, mb.height)}</div>`;
     return html`<div class="slide-frame" style=${`height:${box.height}px`}>
@@ -669,6 +677,21 @@ export class AttnTrain extends AttnWidget {
       ${this.session.error || this._ablateError ? html`<p class="error train-error" role="alert">${this.session.error || this._ablateError}</p>` : nothing}
       <div class=${`slide-body${narrow ? ' column' : ''}`} data-fit="body">${plotPanel}${mapsPanel}</div>
     </div>`;
+  }
+
+  /**
+   * The slide's stage strip: AttnWidget's, except that the stage of a head (2 previous-token, 3
+   * induction) is lit only when the snapshot shown has that head (stageView's found); otherwise it
+   * reads "no … head" and stays unlit.
+   */
+  #stageStrip(names, cur) {
+    const at = Math.max(0, Math.min(3, this.stage ?? 3));
+    const missing = at >= 2 && cur.found === false;
+    return html`<ol class="stagestrip" aria-label="stages">${names.map((n, i) => {
+      const none = missing && i === at;
+      const cls = none ? 'todo none' : i === at ? 'current' : i < at ? 'done' : 'todo';
+      return html`<li class=${cls} aria-current=${i === at ? 'step' : 'false'}>${none ? `no ${n}` : n}</li>`;
+    })}</ol>`;
   }
 
   /** The maps of a slide: every head (stages 0 and 1), or the highlighted head large (2 and 3; in 3 with its layer-0 partner). */

@@ -12,8 +12,10 @@ export const TASKS = [
 
 /**
  * Model size presets: createTrainer's `model` (vocab and context come from the task) and the training
- * settings that go with it. Two layers are the smallest model that can form an induction head (a
- * previous-token head in layer 0 whose output a layer-1 head's keys read); one layer cannot.
+ * settings that go with it. Their labels name the model only, never a task or a head it is expected to
+ * form (every task trains every preset). Two layers are the smallest model that can form an induction
+ * head (a previous-token head in layer 0 whose output a layer-1 head's keys read); one layer cannot:
+ * ROLE_LAYERS says so and the widget names no head of it "induction head".
  */
 export const SIZES = [
   {
@@ -23,7 +25,7 @@ export const SIZES = [
     // ~1,600 steps): batch 4, lr 3e-3 after 200 warm-up steps, clip 1 reaches a held-out repeat/first loss
     // ratio < 0.15 in 1,200–1,350 steps, ~0.5 s of training in Node (seeds 0, 1). Beside the snapshots,
     // <attn-train> trains a run like theirs instead (their seed, batch, optimizer: attn-train.js #ensureRun).
-    id: 'attn2', label: '2-layer attention-only (induction)',
+    id: 'attn2', label: '2-layer attention-only',
     model: { layers: 2, heads: 2, dModel: 32, attentionOnly: true, layerNorm: false, initStd: 0.25 },
     optimizer: { lr: 3e-3, weightDecay: 0, maxGradNorm: 1, warmupSteps: 200 },
     batch: 4, steps: 3000,
@@ -35,7 +37,7 @@ export const SIZES = [
     batch: 16, steps: 3000,
   },
   {
-    id: 'attn1', label: '1-layer attention-only (no induction head possible)',
+    id: 'attn1', label: '1-layer attention-only',
     model: { layers: 1, heads: 2, dModel: 32, attentionOnly: true, layerNorm: false, initStd: 0.25 },
     optimizer: { lr: 3e-3, weightDecay: 0, maxGradNorm: 1, warmupSteps: 200 },
     batch: 4, steps: 3000,
@@ -104,17 +106,69 @@ export function bestHead(heads, kind, from = 0, to = Infinity) {
   return best;
 }
 
-/** The roles `ablate` understands, and where each looks: the best head for that score in those layers. */
+/**
+ * A head is called by a role ('prev' previous-token, 'induction', 'reverse' anti-diagonal) only when its
+ * score for that role reaches ROLE_THRESHOLD and it sits in a layer where the role is possible.
+ */
+export const ROLE_THRESHOLD = 0.5;
+
+/**
+ * The layers [from, to] where a head can have each role: a previous-token head is layer 0's (the partner
+ * an induction head reads); an induction head needs a previous-token head in an earlier layer, so it sits
+ * in layer 1 or later (a 1-layer model has none); an anti-diagonal head reads positions: any layer.
+ */
+export const ROLE_LAYERS = Object.freeze({ prev: [0, 0], induction: [1, Infinity], reverse: [0, Infinity] });
+
+/** True when a model of `layers` layers can have a head with role `kind`. */
+export const rolePossible = (kind, layers) => {
+  const [from] = ROLE_LAYERS[kind] ?? [0];
+  return layers > from;
+};
+
+/**
+ * The head that has role `kind` in `heads` (a snapshot's scores, [layer][head]): the best-scoring head
+ * of the layers where the role is possible, if its score reaches `threshold`; else null.
+ */
+export function roleHead(heads, kind, threshold = ROLE_THRESHOLD) {
+  const [from, to] = ROLE_LAYERS[kind] ?? [0, Infinity];
+  const b = bestHead(heads, kind, from, to);
+  return b && b.score >= threshold ? b : null;
+}
+
+/** Role names as the widget writes them. */
+export const ROLE_TEXT = Object.freeze({ prev: 'previous-token head', induction: 'induction head', reverse: 'anti-diagonal head' });
+
+/**
+ * What the scores say about role `kind` (a legend's line): { head: { layer, head, score } | null, text }.
+ * Found: "L1H0 is an induction head (score 0.91 ≥ 0.5)"; impossible in this model: why; else the best
+ * candidate's score under the threshold.
+ */
+export function roleNote(heads, kind, threshold = ROLE_THRESHOLD) {
+  const { layers } = headShape(heads);
+  const role = ROLE_TEXT[kind] ?? kind, f = (x) => x.toFixed(2);
+  if (!layers) return { head: null, text: '' };
+  if (!rolePossible(kind, layers))
+    return { head: null, text: `no ${role} possible: it needs a previous-token head in an earlier layer, and this model has ${layers} layer${layers > 1 ? 's' : ''}` };
+  const head = roleHead(heads, kind, threshold);
+  const article = /^[aeiou]/.test(role) ? 'an' : 'a';
+  if (head) return { head, text: `${headName(head.layer, head.head)} is ${article} ${role} (score ${f(head.score)} ≥ ${threshold})` };
+  const [from, to] = ROLE_LAYERS[kind] ?? [0, Infinity];
+  const b = bestHead(heads, kind, from, to);
+  return { head: null, text: b ? `no ${role} yet: the best, ${headName(b.layer, b.head)}, scores ${f(b.score)} (a head is called one from ${threshold})` : `no ${role}` };
+}
+
+/** The roles `ablate` understands: the score each looks at (in the layers ROLE_LAYERS allows). */
 export const HEAD_ROLES = Object.freeze({
-  induction: { kind: 'induction', from: 1 },     // from layer 1 on: an induction head reads a layer below
-  'previous-token': { kind: 'prev', from: 0, to: 0 },
-  reverse: { kind: 'reverse', from: 0 },
+  induction: { kind: 'induction' },
+  'previous-token': { kind: 'prev' },
+  reverse: { kind: 'reverse' },
 });
 
 /**
  * The `ablate` attribute → flat head indices (layer·heads + head), sorted: a list (spaces or commas) of
  * head names (`L1H0`) and roles (HEAD_ROLES: `induction` — the head with the best induction score from
- * layer 1 on; `previous-token` — layer 0's best previous-token head; `reverse`), the roles found in
+ * layer 1 on; `previous-token` — layer 0's best previous-token head; `reverse`; a model that cannot
+ * have the role, a 1-layer model's induction head, is an error), the roles found in
  * `heads` (the scores of the snapshot shown), so a deck names what a head does, not where one run put it.
  *   → { ablated, error } (error: '' or what is wrong, naming the attribute)
  */
@@ -132,7 +186,10 @@ export function resolveHeads(spec, heads) {
     }
     const role = HEAD_ROLES[word];
     if (!role) return { ablated: [], error: `ablate holds "${word}", expected head names (L1H0) or roles: ${Object.keys(HEAD_ROLES).join(', ')}` };
-    const b = layers ? bestHead(heads, role.kind, Math.min(role.from, layers - 1), role.to) : null;
+    if (!layers) continue;
+    if (!rolePossible(role.kind, layers)) return { ablated: [], error: `ablate holds "${word}", but a ${layers}-layer model has no ${ROLE_TEXT[role.kind]} (it needs a previous-token head in an earlier layer)` };
+    const [from, to] = ROLE_LAYERS[role.kind];
+    const b = bestHead(heads, role.kind, from, to);
     if (b) out.add(b.layer * H + b.head);
   }
   return { ablated: [...out].sort((a, b) => a - b), error: '' };
@@ -143,10 +200,12 @@ export function resolveHeads(spec, heads) {
  *   0 untrained: the first snapshot;
  *   1 loss falls: the first snapshot whose held-out loss is at most halfway from the first to the last;
  *   2 previous-token head: the first snapshot where layer 0's best previous-token score reaches 80 % of
- *     the highest it ever reaches — that head highlighted;
- *   3 induction head: the last snapshot, the best induction head of layers ≥ 1 highlighted (layer 0
- *     in a one-layer model); with `final: 'reverse'` (the reverse task) its best anti-diagonal head.
- * Returns { index, focus: { layer, head, kind } | null, emphasis: 'maps' | 'loss' | 'prev' | 'induction' | 'reverse' },
+ *     the highest it ever reaches — that head highlighted if it is one (roleHead: score ≥ ROLE_THRESHOLD);
+ *   3 induction head: the last snapshot, its induction head highlighted (roleHead: layers ≥ 1, score ≥
+ *     ROLE_THRESHOLD; none in a one-layer model); with `final: 'reverse'` (the reverse task) its
+ *     anti-diagonal head.
+ * Returns { index, focus: { layer, head, kind } | null, emphasis: 'maps' | 'loss' | 'prev' | 'induction' | 'reverse',
+ * found }, found (stages 2 and 3): whether the stage's head exists (a stage strip lights it only then);
  * or null when there is no snapshot.
  */
 export function stageView(snapshots, stage, { final = 'induction' } = {}) {
@@ -172,12 +231,11 @@ export function stageView(snapshots, stage, { final = 'induction' } = {}) {
       const k = best.findIndex((b) => b && b.score >= 0.8 * top);
       if (k >= 0) index = k;
     }
-    const b = best[index];
-    return { index, focus: b ? { layer: b.layer, head: b.head, kind: 'prev' } : null, emphasis: 'prev' };
+    const b = roleHead(snapshots[index].heads, 'prev');
+    return { index, focus: b ? { layer: b.layer, head: b.head, kind: 'prev' } : null, emphasis: 'prev', found: !!b };
   }
-  const last = snapshots[n - 1], { layers } = headShape(last.heads);
-  const b = bestHead(last.heads, final, final === 'induction' && layers > 1 ? 1 : 0);
-  return { index: n - 1, focus: b ? { layer: b.layer, head: b.head, kind: final } : null, emphasis: final };
+  const b = roleHead(snapshots[n - 1].heads, final);
+  return { index: n - 1, focus: b ? { layer: b.layer, head: b.head, kind: final } : null, emphasis: final, found: !!b };
 }
 
 /** Every `k`-th point of a long history (and always the last), so a plot stays a few hundred points. */
@@ -252,20 +310,37 @@ export function yRange(series, { floor = null } = {}) {
 }
 
 /**
- * The eval sequence's predictions beside the next token: rows for a table, one per position i < t − 1:
- * { pos, token, next, pred, predAblated, right, rightAblated }. `decode(id)` names a token; ids the
+ * The eval sequence's predictions beside the next token: rows for a table, one per position scored:
+ * { pos, token, next, pred, predAblated, right, rightAblated }. The next token is the inspect result's
+ * `targets[i]` (every position, the last one too), else ids[i + 1]. `decode(id)` names a token; ids the
  * decoder does not know are written "#id". Only positions from `from` on (induction: the repeated half).
  */
 export function predictionRows(base, ablated, decode, from = 0) {
   if (!base?.ids) return [];
-  const ids = base.ids, name = (id) => decode?.(id) ?? `#${id}`;
+  const ids = base.ids, targets = base.targets, name = (id) => decode?.(id) ?? `#${id}`;
+  const end = targets?.length === ids.length ? ids.length : ids.length - 1;
   const rows = [];
-  for (let i = Math.max(0, from); i + 1 < ids.length; i++) {
-    const next = ids[i + 1], p = base.predictions?.[i], q = ablated?.predictions?.[i];
-    rows.push({ pos: i, token: base.tokens?.[i] ?? name(ids[i]), next: base.tokens?.[i + 1] ?? name(next),
+  for (let i = Math.max(0, from); i < end; i++) {
+    const next = targets ? targets[i] : ids[i + 1], p = base.predictions?.[i], q = ablated?.predictions?.[i];
+    rows.push({ pos: i, token: base.tokens?.[i] ?? name(ids[i]), next: i + 1 < ids.length && next === ids[i + 1] ? base.tokens?.[i + 1] ?? name(next) : name(next),
       pred: name(p), predAblated: ablated ? name(q) : null, right: p === next, rightAblated: ablated ? q === next : null });
   }
   return rows;
+}
+
+/**
+ * Where a task's predictions are scored on the held-out sequence: induction, the repeated half (from the
+ * middle); reverse, the reversed half (the inspect result's `answer` mask: the first half is random
+ * digits no model can predict); names, every position.
+ */
+export function scoredFrom(task, base) {
+  if (!base?.ids) return 0;
+  if (task === 'induction') return Math.floor((base.ids.length - 1) / 2);
+  if (task === 'reverse') {
+    const k = base.answer ? Array.prototype.indexOf.call(base.answer, 1) : -1;
+    return k >= 0 ? k : Math.floor(base.ids.length / 2);
+  }
+  return 0;
 }
 
 /** A decoder for token ids from an inspect result's ids and their decoded tokens (the eval sequence's own vocabulary). */

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import {
-  LiveRun, SIZES, TASKS, bestHead, clampIndex, headMask, headName, latestOnly, lossSeries, predictionRows, ratioSeries,
-  resolveHeads, scoreSeries, stageView, thin, toggleHead, trainerOptions, yRange,
+  LiveRun, ROLE_THRESHOLD, SIZES, TASKS, bestHead, clampIndex, headMask, headName, latestOnly, lossSeries, predictionRows, ratioSeries,
+  resolveHeads, roleHead, roleNote, scoreSeries, scoredFrom, stageView, thin, toggleHead, trainerOptions, yRange,
 } from './logic.js';
 
 // Heads of a 2-layer, 2-head model whose layer-0 head 1 becomes a previous-token head from step
@@ -69,6 +69,48 @@ describe('presets', () => {
   });
 });
 
+describe('roles: a stated threshold, and only where the model can have the role', () => {
+  test('the preset names name the model, not a task or a head it should form', () => {
+    for (const s of SIZES) expect(s.label).not.toMatch(/induction|names|reverse|\(/);
+    expect(SIZES.map((s) => s.label)).toEqual(['2-layer attention-only', '2-layer with MLP + LayerNorm', '1-layer attention-only']);
+  });
+
+  test('roleHead: the best head of the allowed layers, from the threshold on', () => {
+    expect(ROLE_THRESHOLD).toBe(0.5);
+    const h = [[{ prev: 0.9, induction: 0.95 }, { prev: 0.1, induction: 0.1 }], [{ prev: 0.1, induction: 0.5 }, { prev: 0.1, induction: 0.49 }]];
+    // Layer 0's 0.95 is no induction head (nothing earlier to read); layer 1's 0.5 is, just.
+    expect(roleHead(h, 'induction')).toEqual({ layer: 1, head: 0, score: 0.5 });
+    expect(roleHead(h, 'induction', 0.6)).toBeNull();
+    expect(roleHead(h, 'prev')).toEqual({ layer: 0, head: 0, score: 0.9 });
+    expect(roleHead([[{ prev: 0.2, reverse: 0.74 }]], 'reverse')).toEqual({ layer: 0, head: 0, score: 0.74 });
+  });
+
+  test('roleNote says what was found, why nothing can be, or the best score under the threshold', () => {
+    const two = [[{ prev: 0.9, induction: 0.1 }, { prev: 0.1, induction: 0.1 }], [{ prev: 0.1, induction: 0.31 }, { prev: 0.1, induction: 0.2 }]];
+    expect(roleNote(two, 'induction').text).toBe('no induction head yet: the best, L1H0, scores 0.31 (a head is called one from 0.5)');
+    expect(roleNote(two, 'prev')).toEqual({ head: { layer: 0, head: 0, score: 0.9 }, text: 'L0H0 is a previous-token head (score 0.90 ≥ 0.5)' });
+    expect(roleNote([[{ prev: 0.9, induction: 0.9 }]], 'induction')).toEqual({ head: null,
+      text: 'no induction head possible: it needs a previous-token head in an earlier layer, and this model has 1 layer' });
+    expect(roleNote(null, 'induction').text).toBe('');
+  });
+});
+
+describe('predictions', () => {
+  test('the reversed half only, the last position too (its target)', () => {
+    // reverse, n = 3: "2 0 1 | 1 0" with targets "0 1 | 1 0 2"; the model gets every reversed digit and
+    // nothing of the random first half.
+    const base = { ids: [2, 0, 1, 3, 1, 0], targets: [0, 1, 3, 1, 0, 2], answer: [0, 0, 0, 1, 1, 1], predictions: [5, 5, 3, 1, 0, 2], tokens: ['2', '0', '1', '|', '1', '0'] };
+    const decode = (id) => ['0', '1', '2', '|'][id];
+    expect(scoredFrom('reverse', base)).toBe(3);
+    const rows = predictionRows(base, null, decode, scoredFrom('reverse', base));
+    expect(rows.map((r) => [r.token, r.next, r.right])).toEqual([['|', '1', true], ['1', '0', true], ['0', '2', true]]);
+    // Scored from 0, the random first half would count: 4 of 6 right.
+    expect(predictionRows(base, null, decode, 0).filter((r) => r.right)).toHaveLength(4);
+    expect(scoredFrom('induction', { ids: new Array(9) })).toBe(4);
+    expect(scoredFrom('names', base)).toBe(0);
+  });
+});
+
 describe('heads', () => {
   test('names count layers and heads from 0', () => {
     expect(headName(1, 3)).toBe('L1H3');
@@ -115,8 +157,10 @@ describe('ablate: heads by name or role', () => {
     expect(resolveHeads('L2H0', h).error).toBe('ablate names L2H0, expected a head of this model (L0H0 … L1H1)');
     expect(resolveHeads('inductoin', h).error).toBe('ablate holds "inductoin", expected head names (L1H0) or roles: induction, previous-token, reverse');
   });
-  test('a one-layer model: its induction role looks in layer 0', () => {
-    expect(resolveHeads('induction', [[{ prev: 0.2, induction: 0.1 }, { prev: 0.1, induction: 0.7 }]]).ablated).toEqual([1]);
+  test('a one-layer model has no induction head to switch off: an error, nothing ablated', () => {
+    expect(resolveHeads('induction', [[{ prev: 0.2, induction: 0.1 }, { prev: 0.1, induction: 0.7 }]])).toEqual({
+      ablated: [], error: 'ablate holds "induction", but a 1-layer model has no induction head (it needs a previous-token head in an earlier layer)' });
+    expect(resolveHeads('previous-token', [[{ prev: 0.2, induction: 0.1 }, { prev: 0.6, induction: 0.7 }]]).ablated).toEqual([1]);
   });
 });
 
@@ -142,21 +186,30 @@ describe('stages', () => {
     const v = stageView(snaps, 3);
     expect(v.index).toBe(snaps.length - 1);
     expect(v.focus).toEqual({ layer: 1, head: 0, kind: 'induction' });
+    expect(v.found).toBe(true);
     expect(stageView(snaps, null)).toEqual(v);
   });
 
   test('the reverse task ends on its best anti-diagonal head, in any layer', () => {
     const rev = [{ step: 0, evalLoss: 2, heads: [[{ prev: 0.1, reverse: 0.7 }, { prev: 0.1, reverse: 0.2 }], [{ prev: 0.1, reverse: 0.3 }, { prev: 0.1, reverse: 0.1 }]] }];
-    expect(stageView(rev, 3, { final: 'reverse' })).toEqual({ index: 0, focus: { layer: 0, head: 0, kind: 'reverse' }, emphasis: 'reverse' });
+    expect(stageView(rev, 3, { final: 'reverse' })).toEqual({ index: 0, focus: { layer: 0, head: 0, kind: 'reverse' }, emphasis: 'reverse', found: true });
   });
 
   test('no snapshots: nothing to show', () => {
     expect(stageView([], 2)).toBeNull();
   });
 
-  test('a one-layer model highlights its own best induction head', () => {
-    const one = [{ step: 0, evalLoss: 3, heads: [[{ prev: 0.2, induction: 0.1 }, { prev: 0.3, induction: 0.4 }]] }];
-    expect(stageView(one, 3).focus).toEqual({ layer: 0, head: 1, kind: 'induction' });
+  test('a one-layer model has no induction head: none highlighted, the stage not found, whatever layer 0 scores', () => {
+    const one = [{ step: 0, evalLoss: 3, heads: [[{ prev: 0.2, induction: 0.1 }, { prev: 0.3, induction: 0.9 }]] }];
+    expect(stageView(one, 3)).toEqual({ index: 0, focus: null, emphasis: 'induction', found: false });
+  });
+
+  test('a head under the threshold is no induction head (names: L1H0 at 0.31)', () => {
+    const names = [{ step: 0, evalLoss: 3, heads: [[{ prev: 0.2, induction: 0.01 }, { prev: 0.16, induction: 0.06 }], [{ prev: 0.17, induction: 0.31 }, { prev: 0.2, induction: 0.01 }]] }];
+    expect(stageView(names, 3)).toEqual({ index: 0, focus: null, emphasis: 'induction', found: false });
+    // Stage 2 likewise: layer 0's best previous-token score 0.2 is no previous-token head.
+    expect(stageView(names, 2).focus).toBeNull();
+    expect(stageView(names, 2).found).toBe(false);
   });
 });
 

@@ -4,7 +4,7 @@
 // The host is a plain object with what the element gives the session (task, size, source, updates).
 import { describe, expect, test, vi } from 'vitest';
 import { TrainSession } from './session.js';
-import { LiveRun } from './logic.js';
+import { LiveRun, predictionRows, roleHead, scoredFrom } from './logic.js';
 import { loadPretrained } from '../../train/index.js';
 
 function makeHost(task = 'induction', size = 'attn2') {
@@ -135,4 +135,24 @@ describe('TrainSession', () => {
     s.sync();
     expect(s.making).toBe(null);
   });
+
+  test('reverse, trained: its anti-diagonal head scores past the threshold, and every reversed digit is right', async () => {
+    // The preset's 3,000 steps (seed 0): layer 1's head 1 reads each digit one key to the right of the
+    // anti-diagonal (where layer 0's previous-token heads moved it); scored at shift 0 only it read 0.25.
+    const host = makeHost('reverse', 'attn2');
+    const s = new TrainSession(host);
+    const run = await s.ensureRun();
+    await s.step(3000);
+    const base = await run.trainer.inspect({});
+    const head = roleHead(base.heads, 'reverse');
+    expect(head).not.toBeNull();
+    expect(head.score).toBeGreaterThan(0.5);
+    // The predictions scored: the reversed half only (8 positions of 16), each one right.
+    const from = scoredFrom('reverse', base);
+    expect(from).toBe(8);
+    const rows = predictionRows(base, null, (id) => run.trainer.task.decode([id]), from);
+    expect(rows).toHaveLength(8);
+    expect(rows.filter((r) => r.right)).toHaveLength(8);
+    s.dropRun();
+  }, 120000);
 });

@@ -43,6 +43,8 @@ export const trainStyles = [widgetStyles, css`
     .slide-head { display: flex; flex-direction: column; gap: 4px; }
     .slide-head .topline { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 14px; }
     .slide-head .stagestrip { margin: 0; }
+    .stagestrip li.none { border-style: dashed; }  /* the stage's head is not there: not lit */
+    .role-note { color: #57606a; }
     .slide-head .controls { margin: 0; gap: 4px 10px; font-size: 16px; }
     .slide-head .controls button { padding: 1px 8px; white-space: nowrap; }
     .slide-head .controls label { flex-wrap: nowrap; }

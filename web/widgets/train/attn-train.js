@@ -132,10 +132,14 @@ export class AttnTrain extends AttnWidget {
     this._viewKey = '';
     this.boxes = new FitBoxes(this);
     // The pretrained snapshots and the live run (session.js); maps that waited for its next redraw go up with it.
-    this.session = new TrainSession(this, { onRedraw: () => {
-      if (this._nextView?.key === this._wantKey) this._view = this._nextView;
-      this._nextView = null;
-    } });
+    this.session = new TrainSession(this, {
+      onRedraw: () => {
+        if (this._nextView?.key === this._wantKey) this._view = this._nextView;
+        this._nextView = null;
+      },
+      // A run that paused itself (its target, an error): the link and the other window say so too.
+      onStopped: () => this.stateChanged(),
+    });
     this._inspect = latestOnly((req) => this.#fetchView(req), (v, req) => {
       if (req.key !== this._wantKey) return;
       // While the model trains, new maps wait for the redraw already due: one repaint for curves and maps.
@@ -168,9 +172,10 @@ export class AttnTrain extends AttnWidget {
     return { index, snap, step, n, focus: sv?.focus ?? null, emphasis: sv?.emphasis ?? null, found: sv?.found ?? null, live };
   }
 
-  /** Ends the live run and forgets its maps (a new task or size). */
-  #dropRun() {
-    this.session.dropRun();
+  /** Ends the live run and forgets its maps (a new task or size: `why`, said in the notice when it had trained). */
+  #dropRun(why = null) {
+    if (why) this.session.discardRun(why);
+    else this.session.dropRun();
     this._view = null;
     this._viewKey = '';
   }
@@ -232,7 +237,7 @@ export class AttnTrain extends AttnWidget {
   willUpdate(changed) {
     super.willUpdate(changed);
     // A run belongs to one task and size (set as attributes, or restored from a link).
-    if ((changed.has('task') || changed.has('size')) && this.session.run && (this.session.runFor !== `${this.task}|${this.size}`)) this.#dropRun();
+    if ((changed.has('task') || changed.has('size')) && this.session.run && (this.session.runFor !== `${this.task}|${this.size}`)) this.#dropRun('the task or model changed');
     if (changed.has('stage') && changed.get('stage') !== undefined) {  // a deck's click shows the stage's snapshot
       this.snapshot = null;
       this._stageShown = true;
@@ -282,7 +287,7 @@ export class AttnTrain extends AttnWidget {
 
   #setTask(task) {
     if (task === this.task) return;
-    this.#dropRun();
+    this.#dropRun(`the task was changed to ${task}`);
     this.session.wantRun = true;
     this.task = task;
     this.source = null;
@@ -294,7 +299,7 @@ export class AttnTrain extends AttnWidget {
 
   #setSize(size) {
     if (size === this.size) return;
-    this.#dropRun();
+    this.#dropRun(`the model was changed to ${sizeById(size).label}`);
     this.session.wantRun = true;
     this.size = size;
     this.source = this.session.source === 'pretrained' ? 'live' : this.source;
@@ -403,7 +408,7 @@ export class AttnTrain extends AttnWidget {
     const start = html`<button type="button" class=${running ? 'pause' : 'start'} aria-disabled=${busy ? 'true' : 'false'}
       @click=${() => (busy ? null : running ? this.#pause() : this.#start())}>${startLabel}</button>`;
     if (compact) {
-      const back = live && this.session.pre.status === 'ready' ? html`<button type="button" class="pretrained" @click=${() => { this.#pause(); this.#setSource('pretrained'); }}>pretrained</button>` : nothing;
+      const back = live && this.session.pre.status === 'ready' && this.session.pretrainedFits ? html`<button type="button" class="pretrained" @click=${() => { this.#pause(); this.#setSource('pretrained'); }}>pretrained</button>` : nothing;
       return html`${start}${back}`;
     }
     return html`${start}
@@ -593,9 +598,12 @@ export class AttnTrain extends AttnWidget {
         <label>model <select class="size" @change=${(e) => this.#setSize(e.target.value)}>
           ${SIZES.map((s) => html`<option value=${s.id} ?selected=${s.id === this.size}>${s.label}</option>`)}</select></label>
         ${this.task === 'induction' ? html`<span class="source" role="group" aria-label="what to show">
-          <button type="button" class="show-pretrained" aria-pressed=${String(!live)} ?disabled=${this.session.pre.status !== 'ready'} @click=${() => { this.#pause(); this.#setSource('pretrained'); }}>pretrained snapshots</button>
-          <button type="button" class="show-live" aria-pressed=${String(live)} @click=${() => this.#setSource('live')}>live training</button></span>` : nothing}
+          <button type="button" class="show-pretrained" aria-pressed=${String(!live)} ?disabled=${this.session.pre.status !== 'ready' || !this.session.pretrainedFits}
+            aria-description=${this.session.pretrainedFits ? nothing : `the snapshots are of the ${SIZES[0].label} model`} @click=${() => { this.#pause(); this.#setSource('pretrained'); }}>pretrained snapshots</button>
+          <button type="button" class="show-live" aria-pressed=${String(live)} @click=${() => this.#setSource('live')}>live training</button></span>
+          ${this.session.pretrainedFits ? nothing : html`<span class="note pretrained-note">pretrained snapshots: ${SIZES[0].label} model only</span>`}` : nothing}
       </div>
+      ${this.session.notice ? html`<p class="notice" role="status">${this.session.notice}</p>` : nothing}
       <div class="controls run">${this.#runControls()}
         ${live && run ? html`<progress class="progress" max=${Number.isFinite(run.target) ? run.target : 1} .value=${Math.min(run.step, run.target)} aria-label="training progress"></progress>` : nothing}
         <span class="status" role="status">${this.session.statusText()}</span></div>`}

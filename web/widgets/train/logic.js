@@ -46,6 +46,18 @@ export const SIZES = [
 
 export const sizeById = (id) => SIZES.find((s) => s.id === id) ?? SIZES[0];
 
+/**
+ * True when preset `sizeId` is the model the pretrained snapshots were trained with (`config`: their
+ * index.json's; before it is known, SIZES[0], the preset made for them): the snapshots are shown only
+ * for that model, never under another model's name.
+ */
+export function fitsPretrained(sizeId, config = null) {
+  const m = sizeById(sizeId).model;
+  if (!SIZES.some((s) => s.id === sizeId)) return false;
+  if (!config) return sizeId === SIZES[0].id;
+  return m.layers === config.layers && m.heads === config.heads && m.dModel === config.dModel && !!m.attentionOnly === !!config.attentionOnly;
+}
+
 /** createTrainer's options for a task and size preset (seed: the model's initialisation). */
 export function trainerOptions(task, sizeId, { seed = 0, worker } = {}) {
   const s = sizeById(sizeId);

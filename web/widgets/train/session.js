@@ -8,12 +8,14 @@
 //   source    which of the two the widget shows ('pretrained' | 'live'), from the host's task/source
 //   running   asked to train (Start), until Pause or the run stops at its target (the shared state)
 //   samples   for the names task: names drawn from the model at each snapshot
+//   notice    what the session did that the user did not ask for in so many words (a run discarded by a
+//             new task or model, a target extended by Step): shown until the next action
 //
 // The host is the element (or any object with task, size, source, isConnected and requestUpdate()):
 // every change of the session asks it for an update. While a run trains, its progress events (up to 20
 // a second) become at most one update every LIVE_MS; anything else (pause, a snapshot picked, a reset)
 // updates at once. Nothing here touches the DOM: tests run a session in Node on a real trainer.
-import { LiveRun, SIZES, sizeById, trainerOptions } from './logic.js';
+import { LiveRun, SIZES, fitsPretrained, sizeById, trainerOptions } from './logic.js';
 import { createTrainer, openPretrained } from './source.js';
 import { fmt as fmt0 } from '../shared/format.js';
 
@@ -31,10 +33,14 @@ export class TrainSession {
   /**
    * @param host     the element: task, size, source ('pretrained' | 'live' | null), isConnected, requestUpdate()
    * @param onRedraw called just before each redraw the session asks for (the host takes maps that waited for it)
+   * @param onStopped called when a run stops by itself (its target, an error): the shared state (a link,
+   *                  the other window) must say it no longer trains
    */
-  constructor(host, { onRedraw = () => {} } = {}) {
+  constructor(host, { onRedraw = () => {}, onStopped = () => {} } = {}) {
     this.host = host;
     this.onRedraw = onRedraw;
+    this.onStopped = onStopped;
+    this.notice = '';
     this.pre = { task: null, status: 'idle', snapshots: [], message: '' };
     this.run = null;
     this.runFor = '';        // `${task}|${size}` of the run
@@ -67,10 +73,18 @@ export class TrainSession {
 
   // ---- what is shown -------------------------------------------------------------------------------
 
-  /** The source shown: the host's `source`, else the pretrained snapshots when the task has them, else live. */
+  /** The pretrained snapshots can be shown: the induction task, and the model they were trained with. */
+  get pretrainedFits() {
+    return this.host.task === 'induction' && fitsPretrained(this.host.size, this.pre.config);
+  }
+
+  /**
+   * The source shown: the host's `source`, else the pretrained snapshots when the task has them, else
+   * live; always live for a model the snapshots were not trained with (they would show under its name).
+   */
   get source() {
     const { source, task } = this.host;
-    if (source === 'live') return 'live';
+    if (source === 'live' || !this.pretrainedFits) return 'live';
     if (source === 'pretrained' && task === 'induction') return 'pretrained';
     return task === 'induction' && this.pre.status !== 'none' && this.pre.status !== 'error' && !this.run ? 'pretrained' : 'live';
   }
@@ -180,7 +194,10 @@ export class TrainSession {
     const run = this.run;
     if (why === 'error') this.error = run.error;
     // Stopped by itself (its target, an error): no longer asked to train, in every window alike.
-    if ((why === 'state' || why === 'error') && !run.running && (why === 'error' || run.step >= run.target)) this.running = false;
+    if ((why === 'state' || why === 'error') && !run.running && (why === 'error' || run.step >= run.target) && this.running) {
+      this.running = false;
+      this.onStopped();
+    }
     if (why === 'snapshot' && this.host.task === 'names') this.sampleNames();
     if ((why === 'progress' || why === 'snapshot') && run.running) this.#redrawSoon();
     else this.redrawNow();
@@ -199,6 +216,19 @@ export class TrainSession {
     this.redrawAt = performance.now();
     this.onRedraw();
     this.#changed();
+  }
+
+  /**
+   * Ends the live run because the user picked another task or model (`why`: what was picked), saying so
+   * when it had trained (notice): a run belongs to one task and one model.
+   */
+  discardRun(why) {
+    const run = this.run;
+    if (run && run.step > 0) {
+      const [task, size] = this.runFor.split('|');
+      this.notice = `The ${task} run of the ${sizeById(size).label} model (step ${INT.format(run.step)}) was discarded: ${why}. A run belongs to one task and one model.`;
+    }
+    this.dropRun();
   }
 
   /** Ends the live run (its worker) and forgets it: a new task or size, or the element gone. */
@@ -236,6 +266,7 @@ export class TrainSession {
   /** Trains the live run (made first if needed) up to its target, or one preset's steps further. */
   async train() {
     this.running = true;
+    this.notice = '';
     const run = await this.ensureRun();
     if (!run) return;
     if (run.step >= run.target) run.target = run.step + sizeById(this.host.size).steps;
@@ -249,10 +280,22 @@ export class TrainSession {
     this.run?.pause();
   }
 
-  /** n steps of the live run (made first if needed); nothing while it trains on its own. */
+  /**
+   * n steps of the live run (made first if needed); nothing while it trains on its own. Never past the
+   * target: n is cut to reach it; at the target, the target moves one preset's steps further (as Start
+   * does there), and the notice says so.
+   */
   async step(n) {
     const run = await this.ensureRun();
     if (!run || run.running) return;
+    this.notice = '';
+    if (Number.isFinite(run.target)) {
+      if (run.step >= run.target) {
+        run.target = run.step + sizeById(this.host.size).steps;
+        this.notice = `Trained to its target: Step goes on towards ${INT.format(run.target)} steps.`;
+      }
+      n = Math.min(n, run.target - run.step);
+    }
     try {
       await run.step1(n);
     } catch (e) {
@@ -260,13 +303,15 @@ export class TrainSession {
     }
   }
 
-  /** The live run back to step 0, paused. */
+  /** The live run back to step 0, paused, its target the preset's again. */
   async reset() {
     const run = this.run;
     if (!run) return;
     run.pause();
     this.running = false;
+    this.notice = '';
     this.samples = [];
+    run.target = sizeById(this.host.size).steps;
     try {
       await run.reset();
     } catch (e) {

@@ -54,7 +54,8 @@ describe('TrainSession', () => {
   test('a live run: made on request, stepped, trained to its target (speed, snapshots), reset, ended', async () => {
     const host = makeHost('induction', 'attn1');
     host.source = 'live';
-    const s = new TrainSession(host);
+    let stops = 0;
+    const s = new TrainSession(host, { onStopped: () => stops++ });
     expect(s.statusText()).toBe('Start (or Step) trains a model from scratch here');
     s.sync();  // no run was asked for: a page load makes none
     expect(s.making).toBe(null);
@@ -80,6 +81,7 @@ describe('TrainSession', () => {
     await done;
     expect(run.step).toBe(120);
     expect(s.running).toBe(false);  // stopped by itself at its target: no longer asked to train
+    expect(stops).toBe(1);           // …and the host is told (its link then says running: false)
     expect(s.redrawPending).toBe(false);
     expect(s.snapshots.map((x) => x.step)).toEqual([0, 100]);
     expect(s.history.at(-1).step).toBe(100);
@@ -93,7 +95,9 @@ describe('TrainSession', () => {
     s.pause();
     expect(s.running).toBe(false);
 
+    expect(stops).toBe(1);  // a pause asked for is no self-stop
     await s.reset();
+    expect(run.target).toBe(3000);  // Reset: the preset's target again, not the one Start extended
     expect(run.step).toBe(0);
     expect(s.snapshots.map((x) => x.step)).toEqual([0]);
     expect(s.error).toBe('');
@@ -102,6 +106,49 @@ describe('TrainSession', () => {
     s.hostDisconnected();  // the element left the page: its run ends
     expect(s.run).toBe(null);
     expect(trainer.terminated).toBe(true);
+  });
+
+  test('the pretrained snapshots are never shown under another model\'s name', async () => {
+    const host = makeHost('induction', 'mlp2');
+    host.source = 'pretrained';
+    const s = new TrainSession(host);
+    await s.loadPretrained();
+    expect(s.pre.status).toBe('ready');
+    expect(s.pretrainedFits).toBe(false);
+    expect(s.source).toBe('live');           // the MLP model picked: its own live run, not the attention-only snapshots
+    expect(s.snapshots).toEqual([]);
+    host.size = 'attn1';
+    expect(s.source).toBe('live');
+    host.size = 'attn2';                      // the snapshots' model (index.json's config)
+    expect(s.pretrainedFits).toBe(true);
+    expect(s.source).toBe('pretrained');
+  });
+
+  test('Step never passes the target: cut to it, then the target moves one preset on and the notice says so', async () => {
+    const host = makeHost('induction', 'attn1');
+    host.source = 'live';
+    const s = new TrainSession(host);
+    const run = await s.ensureRun();
+    run.target = 25;
+    await s.step(10);
+    await s.step(10);
+    await s.step(10);  // 20 + 10 would pass 25: cut to 5
+    expect(run.step).toBe(25);
+    expect(s.statusText()).toBe('paused: step 25 of 25');
+    expect(s.notice).toBe('');
+    await s.step(10);  // at the target: it moves on, said
+    expect(run.step).toBe(35);
+    expect(run.target).toBe(25 + 3000);
+    expect(s.statusText()).toBe('paused: step 35 of 3025');
+    expect(s.notice).toBe('Trained to its target: Step goes on towards 3,025 steps.');
+    await s.reset();
+    expect(run.target).toBe(3000);
+    expect(s.notice).toBe('');
+    // A new task or model discards the run that trained, and says so.
+    await s.step(10);
+    s.discardRun('the task was changed to names');
+    expect(s.run).toBe(null);
+    expect(s.notice).toBe('The induction run of the 1-layer attention-only model (step 10) was discarded: the task was changed to names. A run belongs to one task and one model.');
   });
 
   test('names: the run samples names from the model at each snapshot', async () => {

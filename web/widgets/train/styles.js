@@ -45,6 +45,7 @@ export const trainStyles = [widgetStyles, css`
     .slide-head .stagestrip { margin: 0; }
     .stagestrip li.none { border-style: dashed; }  /* the stage's head is not there: not lit */
     .role-note { color: #57606a; }
+    .notice { margin: 4px 0; padding: 2px 8px; background: #fff8c5; border-left: 3px solid #d4a72c; }
     .slide-head .controls { margin: 0; gap: 4px 10px; font-size: 16px; }
     .slide-head .controls button { padding: 1px 8px; white-space: nowrap; }
     .slide-head .controls label { flex-wrap: nowrap; }

@@ -50,6 +50,46 @@ describe('speaker notes', () => {
     await page.close();
   });
 
+  // A note that says "[click] …" walks the lecturer through the slide's clicks: its markers must be
+  // the slide's clicks, one each, in order (a note describing one click of two, or a click the slide
+  // does not have, tells the lecturer something the slide will not do). Notes without markers describe
+  // the slide as a whole and are not held to it.
+  test('each Slidev note\'s [click] markers are the slide\'s clicks, 1 … total', async () => {
+    const { page, problems } = await watchedPage(browser.context);
+    await page.goto(new URL('slides/slidev/index.html#/presenter/1', BASE_URL()).href);
+    await page.locator('.slidev-page-1').first().waitFor();
+    const slides = await page.evaluate(async () => {
+      const out = [];
+      for (let n = 1; n < 80; n++) {
+        // Past the last click: the presenter's counter shows "total/total".
+        location.hash = `#/presenter/${n}?clicks=99`;
+        let waited = 0;
+        const mounted = () => document.querySelector(`.slidev-page-${n} .slidev-layout`);
+        while (!mounted() && waited < 5000) {
+          await new Promise((r) => setTimeout(r, 20));
+          waited += 20;
+        }
+        if (!mounted()) break;
+        await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+        // The presenter's click counter ("3/5" beside a cursor icon).
+        const counter = document.querySelector('[class*="cursor-1"]')?.parentElement;
+        const marks = [...document.querySelectorAll('.slidev-note .slidev-note-click-mark')].map((m) => Number(m.dataset.clicks));
+        const m = counter?.innerText.match(/(\d+)\s*\/\s*(\d+)/);
+        out.push({ n, total: m ? Number(m[2]) : null, marks });
+      }
+      return out;
+    });
+    expect(slides.length).toBeGreaterThanOrEqual(40);
+    expect(slides.filter((s) => s.total === null).map((s) => s.n), 'slides without a click counter').toEqual([]);
+    const withMarks = slides.filter((s) => s.marks.length);
+    expect(withMarks.length).toBeGreaterThan(15);
+    const wrong = withMarks.filter((s) => s.marks.join() !== Array.from({ length: s.total }, (_, i) => i + 1).join())
+      .map((s) => `slide ${s.n}: ${s.total} clicks, notes mark ${s.marks.join(', ')}`);
+    expect(wrong).toEqual([]);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   test('every reveal.js slide has notes, and the speaker view plugin is loaded', async () => {
     const { page, problems } = await watchedPage(browser.context);
     await page.goto(new URL('slides/reveal/index.html', BASE_URL()).href);

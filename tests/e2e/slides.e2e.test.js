@@ -237,3 +237,147 @@ describe('Slidev deck', () => {
     await presenter.page.close();
   });
 });
+
+// Every slide right (issue 22 §2): what each of these slides shows at its clicks.
+describe('slides show what they are about', () => {
+  const slidevUrl = (route) => new URL(`slides/slidev/index.html#${route}`, BASE_URL()).href;
+  // The colour bar's labels of a heatmap (e.g. ["0.77", "0.00", "-0.77"]), [] when it has none.
+  const legendOf = (hm) => hm.evaluate((el) => [...(el.shadowRoot?.querySelectorAll('g.legend text') ?? [])].map((t) => t.textContent.trim()));
+
+  test('Slidev: scores and scaled scores share one colour range; with no mask M says so', async () => {
+    const { page, problems } = await watchedPage(browser.context);
+    await page.goto(slidevUrl('/1'));
+    await page.locator('.slidev-page-1').first().waitFor();
+    // The first stepped <attn-steps> that starts at Q, K, V (the kernel slide): → scores, → scaled, → masked.
+    const no = await findSlide(page, '.slidev-page-{n} .attn-stepper[data-stage="1"] attn-steps');
+    expect(no).toBeGreaterThan(0);
+    const widget = page.locator(`.slidev-page-${no} attn-steps`).first();
+    for (const stage of ['2', '3']) {
+      await page.keyboard.press('ArrowRight');
+      await expect.poll(() => widget.getAttribute('stage')).toBe(stage);
+    }
+    const scores = widget.locator('attn-heatmap.scores'), scaled = widget.locator('attn-heatmap.scaled');
+    await expect.poll(() => legendOf(scaled)).toHaveLength(3);
+    const range = await legendOf(scaled);
+    // The football example: |S| up to 0.77, |S|/√2 up to 0.54 — both drawn on ±0.77.
+    expect(await legendOf(scores)).toEqual(range);
+    expect(range.map((x) => Math.abs(Number(x)))).toEqual([0.77, 0, 0.77]);
+    await page.keyboard.press('ArrowRight');
+    await expect.poll(() => widget.getAttribute('stage')).toBe('4');
+    const m = widget.locator('attn-heatmap.mask-m');
+    await expect.poll(() => m.evaluate((el) => el.label)).toMatch(/no mask: M = 0 everywhere/);
+    expect(await legendOf(m)).toEqual([]);  // not a bar reading "0.00 0.00 0.00"
+    expect(await legendOf(widget.locator('attn-heatmap.masked'))).toEqual(range);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  test('Slidev: each slide shows the stage it is about, and reveals answers no earlier than it asks', async () => {
+    const { page, problems } = await watchedPage(browser.context);
+    await page.setViewportSize({ width: 1280, height: 720 });
+    await page.goto(slidevUrl('/1'));
+    await page.locator('.slidev-page-1').first().waitFor();
+    // Slide by slide: its title, the block widget's highlighted step and maps, the LayerNorm demo, code
+    // blocks that do not fit or are under 14 px on screen, centred list items, the OCR box.
+    const slides = await page.evaluate(async () => {
+      const out = [];
+      const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      for (let n = 1; n < 80; n++) {
+        location.hash = `#/${n}`;
+        let waited = 0;
+        const mounted = () => document.querySelector(`#slide-content .slidev-page-${n} .slidev-layout`);
+        while (!mounted() && waited < 15000) { await new Promise((r) => setTimeout(r, 20)); waited += 20; }
+        if (!mounted()) break;
+        await frame();
+        const root = mounted();
+        const block = root.querySelector('attn-block');
+        let flow = null;
+        if (block) {
+          for (let w = 0; w < 15000 && !block.shadowRoot?.querySelector('.flow li.current attn-heatmap, .flow li.current'); w += 50) await new Promise((r) => setTimeout(r, 50));
+          await frame();
+          const items = [...block.shadowRoot.querySelectorAll('.flow li:not(.sep)')];
+          const maps = [...block.shadowRoot.querySelectorAll('attn-heatmap')].map((h) => ({ cls: h.className, w: h.getBoundingClientRect().width }));
+          flow = { current: items.findIndex((li) => li.classList.contains('current')), main: maps.sort((a, b) => b.w - a.w)[0]?.cls ?? '', maps: maps.map((m) => m.cls).sort() };
+        }
+        const scale = root.getBoundingClientRect().width / root.offsetWidth;
+        const code = [...root.querySelectorAll('pre')].map((pre) => ({
+          text: pre.textContent.slice(0, 40), cut: pre.scrollWidth > pre.clientWidth + 1,
+          px: Math.min(...[...pre.querySelectorAll('code span, code')].map((s) => parseFloat(getComputedStyle(s).fontSize))) * scale,
+        }));
+        // Bullets (a numbered list, e.g. the BPE demo's merges, may sit centred under its figure).
+        const centred = [...root.querySelectorAll('ul > li')].filter((li) => getComputedStyle(li).textAlign === 'center').map((li) => li.textContent.trim().slice(0, 40));
+        const demo = root.querySelector('.ln');
+        // The learning-rate chart: how much of the plot's height the curve spans, and its y-axis labels.
+        const lrSvg = root.querySelector('.lr svg');
+        const lr = lrSvg && { share: lrSvg.querySelector('path').getBBox().height / lrSvg.querySelector('line:nth-of-type(2)').getBBox().height,
+          yLabels: [...lrSvg.querySelectorAll('text')].filter((t) => t.getAttribute('text-anchor') === 'end').map((t) => t.textContent.trim()) };
+        out.push({ n, title: root.querySelector('h2, h3')?.textContent.trim() ?? '', flow, code, centred,
+          ocr: root.textContent.includes('Reconstructed from the OCR'), demo: !!demo, lr });
+      }
+      return out;
+    });
+    expect(slides.length).toBeGreaterThanOrEqual(40);
+    const titled = (t) => slides.find((s) => s.title === t);
+    // Residual: the first Add & Norm, the residual sum x + MHA(x) the largest map (was LN₂ = block output).
+    expect(titled('Residual Connections').flow).toMatchObject({ current: 2, main: 'residual1' });
+    // Feed forward: the FFN step, its hidden layer and FFN(y).
+    expect(titled('Feed Forward').flow).toMatchObject({ current: 3, maps: ['ffn-hidden', 'ffn-out'] });
+    // The multi-head code (slide 30) was cut at the right edge, and so was a citation.
+    expect(slides.flatMap((s) => s.code.filter((c) => c.cut).map((c) => `slide ${s.n}: ${c.text}`)), 'code cut at the right').toEqual([]);
+    const mha = slides.find((s) => s.code.some((c) => c.text.includes('attention_heads')));
+    expect(mha.code.find((c) => c.text.includes('attention_heads')).px).toBeGreaterThanOrEqual(14);
+    expect(slides.filter((s) => s.centred.length).map((s) => `slide ${s.n}: ${s.centred[0]}`), 'centred bullets').toEqual([]);
+    expect(slides.filter((s) => s.ocr).map((s) => s.n), 'the OCR reconstruction belongs in the notes').toEqual([]);
+
+    // The learning-rate curve fills most of its plot (it used the bottom third) over a labelled axis
+    // (it read only "0" and "7.0e-4").
+    const lr = slides.find((s) => s.lr)?.lr;
+    expect(lr.share).toBeGreaterThan(0.75);
+    expect(lr.yLabels.length).toBeGreaterThanOrEqual(3);
+
+    // LayerNorm: the demo (which prints the answer) is hidden until the click that shows the worked example.
+    const ln = slides.find((s) => s.demo);
+    await page.evaluate((n) => { location.hash = `#/${n}`; }, ln.n);
+    const state = () => page.evaluate((n) => {
+      const root = document.querySelector(`#slide-content .slidev-page-${n} .slidev-layout`);
+      const hidden = (el) => !!el.closest('.slidev-vclick-hidden');
+      const example = [...root.querySelectorAll('p')].find((p) => p.textContent.includes('1.604') && !p.closest('.ln'));
+      return { demo: !hidden(root.querySelector('.ln')), example: !!example && !hidden(example) };
+    }, ln.n);
+    const seen = [];
+    for (let click = 0; click < 3; click++) {
+      await expect.poll(() => slidevAt(page)).toEqual({ no: ln.n, clicks: click });
+      await page.waitForTimeout(300);  // the v-click transition
+      seen.push(await state());
+      await slidevNext(page, await slidevAt(page));
+    }
+    expect(seen).toEqual([{ demo: false, example: false }, { demo: false, example: false }, { demo: true, example: true }]);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  test('reveal.js: scores and scaled scores share one colour range; the tied head keeps its bias', async () => {
+    const { page, problems } = await watchedPage(browser.context);
+    await page.setViewportSize({ width: 1280, height: 720 });
+    await page.goto(new URL('slides/reveal/index.html', BASE_URL()).href);
+    await page.waitForFunction(() => window.deck?.isReady());
+    // The slide whose fragments step an <attn-steps> to the scaled scores (data-attn-stage="3").
+    const at = await page.evaluate(() => {
+      const slide = window.deck.getSlides().find((s) => s.querySelector('attn-steps') && s.querySelector('[data-attn-stage="3"]'));
+      return slide && { ...window.deck.getIndices(slide), f: Number(slide.querySelector('[data-attn-stage="3"]').dataset.fragmentIndex) };
+    });
+    expect(at?.h).toBeGreaterThan(0);
+    await page.evaluate(({ h, v, f }) => window.deck.slide(h, v ?? 0, f), at);
+    const widget = page.locator('.reveal .slides > section.present attn-steps').first();
+    await expect.poll(() => widget.getAttribute('stage')).toBe('3');
+    const scaled = widget.locator('attn-heatmap.scaled');
+    await expect.poll(() => legendOf(scaled)).toHaveLength(3);
+    expect(await legendOf(widget.locator('attn-heatmap.scores'))).toEqual(await legendOf(scaled));
+    expect((await legendOf(scaled)).map((x) => Math.abs(Number(x)))).toContain(0.77);
+    // Output projection: tying W does not remove the bias.
+    const text = await page.evaluate(() => window.deck.getSlides().map((s) => s.textContent).join(' '));
+    expect(text).not.toMatch(/if weights are shared/);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});

@@ -356,6 +356,21 @@ describe('slides show what they are about', () => {
     await page.close();
   });
 
+  test('Slidev: the cost slide measures without waiting for a press (it was blank until Measure)', async () => {
+    const { page, problems } = await watchedPage(browser.context);
+    await page.setViewportSize({ width: 1280, height: 720 });
+    await page.goto(slidevUrl('/1'));
+    await page.locator('.slidev-page-1').first().waitFor();
+    const no = await findSlide(page, '.slidev-page-{n} attn-cost');
+    expect(no).toBeGreaterThan(0);
+    const cost = page.locator(`#slide-content .slidev-page-${no} attn-cost`).first();
+    // The legend reads "measured" once timings are plotted (before: "… : press Measure").
+    await expect.poll(() => shownText(cost), { timeout: 60000 }).toMatch(/measured/);
+    expect(await shownText(cost)).not.toMatch(/press Measure/);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   test('reveal.js: scores and scaled scores share one colour range; the tied head keeps its bias', async () => {
     const { page, problems } = await watchedPage(browser.context);
     await page.setViewportSize({ width: 1280, height: 720 });

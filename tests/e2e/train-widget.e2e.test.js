@@ -273,6 +273,9 @@ describe('<attn-train> on the app page: live training', () => {
 
     const start = w.locator('button.start');
     expect(await start.textContent()).toBe('Train live (from scratch)');
+    // A person watches at 40 steps a second (the default); this test takes the speed a click away.
+    expect(await w.locator('select.speed').inputValue()).toBe('40');
+    await w.locator('select.speed').selectOption('max');
     await start.scrollIntoViewIfNeeded();
     const t0 = await page.evaluate(() => performance.now());
     await start.click();

@@ -400,7 +400,12 @@ function yieldTask() {
  * to the trainer; `createLab()` makes the lab (once, on 'init').
  */
 export class Host {
-  constructor({ createLab, post, sliceMs = 12, progressMs = 50 }) {
+  /**
+   * clock: { now() ms, sleep(ms) → Promise } for the rate of start({ rate }) (a test passes its own, so
+   * the steps a rate allows can be counted without timing anything).
+   */
+  constructor({ createLab, post, sliceMs = 12, progressMs = 50, clock = { now, sleep: (ms) => new Promise((ok) => setTimeout(ok, ms)) } }) {
+    this.clock = clock;
     this.createLab = createLab;
     this.post = post;
     this.sliceMs = sliceMs;
@@ -411,6 +416,9 @@ export class Host {
     this.seq = 0;
     this.running = false;
     this.until = Infinity;    // start({ until }): running stops at this step
+    this.rate = Infinity;     // start({ rate }): at most this many steps a second while running (step(n) is not limited)
+    this.rateT0 = 0;          // when the rate's clock started (the start) and the step it started at
+    this.rateStep0 = 0;
     this.waiters = [];        // step(n): { target, ok, no }
     this.looping = false;
     this.closed = false;
@@ -535,14 +543,35 @@ export class Host {
     this.#loop().finally(() => { this.looping = false; });
   }
 
+  /**
+   * While running at a finite rate (and no step(n) waits): how long until the next step is due (ms;
+   * ≤ 0: now). The steps follow the clock of the start: step k after the start is due at k / rate s.
+   */
+  #rateWait() {
+    if (!(this.rate < Infinity) || !this.running || this.waiters.length) return 0;
+    const done = this.engine.step - this.rateStep0;
+    return this.rateT0 + ((done + 1) * 1000) / this.rate - this.clock.now();
+  }
+
   async #loop() {
     await yieldTask();
     while (this.#busy()) {
-      const e = this.engine, t0 = now();
+      const e = this.engine;
+      const wait = this.#rateWait();
+      if (wait > 0) {
+        // Ahead of the chosen rate: sleep (pause, inspect, a new rate are handled meanwhile). The sleep
+        // counts as training time, so stepsPerSec reports the rate the steps come at.
+        const t = this.clock.now();
+        await this.clock.sleep(Math.min(wait, 250));
+        this.activeMs += this.clock.now() - t;
+        if (now() - this.lastPost >= this.progressMs) this.#progress();
+        continue;
+      }
+      const t0 = now();
       this.sliceStart = t0;
       try {
         do e.trainOne();
-        while (now() - t0 < this.sliceMs && this.#busy());
+        while (now() - t0 < this.sliceMs && this.#busy() && this.#rateWait() <= 0);
       } catch (err) {
         this.#endSlice();
         this.#fault(err);
@@ -585,6 +614,10 @@ export class Host {
     switch (msg.op) {
       case 'start':
         this.until = msg.until ?? Infinity;
+        // The rate's clock starts now (a resume or a new rate: from the step where it is).
+        this.rate = msg.rate ?? Infinity;
+        this.rateT0 = this.clock.now();
+        this.rateStep0 = this.engine.step;
         if (this.engine.step >= this.until) {  // already there: nothing to run, and the caller is told so
           this.running = false;
           this.#state();

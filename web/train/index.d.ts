@@ -116,7 +116,8 @@ export class Trainer extends EventTarget {
   addEventListener<K extends keyof TrainerEventMap>(type: K, listener: (e: TrainerEventMap[K]) => void, options?: boolean | AddEventListenerOptions): void;
   addEventListener(type: string, listener: EventListenerOrEventListenerObject | null, options?: boolean | AddEventListenerOptions): void;
   /** Trains until pause(), an error or terminate(); with { until }, until the step count reaches it (then a 'state' event with running false). */
-  start(options?: { until?: number }): void;
+  /** rate: at most that many steps a second (a run a person can watch); Infinity (default): as fast as it goes. */
+  start(options?: { until?: number; rate?: number }): void;
   pause(): void;
   /** n more steps; resolves with the step count (pause() ends it early). */
   step(n?: number): Promise<number>;

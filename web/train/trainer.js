@@ -184,13 +184,21 @@ export class Trainer extends EventTarget {
   /**
    * Starts (or resumes) training; runs until pause(), an error or terminate() — or, with { until },
    * until the step count reaches `until` (then a 'state' event says it stopped: running false).
+   * { rate }: at most that many steps a second (a run a person can watch; Infinity, the default: as fast
+   * as it goes). Calling start again while running changes the rate (and until) from the step it is at.
    */
   start(options = {}) {
     requireObject('start', options);
-    noUnknownKeys('start', options, ['until']);
+    noUnknownKeys('start', options, ['until', 'rate']);
     const until = options.until === undefined || options.until === Infinity ? undefined : int('start', 'until', options.until, { min: 0 });
+    const rate = options.rate;
+    if (rate !== undefined && !(typeof rate === 'number' && rate > 0))
+      fail('start', `rate is ${show(rate)}, expected a positive number of steps a second (Infinity: as fast as possible)`);
     if (until !== undefined && until <= this.stepCount && !this.running) return;  // already there (running: the loop stops and says so)
-    this.#command('start', until === undefined ? {} : { until });
+    const args = {};
+    if (until !== undefined) args.until = until;
+    if (rate !== undefined && rate !== Infinity) args.rate = rate;
+    this.#command('start', args);
     this.running = true;
   }
 

@@ -35,7 +35,7 @@ import { niceTicks } from '../shared/ticks.js';
 import {
   SCORE_KINDS, SIZES, STAGES, TASKS, clampIndex, decoderFrom, headMask, headName, headShape, latestOnly, lossSeries,
   predictionRows, ratioSeries, resolveHeads, roleHead, roleNote, scoreSeries, scoredFrom, sizeById, stageView, toggleHead, trainerOptions, yRange,
-  LOSS_COLORS, ROLE_TEXT, ROLE_THRESHOLD,
+  LOSS_COLORS, ROLE_TEXT, ROLE_THRESHOLD, SPEEDS, DEFAULT_SPEED,
 } from './logic.js';
 import { TrainSession } from './session.js';
 import { trainStyles } from './styles.js';
@@ -61,6 +61,7 @@ export class AttnTrain extends AttnWidget {
     task: { type: String, reflect: true },
     size: { type: String, reflect: true },
     source: { type: String, reflect: true },
+    speed: { type: String, reflect: true },
     snapshot: { converter: optionalInt },
     stage: { converter: optionalInt, reflect: true },
     weightRange: { type: String, attribute: 'weight-range' },
@@ -74,6 +75,7 @@ export class AttnTrain extends AttnWidget {
     task: { type: 'enum', values: TASKS.map((t) => t.id) },
     size: { type: 'enum', values: SIZES.map((s) => s.id) },
     source: { type: 'enum', values: ['pretrained', 'live'] },
+    speed: { type: 'enum', values: SPEEDS.map((s) => s.id) },
     snapshot: { type: 'int', min: 0, max: 100000 },
     ablated: { type: 'nums', maxLength: MAX_HEADS, min: 0, max: MAX_HEADS - 1 },
     // A live run training or not: the presenter's Train live / Pause reach the audience view (Slidev's
@@ -121,6 +123,7 @@ export class AttnTrain extends AttnWidget {
     this.task = 'induction';
     this.size = 'attn2';
     this.source = null;  // null: pretrained when the task has them, else live
+    this.speed = DEFAULT_SPEED;  // a live run's steps a second (logic.js SPEEDS; 'max': as fast as it goes)
     this.snapshot = null;
     this.stage = null;
     this.weightRange = 'fixed';
@@ -238,6 +241,7 @@ export class AttnTrain extends AttnWidget {
     super.willUpdate(changed);
     // A run belongs to one task and size (set as attributes, or restored from a link).
     if ((changed.has('task') || changed.has('size')) && this.session.run && (this.session.runFor !== `${this.task}|${this.size}`)) this.#dropRun('the task or model changed');
+    if (changed.has('speed') && changed.get('speed') !== undefined) this.session.setSpeed();
     if (changed.has('stage') && changed.get('stage') !== undefined) {  // a deck's click shows the stage's snapshot
       this.snapshot = null;
       this._stageShown = true;
@@ -356,6 +360,11 @@ export class AttnTrain extends AttnWidget {
     this.stateChanged();
   }
 
+  #setSpeed(speed) {
+    this.speed = speed;  // willUpdate passes it on to a run that trains
+    this.stateChanged();
+  }
+
   #toggle(layer, head) {
     const { heads } = this.#shape();
     this.ablate = null;  // a click decides now, not the deck's role list
@@ -413,7 +422,9 @@ export class AttnTrain extends AttnWidget {
     }
     return html`${start}
       <button type="button" class="step" ?disabled=${running} @click=${() => this.#step(10)}>Step ×10</button>
-      <button type="button" class="reset" ?disabled=${!run || !live} @click=${() => this.#reset()}>Reset</button>`;
+      <button type="button" class="reset" ?disabled=${!run || !live} @click=${() => this.#reset()}>Reset</button>
+      <label>speed <select class="speed" @change=${(e) => this.#setSpeed(e.target.value)}>
+        ${SPEEDS.map((x) => html`<option value=${x.id} ?selected=${x.id === this.speed}>${x.label}</option>`)}</select></label>`;
   }
 
   #scrubber(cur, { compact = false } = {}) {

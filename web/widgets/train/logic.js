@@ -69,6 +69,24 @@ export function trainerOptions(task, sizeId, { seed = 0, worker } = {}) {
   return o;
 }
 
+/**
+ * Training speeds (steps a second) for a live run: slow enough by default to watch the loss fall and the
+ * stripes appear — the pretrained run's phase change (repeated/first-half loss 0.84 → 0.06) spans steps
+ * 750–1,700, ~24 s at 40 steps a second — and "as fast as possible" one choice away. `rate` is
+ * createTrainer's start({ rate }).
+ */
+export const SPEEDS = Object.freeze([
+  { id: '10', label: '10 steps/s', rate: 10 },
+  { id: '20', label: '20 steps/s', rate: 20 },
+  { id: '40', label: '40 steps/s', rate: 40 },
+  { id: '100', label: '100 steps/s', rate: 100 },
+  { id: '250', label: '250 steps/s', rate: 250 },
+  { id: 'max', label: 'as fast as possible', rate: Infinity },
+]);
+export const DEFAULT_SPEED = '40';
+/** The rate (steps a second, Infinity: no limit) of speed `id` (unknown: the default's). */
+export const rateOf = (id) => (SPEEDS.find((s) => s.id === String(id)) ?? SPEEDS.find((s) => s.id === DEFAULT_SPEED)).rate;
+
 /** The score kinds plotted per task: each head's previous-token score and the task's own head score. */
 export const SCORE_KINDS = { induction: ['prev', 'induction'], names: ['prev', 'induction'], reverse: ['prev', 'reverse'] };
 
@@ -385,6 +403,7 @@ export class LiveRun {
     this.trainer = trainer;
     this.onChange = onChange;
     this.target = target;
+    this.rate = Infinity;  // steps a second while it trains on its own (start; see SPEEDS)
     this._history = [];
     this.snapshots = [...(trainer.snapshots ?? [])];
     this.running = !!trainer.running;
@@ -439,11 +458,16 @@ export class LiveRun {
     return Array.isArray(this.trainer.history) ? this.trainer.history : this._history;
   }
 
-  /** Trains until `target` steps (the trainer stops there itself: exactly at the target). */
+  /**
+   * Trains until `target` steps (the trainer stops there itself: exactly at the target), at `rate` steps
+   * a second. Called while it trains: the new rate (or target) from the step it is at.
+   */
   start() {
     this.error = '';
-    if (Number.isFinite(this.target)) this.trainer.start({ until: this.target });
-    else this.trainer.start();
+    const o = {};
+    if (Number.isFinite(this.target)) o.until = this.target;
+    if (this.rate < Infinity) o.rate = this.rate;
+    this.trainer.start(o);
   }
   pause() { this.trainer.pause(); }
 

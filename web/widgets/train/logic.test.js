@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import {
-  LiveRun, ROLE_THRESHOLD, SIZES, TASKS, bestHead, clampIndex, headMask, headName, latestOnly, lossSeries, predictionRows, ratioSeries,
+  LiveRun, ROLE_THRESHOLD, SIZES, SPEEDS, DEFAULT_SPEED, TASKS, rateOf, bestHead, clampIndex, headMask, headName, latestOnly, lossSeries, predictionRows, ratioSeries,
   resolveHeads, roleHead, roleNote, scoreSeries, scoredFrom, stageView, thin, toggleHead, trainerOptions, yRange,
 } from './logic.js';
 
@@ -92,6 +92,21 @@ describe('roles: a stated threshold, and only where the model can have the role'
     expect(roleNote([[{ prev: 0.9, induction: 0.9 }]], 'induction')).toEqual({ head: null,
       text: 'no induction head possible: it needs a previous-token head in an earlier layer, and this model has 1 layer' });
     expect(roleNote(null, 'induction').text).toBe('');
+  });
+});
+
+describe('speed', () => {
+  test('a default a person can watch, "as fast as possible" one choice away; LiveRun starts at its rate', () => {
+    expect(rateOf(DEFAULT_SPEED)).toBe(40);
+    expect(SPEEDS.find((x) => x.id === 'max')).toEqual({ id: 'max', label: 'as fast as possible', rate: Infinity });
+    expect(rateOf('nope')).toBe(40);
+    const tr = new FakeTrainer(), run = new LiveRun(tr, { target: 3000 });
+    run.rate = rateOf('20');
+    run.start();
+    expect(tr.startOptions).toEqual({ until: 3000, rate: 20 });
+    run.rate = rateOf('max');
+    run.start();
+    expect(tr.startOptions).toEqual({ until: 3000 });  // no rate: as fast as it goes
   });
 });
 
@@ -257,6 +272,21 @@ describe('plot series', () => {
     expect(clampIndex(-1, 3)).toBe(0);
     expect(clampIndex(null, 3)).toBe(2);
     expect(clampIndex(0, 0)).toBeNull();
+  });
+});
+
+describe('speed', () => {
+  test('a default a person can watch, "as fast as possible" one choice away; LiveRun starts at its rate', () => {
+    expect(rateOf(DEFAULT_SPEED)).toBe(40);
+    expect(SPEEDS.find((x) => x.id === 'max')).toEqual({ id: 'max', label: 'as fast as possible', rate: Infinity });
+    expect(rateOf('nope')).toBe(40);
+    const tr = new FakeTrainer(), run = new LiveRun(tr, { target: 3000 });
+    run.rate = rateOf('20');
+    run.start();
+    expect(tr.startOptions).toEqual({ until: 3000, rate: 20 });
+    run.rate = rateOf('max');
+    run.start();
+    expect(tr.startOptions).toEqual({ until: 3000 });  // no rate: as fast as it goes
   });
 });
 

@@ -15,7 +15,7 @@
 // every change of the session asks it for an update. While a run trains, its progress events (up to 20
 // a second) become at most one update every LIVE_MS; anything else (pause, a snapshot picked, a reset)
 // updates at once. Nothing here touches the DOM: tests run a session in Node on a real trainer.
-import { LiveRun, SIZES, fitsPretrained, sizeById, trainerOptions } from './logic.js';
+import { LiveRun, SIZES, fitsPretrained, rateOf, sizeById, trainerOptions } from './logic.js';
 import { createTrainer, openPretrained } from './source.js';
 import { fmt as fmt0 } from '../shared/format.js';
 
@@ -31,7 +31,8 @@ const fmt = (x, d) => (typeof x === 'number' ? fmt0(x, d) : '–');
 
 export class TrainSession {
   /**
-   * @param host     the element: task, size, source ('pretrained' | 'live' | null), isConnected, requestUpdate()
+   * @param host     the element: task, size, source ('pretrained' | 'live' | null), speed (logic.js SPEEDS id),
+   *                 isConnected, requestUpdate()
    * @param onRedraw called just before each redraw the session asks for (the host takes maps that waited for it)
    * @param onStopped called when a run stops by itself (its target, an error): the shared state (a link,
    *                  the other window) must say it no longer trains
@@ -271,6 +272,7 @@ export class TrainSession {
     if (!run) return;
     if (run.step >= run.target) run.target = run.step + sizeById(this.host.size).steps;
     this.error = '';
+    run.rate = rateOf(this.host.speed);
     run.start();
     this.#changed();
   }
@@ -278,6 +280,14 @@ export class TrainSession {
   pause() {
     this.running = false;
     this.run?.pause();
+  }
+
+  /** The host's speed changed: a run that trains goes on at the new rate from where it is. */
+  setSpeed() {
+    const run = this.run, rate = rateOf(this.host.speed);
+    if (!run || run.rate === rate) return;
+    run.rate = rate;
+    if (run.running && this.running) run.start();
   }
 
   /**

@@ -144,6 +144,14 @@ describe('TrainSession', () => {
     await s.reset();
     expect(run.target).toBe(3000);
     expect(s.notice).toBe('');
+    // Start trains at the host's speed; a new speed reaches the run while it trains.
+    host.speed = '20';
+    await s.train();
+    expect(run.rate).toBe(20);
+    host.speed = 'max';
+    s.setSpeed();
+    expect(run.rate).toBe(Infinity);
+    s.pause();
     // A new task or model discards the run that trained, and says so.
     await s.step(10);
     s.discardRun('the task was changed to names');

@@ -359,13 +359,22 @@ export class Engine {
     }
   }
 
-  /** Generated text (names: the names as one string, '.'-separated) or token ids (other tasks). */
-  sample({ steps = this.ctx.task.context, temperature = 1, seed = 0, topK, prompt } = {}) {
+  /**
+   * Generated text (names: the names as one string, '.'-separated) or token ids (other tasks), from the
+   * current weights or, with `bytes`, a snapshot's.
+   */
+  sample({ steps = this.ctx.task.context, temperature = 1, seed = 0, topK, prompt } = {}, bytes = null) {
     const task = this.ctx.task;
     let p = prompt;
     if (p === undefined) p = task.name === 'names' ? [task.delimiter] : this.ctx.first.ids.slice(0, Math.max(1, this.ctx.first.t >> 1));
     if (typeof p === 'string') p = task.encode(p);
-    const out = this.model.generate({ prompt: Int32Array.from(p), steps, temperature, seed, topK });
+    const m = bytes ? this.lab.loadModel(bytes) : this.model;
+    let out;
+    try {
+      out = m.generate({ prompt: Int32Array.from(p), steps, temperature, seed, topK });
+    } finally {
+      if (bytes) m.dispose();
+    }
     return task.name === 'names' ? task.decode(out) : out;
   }
 
@@ -660,7 +669,7 @@ export class Host {
         return { value: res, transfer: inspectTransfer(res) };
       }
       case 'sample': {
-        const out = this.engine.sample(msg.args ?? {});
+        const out = this.engine.sample(msg.args ?? {}, msg.bytes ?? null);
         return { value: out, transfer: typeof out === 'string' ? [] : [out.buffer] };
       }
       case 'save': {

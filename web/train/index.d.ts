@@ -123,7 +123,8 @@ export class Trainer extends EventTarget {
   step(n?: number): Promise<number>;
   reset(options?: { seed?: number }): Promise<void>;
   inspect(options?: { snapshot?: number; headMask?: ArrayLike<number> | null }): Promise<InspectResult>;
-  sample(options?: { steps?: number; temperature?: number; seed?: number; topK?: number; prompt?: string | ArrayLike<number> }): Promise<string | Int32Array>;
+  /** From the current weights, or with `snapshot` (an index) from that snapshot's. */
+  sample(options?: { steps?: number; temperature?: number; seed?: number; topK?: number; prompt?: string | ArrayLike<number>; snapshot?: number }): Promise<string | Int32Array>;
   save(options?: { optimizer?: boolean }): Promise<Uint8Array>;
   terminate(): void;
 }

@@ -273,11 +273,21 @@ export class Trainer extends EventTarget {
     return this.#labPromise;
   }
 
-  /** Generated from the current weights: a string (names) or token ids. Options: { steps, temperature, seed, topK, prompt }. */
+  /**
+   * Generated from the current weights, or with { snapshot: index } from that snapshot's: a string
+   * (names) or token ids. Options: { steps, temperature, seed, topK, prompt, snapshot }.
+   */
   sample(options = {}) {
     requireObject('sample', options);
-    noUnknownKeys('sample', options, ['steps', 'temperature', 'seed', 'topK', 'prompt']);
-    return this.#request('sample', { args: options });
+    noUnknownKeys('sample', options, ['steps', 'temperature', 'seed', 'topK', 'prompt', 'snapshot']);
+    const { snapshot, ...args } = options;
+    let bytes = null;
+    if (snapshot !== undefined) {
+      const snap = Number.isInteger(snapshot) ? this.snapshots.find((s) => s.index === snapshot) : undefined;
+      if (!snap) return Promise.reject(new AttnLabError(`sample: snapshot is ${show(snapshot)}, expected the index of one of the ${this.snapshots.length} snapshots`));
+      bytes = snap.bytes;
+    }
+    return this.#request('sample', bytes ? { args, bytes } : { args });
   }
 
   /** The current weights as checkpoint bytes (lab.loadModel, or createTrainer's checkpoint). */

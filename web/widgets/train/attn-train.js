@@ -585,6 +585,20 @@ export class AttnTrain extends AttnWidget {
     </div>`;
   }
 
+  /**
+   * Names: the sample drawn from the snapshot at the scrubber's step (or the newest before it), then
+   * every snapshot's sample, so the way from gibberish to names can be read step by step.
+   */
+  #namesSamples(cur) {
+    const all = this.session.samples, at = this.session.sampleAt(cur.step);
+    const line = (x) => (x.error ? html`<span class="error">${x.error}</span>` : x.names.join(' · ') || '(no complete name yet)');
+    return html`<div class="names-samples"><h3>Names it makes up as it learns</h3>
+      ${at ? html`<p class="sample-now">step ${at.step}${at.step !== cur.step ? ` (the snapshot at or before step ${cur.step})` : ''}: <strong>${line(at)}</strong></p>`
+        : html`<p class="empty">A sample is drawn from every snapshot (every ${trainerOptions('names', this.size).snapshotEvery} steps) once training runs.</p>`}
+      ${all.length > 1 ? html`<details class="all-samples"><summary>every snapshot’s sample (${all.length})</summary>
+        <ul class="samples">${all.map((x) => html`<li class=${x === at ? 'at' : ''}>step ${x.step}: ${line(x)}</li>`)}</ul></details>` : nothing}</div>`;
+  }
+
   // ---- page layout ------------------------------------------------------------------------------
 
   renderWidget() {
@@ -638,9 +652,7 @@ export class AttnTrain extends AttnWidget {
         ${Array.from({ length: shape.heads }, (_, h) => this.#map(l, h, { scores: heads?.[l]?.[h], focus: focus && focus.layer === l && focus.head === h,
           legend: h === shape.heads - 1 || (h + 1) % perRow === 0, maxWidth: mapW + (h === shape.heads - 1 || (h + 1) % perRow === 0 ? 60 : 0) }))}</div>`)}</div>`}
       ${view?.base && !view.stale ? this.#ablation(cur) : nothing}
-      ${this.task === 'names' && live ? html`<div class="names-samples"><h3>Names it makes up as it learns</h3>
-        ${this.session.samples.length ? html`<ul class="samples">${this.session.samples.map((s) => html`<li>step ${s.step}: ${s.error ? html`<span class="error">${s.error}</span>` : s.names.join(' · ') || '(no complete name yet)'}</li>`)}</ul>`
-          : html`<p class="empty">A sample is drawn at every snapshot (every ${trainerOptions('names', this.size).snapshotEvery} steps) once training runs.</p>`}</div>` : nothing}
+      ${this.task === 'names' && live ? this.#namesSamples(cur) : nothing}
       ${ctl === 'none' ? nothing : html`<div class="controls export">export:
         <button type="button" class="download-weights" @click=${() => this.#downloadWeights()}>weights (.safetensors)</button>
         <button type="button" class="download-history" @click=${() => this.#downloadHistory()}>history (JSON)</button>

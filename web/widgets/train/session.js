@@ -7,7 +7,7 @@
 //             this thread in Node): its snapshots, history, step, speed and error
 //   source    which of the two the widget shows ('pretrained' | 'live'), from the host's task/source
 //   running   asked to train (Start), until Pause or the run stops at its target (the shared state)
-//   samples   for the names task: names drawn from the model at each snapshot
+//   samples   for the names task: names drawn from each snapshot's weights (every snapshot, step order)
 //   notice    what the session did that the user did not ask for in so many words (a run discarded by a
 //             new task or model, a target extended by Step): shown until the next action
 //
@@ -51,6 +51,7 @@ export class TrainSession {
     this.running = false;    // asked to train
     this.wantRun = false;    // a live run was asked for (a page load makes none)
     this.sampling = false;
+    this.sampleQueue = [];   // snapshots waiting for their sample ({ index, step })
     this.redrawTimer = 0;
     this.redrawAt = 0;
     host.addController?.(this);
@@ -178,6 +179,7 @@ export class TrainSession {
         this.run = new LiveRun(trainer, { target: sizeById(size).steps, onChange: (why) => this.#onRun(why) });
         this.runFor = `${task}|${size}`;
         this.error = '';
+        if (task === 'names') this.sampleSnapshots(this.run.snapshots);  // the untrained model's gibberish first
         return this.run;
       } catch (e) {
         this.error = `The trainer could not start: ${e.message ?? e}`;
@@ -199,7 +201,7 @@ export class TrainSession {
       this.running = false;
       this.onStopped();
     }
-    if (why === 'snapshot' && this.host.task === 'names') this.sampleNames();
+    if (why === 'snapshot' && this.host.task === 'names') this.sampleSnapshots(run.snapshots);
     if ((why === 'progress' || why === 'snapshot') && run.running) this.#redrawSoon();
     else this.redrawNow();
   }
@@ -239,27 +241,52 @@ export class TrainSession {
     this.run?.dispose();
     this.run = null;
     this.samples = [];
+    this.sampleQueue = [];
   }
 
-  /** Names the model makes up now (names task): up to 8, drawn at 0.8 temperature; the last 6 draws kept. */
-  async sampleNames() {
+  /**
+   * Names task: names the model makes up at each snapshot, drawn from that snapshot's weights (up to 8,
+   * at 0.8 temperature, seeded by its step), one entry per snapshot in step order — the progression
+   * from gibberish to names. Queued: snapshots that come while one is drawn wait their turn.
+   */
+  sampleSnapshots(snaps) {
     const run = this.run;
-    if (!run || this.sampling) return;
+    if (!run) return;
+    const have = new Set([...this.samples.map((x) => x.index), ...this.sampleQueue.map((x) => x.index)]);
+    for (const snap of snaps) if (!have.has(snap.index)) this.sampleQueue.push({ index: snap.index, step: snap.step });
+    this.#drainSamples(run);
+  }
+
+  async #drainSamples(run) {
+    if (this.sampling) return;
     this.sampling = true;
     try {
-      const step = run.step;
-      const out = await run.trainer.sample({ steps: 48, temperature: 0.8, seed: step });
-      const text = typeof out === 'string' ? out : String(out);
-      const parts = text.split('.');
-      if (!text.endsWith('.')) parts.pop();  // the sample stopped inside a name: leave that one out
-      const names = parts.map((s) => s.trim()).filter(Boolean).slice(0, 8);
-      if (run === this.run) this.samples = [{ step, names }, ...this.samples].slice(0, 6);
-    } catch (e) {
-      if (run === this.run) this.samples = [{ step: run.step, names: [], error: e.message ?? String(e) }, ...this.samples].slice(0, 6);
+      while (this.sampleQueue.length && run === this.run) {
+        const { index, step } = this.sampleQueue.shift();
+        let entry;
+        try {
+          const out = await run.trainer.sample({ steps: 48, temperature: 0.8, seed: step, snapshot: index });
+          const text = typeof out === 'string' ? out : String(out);
+          const parts = text.split('.');
+          if (!text.endsWith('.')) parts.pop();  // the sample stopped inside a name: leave that one out
+          entry = { index, step, names: parts.map((x) => x.trim()).filter(Boolean).slice(0, 8) };
+        } catch (e) {
+          entry = { index, step, names: [], error: e.message ?? String(e) };
+        }
+        if (run !== this.run) break;
+        this.samples = [...this.samples, entry].sort((a, b) => a.step - b.step);
+        this.#changed();
+      }
     } finally {
       this.sampling = false;
-      this.#changed();
     }
+  }
+
+  /** The sample of the newest snapshot at or before `step` (null: none yet). */
+  sampleAt(step) {
+    let best = null;
+    for (const x of this.samples) if (x.step <= step && (!best || x.step > best.step)) best = x;
+    return best;
   }
 
   // ---- training ------------------------------------------------------------------------------------
@@ -322,10 +349,12 @@ export class TrainSession {
     this.notice = '';
     this.samples = [];
     run.target = sizeById(this.host.size).steps;
+    this.sampleQueue = [];
     try {
       await run.reset();
     } catch (e) {
       this.fail(e.message ?? String(e));
     }
+    if (this.host.task === 'names') this.sampleSnapshots(run.snapshots);
   }
 }

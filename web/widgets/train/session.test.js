@@ -159,7 +159,7 @@ describe('TrainSession', () => {
     expect(s.notice).toBe('The induction run of the 1-layer attention-only model (step 10) was discarded: the task was changed to names. A run belongs to one task and one model.');
   });
 
-  test('names: the run samples names from the model at each snapshot', async () => {
+  test('names: a sample from every snapshot\'s weights, kept in step order; the one for a step is the newest at or before it', async () => {
     const host = makeHost('names', 'attn1');
     const s = new TrainSession(host);
     expect(s.source).toBe('live');
@@ -167,12 +167,23 @@ describe('TrainSession', () => {
     s.sync();  // asked for before: made now (the names list loads with it)
     const run = await s.making;
     expect(run.trainer.task.name).toBe('names');
-    await s.step(100);  // snapshot at step 100 → a sample
-    await vi.waitFor(() => expect(s.samples.length).toBeGreaterThan(0), { timeout: 30000 });
-    const [sample] = s.samples;
-    expect(sample.step).toBe(100);
-    expect(sample.error).toBeUndefined();
-    for (const name of sample.names) expect(name).toMatch(/^[a-z]+$/);
+    await s.step(100);
+    await s.step(100);
+    await s.step(100);
+    await s.step(100);  // snapshots at 0, 100, …, 400 — more than the six the widget used to keep…
+    await s.step(100);
+    await s.step(100);
+    await s.step(100);
+    await vi.waitFor(() => expect(s.samples.map((x) => x.step)).toEqual([0, 100, 200, 300, 400, 500, 600, 700]), { timeout: 60000 });
+    for (const sample of s.samples) {
+      expect(sample.error).toBeUndefined();
+      for (const name of sample.names) expect(name).toMatch(/^[a-z]+$/);
+    }
+    // …each drawn from its snapshot's weights: the same draw again gives the same names.
+    const again = await run.trainer.sample({ steps: 48, temperature: 0.8, seed: 300, snapshot: 3 });
+    expect(s.samples[3].names.join('.')).toBe(again.split('.').filter(Boolean).slice(0, s.samples[3].names.length).join('.'));
+    expect(s.sampleAt(250).step).toBe(200);
+    expect(s.sampleAt(700).step).toBe(700);
     s.dropRun();
     expect(s.samples).toEqual([]);
     expect(run.trainer.terminated).toBe(true);

@@ -37,6 +37,8 @@ export const trainStyles = [widgetStyles, css`
     td.wrong { background: #ffebe9; }
     .samples { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
     .samples li { margin: 2px 0; }
+    .samples li.at { background: #fff8c5; }
+    .sample-now { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
     .legend-line .line-swatch.thick { border-top-width: 5px; }
     .empty { color: #57606a; font-style: italic; }
     /* slide layout */

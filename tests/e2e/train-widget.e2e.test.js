@@ -243,6 +243,13 @@ describe('<attn-train> on the app page: the pretrained snapshots', () => {
     expect(p, note).not.toBe(null);
     expect(Number(p[3])).toBeLessThan(Number(p[1]));
     expect(await map.evaluate((el) => el.getAttribute('aria-description'))).toContain('ablated');
+    // The loss at each position, with and without the head: Node's tokenLosses over the repeated half.
+    const tl = await text(w.locator('.token-loss-note'));
+    const from = Math.floor((a.ids.length - 1) / 2);
+    const mean = (x) => { const v = Array.from(x).slice(from); return v.reduce((s, y) => s + y, 0) / v.length; };
+    expect(tl).toBe(`mean over the repeated half: ${fmt(mean(a.tokenLosses), 2)} with every head, ${fmt(mean(b.tokenLosses), 2)} without ${hn}`);
+    expect(mean(b.tokenLosses)).toBeGreaterThan(mean(a.tokenLosses));
+    expect(await w.locator('.token-loss svg').count()).toBe(1);
 
     // Still focused on the map: Enter switches it back on.
     expect((await focused(page)).tag).toBe('svg');

@@ -35,7 +35,7 @@ import { niceTicks } from '../shared/ticks.js';
 import {
   SCORE_KINDS, SIZES, STAGES, TASKS, clampIndex, decoderFrom, headMask, headName, headShape, latestOnly, lossSeries,
   predictionRows, ratioSeries, resolveHeads, roleHead, roleNote, scoreSeries, scoredFrom, sizeById, stageView, toggleHead, trainerOptions, yRange,
-  LOSS_COLORS, ROLE_TEXT, ROLE_THRESHOLD, SPEEDS, DEFAULT_SPEED,
+  LOSS_COLORS, ROLE_TEXT, ROLE_THRESHOLD, SPEEDS, DEFAULT_SPEED, TOKEN_LOSS_COLORS, tokenLossSeries, meanFrom,
 } from './logic.js';
 import { TrainSession } from './session.js';
 import { trainStyles } from './styles.js';
@@ -576,6 +576,7 @@ export class AttnTrain extends AttnWidget {
         ${Number.isFinite(base.ratio) ? html` · repeated / first-half loss ${fmt(base.ratio, 2)}${abl && Number.isFinite(abl.ratio) ? html` → ${fmt(abl.ratio, 2)}` : nothing}` : nothing}</p>
       ${rows.length ? html`<p class="note preds-note">${task === 'induction' ? 'The repeated half' : task === 'reverse' ? 'The reversed half' : 'Each position'} of the held-out sequence: the model’s most likely next token
         (green: it is the next token) — ${right('right')} of ${rows.length} right${abl ? `, ${right('rightAblated')} without ${names.join(', ')}` : ''}.</p>
+      ${this.#tokenLossPlot(base, abl, names, from)}
       <div class="scrollx" tabindex="0" role="region" aria-label="predictions on the held-out sequence"><table class="preds">
         <tr><th scope="row">token</th>${rows.map((r) => html`<td>${r.token}</td>`)}</tr>
         <tr><th scope="row">next</th>${rows.map((r) => html`<td>${r.next}</td>`)}</tr>
@@ -583,6 +584,26 @@ export class AttnTrain extends AttnWidget {
         ${abl ? html`<tr><th scope="row">without ${names.join(', ')}</th>${rows.map((r) => html`<td class=${r.rightAblated ? 'right' : 'wrong'}>${r.predAblated}</td>`)}</tr>` : nothing}
       </table></div>` : nothing}` : nothing}
     </div>`;
+  }
+
+  /**
+   * The loss at each position of the held-out sequence (inspect's tokenLosses), with every head and
+   * without the ones switched off: switching off the induction head damages the repeated half only.
+   */
+  #tokenLossPlot(base, abl, names, from) {
+    const off = names.length ? `without ${names.join(', ')}` : '';
+    const series = tokenLossSeries(base, abl, { from, offLabel: off });
+    if (!series.length) return nothing;
+    const W = Math.min(560, this.pageFit(560)), H = 200;
+    const m0 = meanFrom(base.tokenLosses, from), m1 = abl ? meanFrom(abl.tokenLosses, from) : NaN;
+    const half = this.task === 'induction' ? 'the repeated half' : this.task === 'reverse' ? 'the reversed half' : 'every position';
+    return html`<div class="plot-panel token-loss" style=${`width:${W}px`}>
+      <strong>Loss at each position</strong> (of predicting the next token)
+      <div class="legend-line"><span><span class="line-swatch" style=${`border-color:${TOKEN_LOSS_COLORS.base}`}></span>every head</span>
+        ${abl ? html`<span><span class="line-swatch" style=${`border-color:${TOKEN_LOSS_COLORS.ablated};border-top-style:dashed`}></span>${off}</span>` : nothing}
+        ${from > 0 ? html`<span><span class="line-swatch" style="border-color:#8c959f;border-top-style:dotted"></span>${half} from here</span>` : nothing}</div>
+      <p class="note token-loss-note">mean over ${half}: <strong>${fmt(m0, 2)}</strong>${abl ? html` with every head, <strong>${fmt(m1, 2)}</strong> ${off}` : ''}</p>
+      ${plot({ series: series.map((x) => ({ ...x, label: undefined })), xLabel: 'position', yLabel: 'loss (nats)', width: W, height: H, fontSize: 12, yDomain: yRange(series, { floor: 0 }) })}</div>`;
   }
 
   /**

@@ -373,6 +373,37 @@ export function scoredFrom(task, base) {
   return 0;
 }
 
+/** Colours of the per-position loss: with every head, and without the heads switched off. */
+export const TOKEN_LOSS_COLORS = { base: '#0072b2', ablated: '#d55e00' };
+
+/**
+ * The per-position loss on the held-out sequence (inspect's tokenLosses: the loss of predicting the
+ * token after position i), with every head and without the heads switched off (`ablated`, an inspect
+ * result with a head mask, or null): series for plot(), x = position. `from`: the first position the
+ * task scores (induction: the repeated half), drawn as a dashed line at x = from − 0.5 (0: none).
+ * `offLabel`: what the second series is called ("without L1H0").
+ */
+export function tokenLossSeries(base, ablated, { from = 0, offLabel = 'without the heads switched off' } = {}) {
+  const tl = base?.tokenLosses;
+  if (!tl?.length) return [];
+  const pts = (a) => Array.from(a, (y, i) => [i, y]).filter(([, y]) => Number.isFinite(y));
+  const out = [{ key: 'base', label: 'every head', color: TOKEN_LOSS_COLORS.base, points: pts(tl) }];
+  if (ablated?.tokenLosses?.length === tl.length) out.push({ key: 'ablated', label: offLabel, color: TOKEN_LOSS_COLORS.ablated, dash: '6 3', points: pts(ablated.tokenLosses) });
+  if (from > 0) {
+    const top = Math.max(...out.flatMap((x) => x.points.map(([, y]) => y)), 0);
+    out.push({ key: 'from', label: 'scored from here', color: '#8c959f', dash: '2 3', points: [[from - 0.5, 0], [from - 0.5, top]] });
+  }
+  return out;
+}
+
+/** The mean of tokenLosses over positions from `from` on (the half the task scores). */
+export function meanFrom(tokenLosses, from = 0) {
+  if (!tokenLosses?.length) return NaN;
+  let s = 0, n = 0;
+  for (let i = Math.max(0, from); i < tokenLosses.length; i++) if (Number.isFinite(tokenLosses[i])) { s += tokenLosses[i]; n++; }
+  return n ? s / n : NaN;
+}
+
 /** A decoder for token ids from an inspect result's ids and their decoded tokens (the eval sequence's own vocabulary). */
 export function decoderFrom(inspect, decode = null) {
   const map = new Map();

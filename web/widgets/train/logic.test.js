@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import {
   LiveRun, ROLE_THRESHOLD, SIZES, SPEEDS, DEFAULT_SPEED, TASKS, rateOf, bestHead, clampIndex, headMask, headName, latestOnly, lossSeries, predictionRows, ratioSeries,
-  resolveHeads, roleHead, roleNote, scoreSeries, scoredFrom, stageView, thin, toggleHead, trainerOptions, yRange,
+  resolveHeads, roleHead, roleNote, scoreSeries, scoredFrom, tokenLossSeries, meanFrom, stageView, thin, toggleHead, trainerOptions, yRange,
 } from './logic.js';
 
 // Heads of a 2-layer, 2-head model whose layer-0 head 1 becomes a previous-token head from step
@@ -123,6 +123,24 @@ describe('predictions', () => {
     expect(predictionRows(base, null, decode, 0).filter((r) => r.right)).toHaveLength(4);
     expect(scoredFrom('induction', { ids: new Array(9) })).toBe(4);
     expect(scoredFrom('names', base)).toBe(0);
+  });
+});
+
+describe('per-position loss', () => {
+  test('with every head and without the ones off, the scored half marked', () => {
+    const base = { tokenLosses: Float32Array.from([2.7, 2.7, 2.6, 0.1, 0.2, 0.1]) };
+    const off = { tokenLosses: Float32Array.from([2.7, 2.6, 2.7, 2.5, 2.4, 2.6]) };
+    const s = tokenLossSeries(base, off, { from: 3, offLabel: 'without L1H0' });
+    expect(s.map((x) => x.label)).toEqual(['every head', 'without L1H0', 'scored from here']);
+    expect(s[0].points[3][0]).toBe(3);
+    expect(s[0].points[3][1]).toBeCloseTo(0.1, 6);
+    expect(s[1].points.map(([, y]) => y)).toEqual(Array.from(off.tokenLosses));
+    expect(s[2].points.map(([x]) => x)).toEqual([2.5, 2.5]);
+    expect(tokenLossSeries(base, null).map((x) => x.key)).toEqual(['base']);
+    expect(tokenLossSeries({}, null)).toEqual([]);
+    // The damage is on the repeated half only: the mean there goes 0.13 → 2.5, the first half's stays.
+    expect(meanFrom(base.tokenLosses, 3)).toBeCloseTo(0.4 / 3, 6);
+    expect(meanFrom(off.tokenLosses, 3)).toBeCloseTo(2.5, 6);
   });
 });
 

@@ -212,6 +212,20 @@ export class MultiHeadAttentionLayer {
   dispose(): void;
 }
 export function createTokenizer(args: TokenizerArgs): Tokenizer;
+/** GPT-2's own tokenizer: byte-level BPE r50k_base (the gpt-tokenizer package), ids as in GPT-2's checkpoints. */
+export interface Gpt2Tokenizer {
+  readonly kind: 'gpt2';
+  /** 50257: 50256 BPE tokens and '<|endoftext|>' = 50256 */ readonly size: number;
+  /** the text '<|endoftext|>' becomes id 50256 (as in Hugging Face's GPT2Tokenizer) */ encode(s: string): Int32Array;
+  /** decode(encode(s)) === s for every well-formed string (a lone surrogate is encoded as U+FFFD) */
+  decode(ids: ArrayLike<number>): string;
+  /** the text GPT-2 sees, leading space included (id 995 'Ġworld' → ' world'); bytes of an incomplete character as U+FFFD */
+  token(id: number): string;
+  /** one string per token, joined === s: a character spread over several tokens is on the token that completes it, '' on those before */
+  pieces(s: string): string[];
+}
+/** Loads GPT-2's vocabulary on the first call (a dynamic import: pages that never call it never load it). */
+export function createGpt2Tokenizer(): Promise<Gpt2Tokenizer>;
 
 // ---- The small GPT (core/include/attnlab/gpt.h): lab.createModel / lab.loadModel → Model
 /** Token ids: an Int32Array (copied as is) or an array of integers, in [0, vocab). */

@@ -26,6 +26,7 @@ import { OPS as modelOps, Model } from './model.js';
 
 export { AttnLabError, createTokenizer, MultiHeadAttentionLayer, Model };
 export { MAX_CALL_BYTES } from './arena.js';
+export { createGpt2Tokenizer } from './gpt2-tokenizer.js';  // GPT-2's tokens; the vocabulary loads on first call
 
 // The smallest module with a v128 instruction: if it validates, this engine has WASM SIMD.
 const SIMD_PROBE = new Uint8Array([

@@ -51,16 +51,18 @@ export function describeState({ kernel, bandwidth, query, xs, ys, weights, grid:
   let nearest = 0;
   for (let i = 1; i < n; i++) if (Math.abs(xs[i] - query) < Math.abs(xs[nearest] - query)) nearest = i;
   const f = (v, d = 2) => Number(v).toFixed(d).replace('-', '−');
-  const share = `${Math.round(weights[top] * 100)} %`;
-  const many = neff < 1.5 ? 'one point' : `about ${f(neff, neff < 10 ? 1 : 0)} of the ${n} points`;
+  const pct = `${Math.round(weights[top] * 100)} %`;
+  const one = neff < 1.5;
+  const many = one ? 'one point' : `about ${f(neff, neff < 10 ? 1 : 0)} of the ${n} points`;
+  const [carry, share] = one ? ['carries', 'takes'] : ['carry', 'share'];  // "one point carries", "about 3 points carry"
   if (kernel === 'dot') {
     const flat = flatFrom(g, curve, ys);
-    const lead = `Dot-product kernel: the score x·xᵢ/h grows with xᵢ (for x > 0), so the weight goes to the largest xᵢ, not the nearest — here xᵢ = ${f(xs[top])} takes ${share}.`;
-    if (neff > 0.6 * n) return { lead, rest: `With h = ${f(bandwidth, 3)} the scores barely differ: ${many} share the weight, ŷ is near the mean of the yᵢ (a flat curve).` };
+    const lead = `Dot-product kernel: the score x·xᵢ/h grows with xᵢ (for x > 0), so the weight goes to the largest xᵢ, not the nearest — here xᵢ = ${f(xs[top])} takes ${pct}.`;
+    if (neff > 0.6 * n) return { lead, rest: `With h = ${f(bandwidth, 3)} the scores barely differ: ${many} ${share} the weight, ŷ is near the mean of the yᵢ (a flat curve).` };
     return { lead, rest: flat !== null ? `With h = ${f(bandwidth, 3)} the curve goes flat at y ≈ ${f(curve[curve.length - 1])} for x ≳ ${f(flat, 1)}: no wiggles, whatever the bandwidth.`
-      : `With h = ${f(bandwidth, 3)} ${many} share the weight.` };
+      : `With h = ${f(bandwidth, 3)} ${many} ${share} the weight.` };
   }
-  const lead = `Gaussian kernel, h = ${f(bandwidth, 3)}: ${many} carry the weight at x = ${f(query)}${top === nearest ? ', led by the nearest' : ''}.`;
+  const lead = `Gaussian kernel, h = ${f(bandwidth, 3)}: ${many} ${carry} the weight at x = ${f(query)}${top === nearest ? ', led by the nearest' : ''}.`;
   if (neff < 2.5) return { lead, rest: 'A small bandwidth trusts only the nearest points: the curve follows them (wiggly).' };
   if (neff > 0.6 * n) return { lead, rest: 'A large bandwidth averages almost everything: the curve is close to the mean of the yᵢ (flat).' };
   return { lead, rest: 'A moderate bandwidth: a local average over nearby points (a smooth curve).' };

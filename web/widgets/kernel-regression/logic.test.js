@@ -35,3 +35,13 @@ test('the note reads the kernel and the weights: the dot kernel is not called wi
   const wide = describeState({ kernel: 'gaussian', bandwidth: 50, query: 2, xs, ys, weights: [0.25, 0.25, 0.25, 0.25], grid: g, curve: flatCurve });
   expect(wide.rest).toMatch(/flat/);
 });
+
+test('one point carries the weight, several carry it (the verb agrees)', () => {
+  const xs = [1, 2, 3, 4], ys = [1, -1, 2, 3], g = Float32Array.from([0, 1, 2, 3]), curve = [1, 1, 1, 1];
+  const one = describeState({ kernel: 'gaussian', bandwidth: 0.05, query: 2, xs, ys, weights: [0, 1, 0, 0], grid: g, curve });
+  expect(one.lead).toBe('Gaussian kernel, h = 0.050: one point carries the weight at x = 2.00, led by the nearest.');
+  const all = describeState({ kernel: 'gaussian', bandwidth: 50, query: 2, xs, ys, weights: [0.25, 0.25, 0.25, 0.25], grid: g, curve });
+  expect(all.lead).toMatch(/: about 4\.0 of the 4 points carry the weight at x = 2\.00/);
+  const dotOne = describeState({ kernel: 'dot', bandwidth: 0.05, query: 2, xs, ys, weights: [0, 0, 0, 1], grid: g, curve: [0, 1, 2, 3] });
+  expect(dotOne.rest).not.toMatch(/one point share /);
+});

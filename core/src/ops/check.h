@@ -199,19 +199,23 @@ inline std::string bound_str(double x) {
 }
 
 // Scores of one head: |q_i·k_j| ≤ R = Σ_d max_i|q[i, d]|·max_j|k[j, d]| for every pair (i, j),
-// masked or not (raw scores are returned). Refused when the raw scores R or the scaled ones
-// R·scale + bias (bias_bound) could exceed FLT_MAX after float32 rounding. head: the head's index,
-// named in the message, or −1 (single-head attention). q, k are finite (checked before). The sum runs
-// over d in order in double, where each float·float product is exact.
-inline Status check_score_bound(const char* op, long head, const float* q, size_t ldq, size_t t_q,
-                                const float* k, size_t ldk, size_t t_k, size_t d_k, float scale,
-                                double bias, const char* terms) {
+// masked or not (raw scores are returned). score_bound_sum computes R, summed over d in order in
+// double, where each float·float product is exact (so R is finite for finite q, k, and NaN or +∞
+// when either holds a NaN or ±∞).
+inline double score_bound_sum(const float* q, size_t ldq, size_t t_q, const float* k, size_t ldk,
+                              size_t t_k, size_t d_k) {
   double r = 0.0;
   for_column_max_abs(q, ldq, t_q, d_k, [&](size_t c0, const float* qm, size_t n) {
     float km[kMaxChunk] = {};
     kernels::column_max_abs_f32(t_k, n, k + c0, ldk, km);
     for (size_t d = 0; d < n; ++d) r += static_cast<double>(qm[d]) * static_cast<double>(km[d]);
   });
+  return r;
+}
+// Refused when the raw scores R or the scaled ones R·scale + bias (bias_bound) could exceed FLT_MAX
+// after float32 rounding. head: the head's index, named in the message, or −1 (single-head attention).
+inline Status check_score_bound(const char* op, long head, double r, size_t d_k, float scale, double bias,
+                                const char* terms) {
   const double raw = r * (1.0 + rounding_margin(d_k));
   const double scaled = raw * static_cast<double>(scale) * (1.0 + 0x1p-23) + bias;
   if (raw <= FLT_MAX && scaled <= FLT_MAX) return Status::Ok();
@@ -221,6 +225,12 @@ inline Status check_score_bound(const char* op, long head, const float* q, size_
                       " can exceed float32 range (bound " + bound_str(raw_worse ? raw : scaled) +
                       "), expected |q|·|k|" + (raw_worse ? "" : "·scale") +
                       (raw_worse ? "" : terms) + " within 3.4e38");
+}
+// Both, for q and k that are finite (checked before).
+inline Status check_score_bound(const char* op, long head, const float* q, size_t ldq, size_t t_q,
+                                const float* k, size_t ldk, size_t t_k, size_t d_k, float scale,
+                                double bias, const char* terms) {
+  return check_score_bound(op, head, score_bound_sum(q, ldq, t_q, k, ldk, t_k, d_k), d_k, scale, bias, terms);
 }
 
 // weights·v is a convex combination of v's rows, so |out| ≤ max|v| up to rounding. Refused when

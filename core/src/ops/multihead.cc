@@ -95,19 +95,31 @@ Status detail::check_multihead_bounds(const MultiHeadArgs& a, const float* q, co
   constexpr const char* op = "multiHeadAttention";
   const size_t D = a.d_model, H = a.heads, dk = D / H;
   const size_t tq = a.t_q, tk = a.context ? a.t_k : a.t_q;
-  // A projection that overflowed float32 is refused (a non-finite input shows here too and is then
-  // reported as such: check_multihead_result).
-  ATTNLAB_CHECK(check_multihead_result(a, "q", q, tq * D, "x·wq + bq within float32 range"));
-  ATTNLAB_CHECK(check_multihead_result(a, "k", k, tk * D, "context·wk + bk within float32 range"));
-  ATTNLAB_CHECK(check_multihead_result(a, "v", v, tk * D, "context·wv + bv within float32 range"));
+  // First of all, a projection that overflowed float32 is refused (a non-finite input shows there
+  // too and is then reported as such: check_multihead_result). The maxima below see every value of
+  // q, k and v and are NaN or +∞ when one is not finite, so these scans run only then, or before a
+  // refusal (whose message must be theirs when some value is not finite): the same first message.
+  const auto projections_finite = [&]() -> Status {
+    ATTNLAB_CHECK(check_multihead_result(a, "q", q, tq * D, "x·wq + bq within float32 range"));
+    ATTNLAB_CHECK(check_multihead_result(a, "k", k, tk * D, "context·wk + bk within float32 range"));
+    return check_multihead_result(a, "v", v, tk * D, "context·wv + bv within float32 range");
+  };
   const float scale = multihead_scale(a);
   const double mask = mask_bound(a.mask, tq, tk);
   for (size_t h = 0; h < H; ++h) {
     const float slope = a.alibi ? alibi_slope(h, H) : 0.0f;
-    ATTNLAB_CHECK(check_score_bound(op, static_cast<long>(h), q + h * dk, D, tq, k + h * dk, D, tk, dk, scale,
-                                    mask + alibi_bound(slope, tq, tk), bias_terms(a.mask, slope)));
+    const double r = score_bound_sum(q + h * dk, D, tq, k + h * dk, D, tk, dk);
+    if (!std::isfinite(r)) ATTNLAB_CHECK(projections_finite());  // a non-finite q or k: refused there
+    const Status st = check_score_bound(op, static_cast<long>(h), r, dk, scale, mask + alibi_bound(slope, tq, tk),
+                                        bias_terms(a.mask, slope));
+    if (!st.ok) {
+      ATTNLAB_CHECK(projections_finite());
+      return st;
+    }
   }
   const float vmax_all = max_abs(v, D, tk, D);
+  if (!std::isfinite(vmax_all)) ATTNLAB_CHECK(projections_finite());  // a non-finite v: refused there
+  // q, k and v are finite from here on.
   ATTNLAB_CHECK(check_values_bound(op, vmax_all, tk));
   // Output column c: |Σ_d heads[i, d]·wo[d, c] + bo[c]| ≤ Σ_d max|v[:, d]|·|wo[d, c]| + |bo[c]|, up to
   // the rounding of the heads (t_k terms) and of that sum (D + 1 terms).

@@ -26,7 +26,8 @@ Status check_multihead_result(const MultiHeadArgs& a, const char* name, const fl
 float multihead_scale(const MultiHeadArgs& a);
 
 // Everything that decides float32 overflow, after the projections and before any head is computed,
-// in this order: q, k, v finite (else the input error or the projection overflow); each head's
+// in this order (the first failure's message): q, k, v finite (else the input error or the
+// projection overflow; scanned only when a maximum below is not finite or before a refusal); each head's
 // scores within float32 range (check_score_bound); weights·v (check_values_bound); the output
 // Concat(heads)·W_O + b_O (each column bounded by Σ_d max|v[:, d]|·|wo[d, c]| + |bo[c]|, since a head
 // is a convex combination of v's rows). Bounds from maxima, independent of summation order: both

@@ -19,6 +19,7 @@ import { uniformMatrix } from '../shared/rng.js';
 import { plot } from '../shared/plot.js';
 import '../shared/heatmap.js';
 import '../shared/tex.js';
+import { NOT_TRAINED, learnedReadout } from './logic.js';
 
 export class AttnPositional extends AttnWidget {
   static properties = {
@@ -79,6 +80,12 @@ export class AttnPositional extends AttnWidget {
   #dots(lab, pe, D, pos, K) {
     const q = pe.subarray(pos * D, (pos + 1) * D), k = pe.subarray(pos * D, (pos + K + 1) * D);
     return lab.attention({ q, k, v: new Float32Array(K + 1), tq: 1, tk: K + 1, dk: D, dv: 1, scale: 1 }).scores;
+  }
+
+  /** The learned map's readout for trained length T (one function per T: a new one per render would redraw the map). */
+  #learnedReadout(T) {
+    if (this._learnedReadout?.T !== T) this._learnedReadout = { T, fn: learnedReadout(T) };
+    return this._learnedReadout.fn;
   }
 
   /** The learned table, RoPE scores and ALiBi bias at N positions (trained length T), from the core. */
@@ -172,7 +179,8 @@ export class AttnPositional extends AttnWidget {
       formula = `${wide ? `\\text{trained on } ${T} \\text{ positions, used on } ${N}:\\quad ` : ''}\\langle R_i q, R_j k\\rangle = \\langle q, R_{j-i} k\\rangle,\\quad s_{ij} \\mathrel{+}= -m_h\\,|i-j|`;
       const lessonH = b.learnedError ? 30 : 0;
       const panels = [
-        { cls: 'learned-pe', label: `learned: no rows past ${T} (grey)`, values: b.learned, rows: N, cols: D, rowLabels: posLabels(N), colLabels: dims },
+        { cls: 'learned-pe', label: `learned: no rows past ${T} (grey)`, values: b.learned, rows: N, cols: D, rowLabels: posLabels(N), colLabels: dims,
+          readoutFor: this.#learnedReadout(T), missingText: NOT_TRAINED },
         { cls: 'rope', label: 'RoPE q_i·k_j', values: b.ropeScores, rows: N, cols: N, rowLabels: posLabels(N), colLabels: posLabels(N), mark: T },
         { cls: 'alibi', label: `ALiBi bias, head ${b.h}`, values: b.bias, rows: N, cols: N, rowLabels: posLabels(N), colLabels: posLabels(N), mark: T },
       ].map((p) => ({ ...p, compact: true, legend: true, weight: 1, shareRows: true }));
@@ -184,7 +192,8 @@ export class AttnPositional extends AttnWidget {
       }
       body = html`${layout.rows.map((row) => html`<div class="slide-row">${row.map((p) => html`<attn-heatmap class=${p.cls} .label=${p.label}
           .values=${p.values} .rows=${p.rows} .cols=${p.cols} .rowLabels=${p.rowLabels} .colLabels=${p.colLabels} colormap="diverging"
-          .mark=${p.mark ?? null} compact .cellSize=${60} .legendPos=${p.legendPos ?? 'right'} .fitWidth=${p.fitWidth} .fitHeight=${p.fitHeight}></attn-heatmap>`)}</div>`)}
+          .mark=${p.mark ?? null} compact .cellSize=${60} .legendPos=${p.legendPos ?? 'right'} .fitWidth=${p.fitWidth} .fitHeight=${p.fitHeight}
+          .readoutFor=${p.readoutFor ?? null} .missingText=${p.missingText ?? ''}></attn-heatmap>`)}</div>`)}
         ${b.learnedError ? html`<p class="lesson learned-error" role="status" style=${`max-width:${width}px`}>Learned table past ${T}: “${b.learnedError}”</p>` : nothing}`;
     }
     return html`<div class="slide-head">${controls}<attn-tex class="formula current" .expr=${formula}></attn-tex></div>
@@ -249,7 +258,8 @@ export class AttnPositional extends AttnWidget {
       <p class="note">Dashed lines (RoPE, ALiBi) and the grey rows of the learned table: the trained length (${T}). The learned table is random here (seed ${this.seed}), standing in for a trained one.</p>
       <div class="row">
         <div class="learned"><attn-heatmap class="learned-pe" label=${N > T ? `learned (table lookup): no rows past ${T}` : 'learned (table lookup)'} .values=${learned} .rows=${N} .cols=${D}
-            .rowLabels=${posLabels(N)} .colLabels=${dims} colormap="diverging" max-width=${learnedWidth}></attn-heatmap>
+            .rowLabels=${posLabels(N)} .colLabels=${dims} colormap="diverging" max-width=${learnedWidth}
+            .readoutFor=${this.#learnedReadout(T)} .missingText=${NOT_TRAINED}></attn-heatmap>
           ${learnedError ? html`<p class="lesson learned-error" role="status">No rows past ${T}: the API says “${learnedError}”</p>` : nothing}</div>
         <div><attn-heatmap class="rope" label="RoPE: q_i·k_j for one content vector" .values=${ropeScores} .rows=${N} .cols=${N}
             .rowLabels=${posLabels(N)} .colLabels=${posLabels(N)} max-width=${nnWidth} .mark=${T}></attn-heatmap>

@@ -120,6 +120,7 @@ export class AttnHeatmap extends LitElement {
     rowWeights: { attribute: false },
     /** (row, col, { compact }) → text: replaces the "row, col: value" readout (col is null on a row label); absent or empty: the default. */
     readoutFor: { attribute: false },
+    missingText: { attribute: false },  // what a NaN cell reads in the readout and the numbers table ('': the number, NaN)
     _cursor: { state: true },
     _screenScale: { state: true },
     _avail: { state: true },
@@ -172,6 +173,7 @@ export class AttnHeatmap extends LitElement {
     this.highlightCols = null;
     this.rowWeights = null;
     this.readoutFor = null;
+    this.missingText = '';
     this._cursor = null;
     this._screenScale = 1;
   }
@@ -427,7 +429,7 @@ export class AttnHeatmap extends LitElement {
     return html`<table>
       <caption class="sr-only">${this.label}</caption>
       <thead><tr><th scope="col"><span class="sr-only">row \\ column</span></th>${Array.from({ length: cols }, (_, j) => html`<th scope="col">${this.#colLabel(j)}</th>`)}</tr></thead>
-      <tbody>${Array.from({ length: rows }, (_, i) => html`<tr><th scope="row">${this.#rowLabel(i)}</th>${Array.from({ length: cols }, (_, j) => html`<td>${fmt(v[i * cols + j], 4)}</td>`)}</tr>`)}</tbody>
+      <tbody>${Array.from({ length: rows }, (_, i) => html`<tr><th scope="row">${this.#rowLabel(i)}</th>${Array.from({ length: cols }, (_, j) => html`<td>${this.missingText && Number.isNaN(v[i * cols + j]) ? this.missingText : fmt(v[i * cols + j], 4)}</td>`)}</tr>`)}</tbody>
     </table>`;
   }
 

@@ -71,25 +71,4 @@ DecoderBlockResult decoder_block(const Eigen::Ref<const RowMatrixXf>& x, const E
                                  const OwnedDecoderBlockWeights& w, const BlockOptions& opt,
                                  const Mask& self_mask = Mask::Causal());
 
-// ---- Deprecated names (removed in 0.3): the names on the right replace them ---------------------
-using AttentionLayerWeights = OwnedMultiHeadWeights;   // deprecated
-using LayerNormParams = OwnedLayerNormWeights;         // deprecated
-using FeedForwardParams = OwnedFeedForwardWeights;     // deprecated
-using EncoderLayerWeights = OwnedEncoderBlockWeights;  // deprecated
-using DecoderLayerWeights = OwnedDecoderBlockWeights;  // deprecated
-using AttentionStep = MultiHeadResult;                 // deprecated (its out is now output)
-using EncoderLayerResult = EncoderBlockResult;         // deprecated (ffn_hidden is now ffn_activated)
-using DecoderLayerResult = DecoderBlockResult;         // deprecated (ffn_hidden is now ffn_activated)
-// deprecated: encoder_block
-inline EncoderBlockResult encoder_layer(const Eigen::Ref<const RowMatrixXf>& x, const OwnedEncoderBlockWeights& w,
-                                        const BlockOptions& opt, const Mask& mask = Mask::None()) {
-  return encoder_block(x, w, opt, mask);
-}
-// deprecated: decoder_block
-inline DecoderBlockResult decoder_layer(const Eigen::Ref<const RowMatrixXf>& x, const Eigen::Ref<const RowMatrixXf>& memory,
-                                        const OwnedDecoderBlockWeights& w, const BlockOptions& opt,
-                                        const Mask& self_mask = Mask::Causal()) {
-  return decoder_block(x, memory, w, opt, self_mask);
-}
-
 }  // namespace attnlab

@@ -24,10 +24,10 @@ const SIZE = 50257;
 const END_OF_TEXT = '<|endoftext|>';
 const END_OF_TEXT_ID = 50256;
 
-const utf8 = new TextEncoder();
+const utf8 = /* @__PURE__ */ new TextEncoder();  // pure: a bundle that never calls createGpt2Tokenizer drops them
 // Not streaming: an incomplete sequence becomes U+FFFD. ignoreBOM keeps a U+FEFF that starts the bytes
 // (by default TextDecoder drops it: '\uFEFFa' would come back as 'a').
-const utf8Decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+const utf8Decoder = /* @__PURE__ */ new TextDecoder('utf-8', { ignoreBOM: true });
 
 let loading = null;  // one load per page or worker, shared by every call
 

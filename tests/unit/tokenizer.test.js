@@ -27,7 +27,7 @@ describe('tokenizer', () => {
   });
   test('bpe: any string round-trips (unseen words, emoji, combining marks), and merges shorten the text', () => {
     const tok = createTokenizer({ kind: 'bpe', text: text.repeat(3), vocabSize: 300 });
-    for (const s of ['', 'dogs chase cats', 'e\u0301 👩‍👩‍👧 ✓', '   ', 'the the the', text])
+    for (const s of ['', 'dogs chase cats', 'e\u0301 👩‍👩‍👧 ✓', '   ', 'the the the', '\uFEFFa leading BOM', text])
       expect(tok.decode(tok.encode(s))).toBe(s);
     expect(tok.encode(text).length).toBeLessThan(new TextEncoder().encode(text).length / 2);
     expect(tok.size).toBe(256 + tok.merges.length);

@@ -19,7 +19,8 @@ const WORD_RE = /\s+|\S+/gu;
 const CHUNK_RE = /\s*\S+|\s+/gu;
 
 const utf8 = new TextEncoder();
-const utf8Decoder = new TextDecoder('utf-8');  // replaces an invalid/incomplete sequence with U+FFFD
+// Replaces an invalid or incomplete sequence with U+FFFD; ignoreBOM: a leading U+FEFF is text, kept (the round trip).
+const utf8Decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** Builds a tokenizer from its training text. See web/api/index.d.ts (TokenizerArgs). */
 export function createTokenizer(args) {

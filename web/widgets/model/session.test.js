@@ -1,0 +1,106 @@
+// The session on attnlab's shipped induction model, in Node: its induction head found by score and
+// named, ablation changing the distribution and the loss, generation adding one cached row per token.
+import { beforeAll, describe, expect, test } from 'vitest';
+import { createAttnLab } from '../../api/index.js';
+import { ModelSession, LENS_NOTE } from './session.js';
+import { ROLE_THRESHOLD, ablationRows, cacheRows, headName, roles, topK } from './logic.js';
+
+let lab;
+beforeAll(async () => { lab = await createAttnLab(); });
+
+const host = () => ({ updates: 0, requestUpdate() { this.updates++; } });
+
+describe('ModelSession on the shipped induction model', () => {
+  test('loads, tokenizes, runs, and names its induction head by score', async () => {
+    const h = host(), s = new ModelSession(h, { lab });
+    await s.loadShipped();
+    expect(s.status).toBe('ready');
+    expect(s.config.vocab).toBe(16);
+    expect(h.updates).toBeGreaterThan(0);
+    s.repeatRandom(3);
+    const { layers, heads } = s.config;
+    expect(s.ids[0]).toBe(0);
+    expect(s.base.attention.length).toBe(layers);
+    expect(s.scores.length).toBe(layers);
+    expect(s.scores[0].length).toBe(heads);
+    const named = roles(s.scores);
+    const ind = named.filter((r) => r.role === 'induction');
+    expect(ind.length).toBeGreaterThan(0);
+    for (const r of ind) {
+      expect(r.layer).toBeGreaterThanOrEqual(1);
+      expect(s.scores[r.layer][r.head].induction).toBeGreaterThanOrEqual(ROLE_THRESHOLD);
+    }
+    // the model predicts the repeat: the loss on the second copy is far below the first's
+    const t = s.ids.length, half = (t - 1) / 2;
+    const tl = s.base.tokenLosses;
+    let first = 0, second = 0;
+    for (let i = 1; i < half; i++) first += tl[i];
+    for (let i = half + 1; i < t - 1; i++) second += tl[i];
+    expect(second / (half - 2)).toBeLessThan(0.5 * first / (half - 1));
+    expect(s.lens).toBeNull();
+    expect(s.lensNote).toBe(LENS_NOTE);
+    console.log('induction heads:', ind.map((r) => `${headName(r.layer, r.head)} ${r.score.toFixed(3)}`).join(', '));
+  });
+
+  test('switching the induction head off changes the next-token distribution and raises the loss', async () => {
+    const s = new ModelSession(host(), { lab });
+    await s.loadShipped();
+    s.repeatRandom(11);
+    const ind = roles(s.scores).find((r) => r.role === 'induction');
+    const before = s.base.meanLoss;
+    s.setAblated([ind.layer * s.config.heads + ind.head]);
+    expect(s.off).not.toBeNull();
+    expect(s.off.meanLoss).toBeGreaterThan(before);
+    expect(s.base.meanLoss).toBe(before);  // the unablated run is unchanged
+    const t = s.ids.length, v = s.config.vocab;
+    const a = ablationRows(s.base.logits, s.off.logits, v, t - 1, 5);
+    expect(Math.max(...a.rows.map((r) => Math.abs(r.delta)))).toBeGreaterThan(0.05);
+    s.setAblated([]);
+    expect(s.off).toBeNull();
+  });
+
+  test('a 1-layer model never gets an induction label', async () => {
+    const m = lab.createModel({ vocab: 16, context: 23, layers: 1, heads: 2, dModel: 32, attentionOnly: true, layerNorm: false, seed: 1 });
+    const s = new ModelSession(host(), { lab });
+    await s.loadSource(m.save(), 'one-layer.safetensors');
+    m.dispose();
+    expect(s.status).toBe('ready');
+    expect(s.config.layers).toBe(1);
+    s.setIds([1, 2, 3, 4, 1, 2, 3, 4]);
+    expect(roles(s.scores, 0).some((r) => r.role === 'induction')).toBe(false);  // even at threshold 0
+  });
+
+  test('generation: each step adds one token and one new cache row', async () => {
+    const s = new ModelSession(host(), { lab });
+    await s.loadShipped();
+    s.setIds([0, 3, 4, 5, 6, 3, 4]);
+    const top = topK(s.base.logits, s.config.vocab, s.ids.length - 1, 1)[0].id;
+    const first = s.generateStep();
+    expect(first).toBe(top);  // greedy: the top of the distribution shown
+    expect(first).toBe(5);    // and it continues the repeat (5 came after 4)
+    s.generateStep();
+    expect(s.gen.tokens).toEqual([0, 3, 4, 5, 6, 3, 4, 5, 6]);
+    const rows = cacheRows(s.gen.tokens, s.gen.prompt.length, s.config.context);
+    expect(rows.filter((r) => r.state === 'new').length).toBe(1);
+    expect(rows.filter((r) => r.state === 'cached').length).toBe(8);
+  });
+
+  test('a file that is not a model: the error in words, the shipped model still there', async () => {
+    const s = new ModelSession(host(), { lab });
+    await s.loadShipped();
+    await s.loadSource(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8, 9]), 'junk.safetensors');
+    expect(s.status).toBe('ready');
+    expect(s.source.kind).toBe('shipped');
+    expect(s.error).toMatch(/^Could not load junk\.safetensors: .+/);
+  });
+
+  test('text the tokenizer refuses is said, the last sequence kept', async () => {
+    const s = new ModelSession(host(), { lab });
+    await s.loadShipped();
+    s.setText('^ABCABC');
+    const ids = s.ids.slice();
+    s.setText('hello!');
+    expect(s.inputError).toMatch(/expected one of/);
+    expect(s.ids).toEqual(ids);
+  });
+});

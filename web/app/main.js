@@ -13,6 +13,7 @@ import '../widgets/positional/index.js';
 import '../widgets/block/index.js';
 import '../widgets/cost/index.js';
 import '../widgets/train/index.js';
+import '../widgets/model/index.js';
 import './app.css';
 
 const status = document.querySelector('.status');

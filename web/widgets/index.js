@@ -11,3 +11,4 @@ export { AttnCross } from './cross/index.js';
 export { AttnBlock } from './block/index.js';
 export { AttnCost } from './cost/index.js';
 export { AttnTrain } from './train/index.js';
+export { AttnModel } from './model/index.js';

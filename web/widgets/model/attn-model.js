@@ -1,0 +1,322 @@
+// <attn-model>: a whole language model on one sentence — its tokens, every head's attention map (layers ×
+// heads at a glance, one opened with labels and numbers), the heads named by role from their scores,
+// the next-token distribution with heads switched off beside it, and generation step by step with the
+// KV cache. Default: attnlab's shipped induction model (offline, no file); a safetensors file from the
+// picker or a drop (read in the page, never sent anywhere), or `src` (a URL, e.g. a deck's
+// public/models/gpt2.safetensors) loads another, e.g. GPT-2.
+//
+// Attributes: src, text, stage (0 tokens · 1 one head · 2 all heads · 3 logit lens and next token ·
+// 4 generation; absent: all), k (top-k, default 5), hash-key, layout, controls (see AttnWidget).
+// Events: attn-state-change (AttnWidget), attn-model-load { source, config } (bubbles, composed) when a
+// model is ready.
+// Keyboard: Tab reaches every map; Enter (or a click) on a map opens that head; each map's "on/off"
+// button switches the head off; in the opened map the arrow keys read the cells.
+import { html, nothing } from 'lit';
+import { AttnWidget, optionalInt } from '../shared/widget.js';
+import '../shared/heatmap.js';
+import { fmt } from '../shared/format.js';
+import { modelStyles } from './styles.js';
+import { ModelSession } from './session.js';
+import {
+  GPT2_HINT, ROLE_TEXT, ROLE_THRESHOLD, SCORE_KINDS, SCORE_SHORT, STAGES, ablationRows, bytesText, cacheRows, headName,
+  roleOf, roles, toggleHead,
+} from './logic.js';
+
+const MAX_HEADS = 4096;
+
+export class AttnModel extends AttnWidget {
+  static properties = {
+    /** A model file's URL (safetensors; e.g. "models/gpt2.safetensors" from a deck's public/ folder). */
+    src: { type: String },
+    /** The sentence the model reads. */
+    text: { type: String },
+    /** Show up to this stage (0 … 4; absent: everything). */
+    stage: { converter: optionalInt, reflect: true },
+    /** The opened head, as its flat index layer·heads + head (absent: the first named induction head, else L0H0). */
+    head: { converter: optionalInt },
+    /** The heads switched off (flat indices). */
+    ablated: { attribute: false },
+    /** How many next tokens the distribution lists. */
+    k: { type: Number },
+    _over: { state: true },
+  };
+
+  static styles = modelStyles;
+
+  static stateSchema = {
+    text: { type: 'text', maxChars: 2000 },
+    stage: { type: 'int', min: 0, max: 4 },
+    head: { type: 'int', min: 0, max: MAX_HEADS - 1 },
+    ablated: { type: 'nums', maxLength: MAX_HEADS, min: 0, max: MAX_HEADS - 1 },
+    k: { type: 'int', min: 1, max: 20 },
+  };
+
+  constructor() {
+    super();
+    this.src = '';
+    this.text = null;
+    this.stage = null;
+    this.head = null;
+    this.ablated = [];
+    this.k = 5;
+    this._over = false;
+    this.session = new ModelSession(this);
+    this._loadedSrc = null;
+  }
+
+  labReady(lab) {
+    this.session.lab = lab;
+    if (this.text) this.session.text = this.text;
+    this.session.ablated = this.#ablatedList();
+    // The shipped model first (small, offline): the widget works while a large file loads or if it fails.
+    this.session.loadShipped().then(() => {
+      this.#afterLoad();
+      if (this.src) this.#loadSrc();
+    });
+  }
+
+  willUpdate(changed) {
+    super.willUpdate(changed);
+    if (changed.has('src') && this._lab && this.session.model && this.src && this.src !== this._loadedSrc) this.#loadSrc();
+  }
+
+  #loadSrc() {
+    this._loadedSrc = this.src;
+    this.session.loadSource(this.src).then(() => this.#afterLoad());
+  }
+
+  #afterLoad() {
+    const s = this.session;
+    if (s.status !== 'ready') return;
+    this.text = s.text;
+    const n = s.config.layers * s.config.heads;
+    if (this.head !== null && this.head >= n) this.head = null;
+    this.ablated = this.#ablatedList().filter((i) => i < n);
+    this.dispatchEvent(new CustomEvent('attn-model-load', { detail: { source: s.source, config: s.config }, bubbles: true, composed: true }));
+  }
+
+  #ablatedList() { return Array.isArray(this.ablated) ? this.ablated.map(Number) : []; }
+
+  applyState(state) {
+    super.applyState(state);
+    const s = this.session;
+    if (!s.ready) { if (state.text) s.text = state.text; s.ablated = this.#ablatedList(); return; }
+    s.ablated = this.#ablatedList().filter((i) => i < s.config.layers * s.config.heads);
+    if (state.text !== undefined) s.setText(state.text); else s.run();
+  }
+
+  /** The opened head: `head`, else the strongest named induction head, else L0H0. */
+  get openedHead() {
+    const s = this.session;
+    if (!s.ready) return 0;
+    const n = s.config.layers * s.config.heads;
+    if (this.head !== null && this.head !== undefined && this.head < n) return this.head;
+    const ind = s.scores ? roles(s.scores).find((r) => r.role === 'induction') : null;
+    return ind ? ind.layer * s.config.heads + ind.head : 0;
+  }
+
+  // ---- user actions ---------------------------------------------------------------------------------
+
+  #setText(text) {
+    this.session.setText(text);
+    this.text = text;
+    this.stateChanged();
+  }
+
+  #random() {
+    this.session.repeatRandom();
+    this.text = this.session.text;
+    this.stateChanged();
+  }
+
+  #open(i) {
+    this.head = i;
+    this.stateChanged();
+  }
+
+  #toggle(i) {
+    this.ablated = toggleHead(this.#ablatedList(), i);
+    this.session.setAblated(this.ablated);
+    this.stateChanged();
+  }
+
+  #pick(e) {
+    const file = e.target.files?.[0];
+    if (file) this.session.loadSource(file, file.name).then(() => this.#afterLoad());
+  }
+
+  #drop(e) {
+    e.preventDefault();
+    this._over = false;
+    const file = e.dataTransfer?.files?.[0];
+    if (file) this.session.loadSource(file, file.name).then(() => this.#afterLoad());
+  }
+
+  // ---- rendering ------------------------------------------------------------------------------------
+
+  renderWidget() {
+    const s = this.session;
+    if (this.slideLayout) return this.#renderSlide();
+    return html`
+      ${this.#sourceBar()}
+      ${s.ready ? html`
+        ${this.stageBar(STAGES)}
+        ${this.#input()}
+        ${this.#strip()}
+        ${this.shows(1) ? html`<div class="stage s1"><h3>One head</h3>${this.#bigMap()}</div>` : nothing}
+        ${this.shows(2) ? html`<div class="stage s2"><h3>Every head (layers × heads)</h3>${this.#legend()}${this.#grid()}</div>` : nothing}
+        ${this.shows(3) ? html`<div class="stage s3"><h3>Logit lens and the next token</h3>${this.#lens()}${this.#dist()}</div>` : nothing}
+        ${this.shows(4) ? html`<div class="stage s4"><h3>Generation, token by token</h3>${this.#generation()}</div>` : nothing}` : nothing}`;
+  }
+
+  #sourceBar({ compact = false } = {}) {
+    const s = this.session, c = s.config;
+    const what = s.source ? html`<span class="which">Model: <strong>${s.source.name}</strong>${c ? ` — ${c.layers} layers × ${c.heads} heads, d_model ${c.dModel}, vocab ${c.vocab.toLocaleString('en')}, context ${c.context}` : ''}</span>` : nothing;
+    const p = s.progress;
+    const loading = s.status === 'loading' ? html`<div class="loading-line" role="status">
+        <span>Loading ${s.pending?.name ?? 'the model'}…${p?.loaded ? ` ${bytesText(p.loaded)}${p.total ? ` of ${bytesText(p.total)}` : ''}` : ''}</span>
+        ${p?.total ? html`<progress max=${p.total} .value=${p.loaded}></progress>` : html`<progress aria-label="loading"></progress>`}</div>` : nothing;
+    const error = s.error ? html`<p class="error" role="alert">${s.error}</p>` : nothing;
+    if (compact) return html`${loading}${error}`;
+    return html`<div class="source">${what}
+        <label class=${this._over ? 'drop over' : 'drop'}
+          @dragover=${(e) => { e.preventDefault(); this._over = true; }} @dragleave=${() => { this._over = false; }} @drop=${(e) => this.#drop(e)}>
+          Open a safetensors file (or drop it here): <input type="file" accept=".safetensors,application/octet-stream" @change=${(e) => this.#pick(e)}></label>
+        ${s.source && s.source.kind !== 'shipped' ? html`<button type="button" @click=${() => this.session.loadShipped().then(() => this.#afterLoad())}>Back to the induction model</button>` : nothing}
+      </div>
+      ${loading}${error}
+      ${c?.vocab !== 50257 ? html`<p class="hint">${GPT2_HINT}</p>` : nothing}`;
+  }
+
+  #input() {
+    const s = this.session;
+    return html`<div class="controls">
+      <label>Text <input type="text" .value=${s.text ?? ''} aria-invalid=${String(!!s.inputError && !/^cut/.test(s.inputError))}
+        @change=${(e) => this.#setText(e.target.value)}
+        @keydown=${(e) => { if (e.key === 'Enter') this.#setText(e.target.value); }}></label>
+      <button type="button" class="random" @click=${() => this.#random()}>Repeat a random sequence</button>
+      ${s.inputError ? html`<span class=${/^cut/.test(s.inputError) ? 'field-msg note' : 'field-msg refused'} role="status">${s.inputError}</span>` : nothing}
+    </div>`;
+  }
+
+  #strip() {
+    const s = this.session;
+    return html`<ol class="strip" aria-label="tokens">${s.labels.map((l, i) => html`<li title=${`position ${i}, id ${s.ids[i]}`}>${l}${this.slideLayout ? nothing : html`<small>${s.ids[i]}</small>`}</li>`)}</ol>`;
+  }
+
+  #legend() {
+    return html`<p class="scores-legend">Under each map: its previous-token, duplicate-token and induction scores (mean attention
+      where the score looks, 0–1). A head is named by a role only when its score is ≥ ${ROLE_THRESHOLD}; an induction head only from
+      layer 1 on (it needs an earlier layer’s previous-token head). Press “Repeat a random sequence” to make induction measurable.
+      Enter or a click on a map opens it; “off” switches the head off.</p>`;
+  }
+
+  #readout(l, h, att, t) {
+    const key = `${l}|${h}`, c = (this._readouts ??= new Map()).get(key), labels = this.session.labels;
+    if (c && c.att === att) return c.fn;
+    const fn = (i, j) => (j === null ? '' : `${headName(l, h)}: query ${labels[i]} (${i}) → key ${labels[j]} (${j}): ${fmt(att[i * t + j], 4)}`);
+    this._readouts.set(key, { att, fn });
+    return fn;
+  }
+
+  #bigMap(fit = null) {
+    const s = this.session, { heads } = s.config, i = this.openedHead, l = Math.floor(i / heads), h = i % heads;
+    const src = s.off && this.#ablatedList().includes(i) ? s.base : s.base;
+    const att = src.attention[l][h], t = s.ids.length;
+    const sc = s.scores[l][h], role = roleOf(sc, l);
+    const label = `${headName(l, h)}${role ? ` — ${ROLE_TEXT[role]}` : ''}`;
+    return html`<attn-heatmap class="big" .label=${label} .values=${att} .rows=${t} .cols=${t} .rowLabels=${s.labels} .colLabels=${s.labels}
+      colormap="sequential" .vmin=${0} .vmax=${1} .digits=${2} .cellSize=${40} .maxWidth=${Math.min(760, this.pageFit(760))}
+      .compact=${!!fit} .fitWidth=${fit?.width ?? 0} .fitHeight=${fit?.height ?? 0} .minFont=${18} ?raster=${t > 40}
+      .readoutFor=${this.#readout(l, h, att, t)}></attn-heatmap>
+      ${fit ? nothing : html`<p class="note">${SCORE_KINDS.map((k) => `${SCORE_SHORT[k]} ${fmt(sc[k], 2)}`).join(' · ')}${role ? ` — named ${ROLE_TEXT[role]} (score ≥ ${ROLE_THRESHOLD})` : ' — no role reaches the threshold'}</p>`}`;
+  }
+
+  #grid(fit = null) {
+    const s = this.session, { layers, heads } = s.config, t = s.ids.length, off = this.#ablatedList(), open = this.openedHead;
+    // Each map's cell size: the grid fills the width (page: the column; slide: the box) and, on a slide, the height.
+    const width = fit ? fit.width : this.pageFit(1000);
+    const perMapW = (width - 40) / heads - 8;
+    const perMapH = fit ? (fit.height - 6) / layers - (fit ? 58 : 0) : Infinity;
+    const cell = Math.max(1, Math.min(16, Math.floor(Math.min(perMapW, perMapH) / t)));
+    const blank = Array(t).fill('');
+    return html`<div class="grid" role="group" aria-label="every head">${Array.from({ length: layers }, (_, l) => html`<div class="layer">
+      <span class="layer-name">L${l}</span>
+      ${Array.from({ length: heads }, (_, h) => {
+        const i = l * heads + h, sc = s.scores[l][h], role = roleOf(sc, l), isOff = off.includes(i);
+        const att = s.base.attention[l][h];
+        return html`<div class=${`cell ${headName(l, h)}${i === open ? ' selected' : ''}${isOff ? ' off' : ''}`}>
+          <attn-heatmap .label=${headName(l, h)} .values=${att} .rows=${t} .cols=${t} .rowLabels=${blank} .colLabels=${blank} no-row-labels
+            colormap="sequential" raster .vmin=${0} .vmax=${1} .legend=${false} compact clickable .cellSize=${cell} .maxWidth=${cell * t + 12}
+            .readoutFor=${this.#readout(l, h, att, t)}
+            aria-description=${`${headName(l, h)}${role ? `, ${ROLE_TEXT[role]}` : ''}: Enter or a click opens this head`}
+            @attn-cell-toggle=${() => this.#open(i)}></attn-heatmap>
+          <span class="sc">${SCORE_KINDS.map((k) => `${SCORE_SHORT[k]} ${fmt(sc[k], 2)}`).join(' ')}</span>
+          ${role ? html`<span class="role">${ROLE_TEXT[role]}</span>` : nothing}
+          <button type="button" class="ablate" aria-pressed=${String(isOff)} aria-label=${`switch ${headName(l, h)} ${isOff ? 'on' : 'off'}`}
+            @click=${() => this.#toggle(i)}>${isOff ? 'off' : 'on'}</button>
+        </div>`;
+      })}</div>`)}</div>`;
+  }
+
+  #lens() {
+    const s = this.session;
+    return s.lens ? html`<p class="note">The logit lens readout is available from this model.</p>` : html`<p class="note lens-note">${s.lensNote}</p>`;
+  }
+
+  #dist() {
+    const s = this.session, t = s.ids.length, v = s.config.vocab, off = this.#ablatedList();
+    const a = ablationRows(s.base.logits, (s.off ?? s.base).logits, v, t - 1, this.k);
+    const tok = (id) => s.tokenizer.token(id);
+    const hasOff = !!s.off;
+    const loss = (r) => fmt(r.meanLoss, 3);
+    return html`<p class="note">Next token after “${s.labels[t - 1]}” (position ${t - 1}), top ${this.k}${hasOff ? html`, with every head and with
+      ${off.map((i) => headName(Math.floor(i / s.config.heads), i % s.config.heads)).join(', ')} off` : ''}.</p>
+      <div class="scrollx"><table class="plain dist">
+        <thead><tr><th>token</th><th>p (every head)</th>${hasOff ? html`<th>p (heads off)</th><th>change</th>` : nothing}</tr></thead>
+        <tbody>${a.rows.map((r) => html`<tr class=${r.id === a.top ? 'top' : ''}>
+          <td class="tok">${tok(r.id)}</td>
+          <td><span class="bar" style=${`width:${Math.round(r.p * 80)}px`}></span>${fmt(r.p, 3)}</td>
+          ${hasOff ? html`<td><span class="bar off" style=${`width:${Math.round(r.pOff * 80)}px`}></span>${fmt(r.pOff, 3)}</td>
+            <td class=${r.delta > 0 ? 'up' : r.delta < 0 ? 'down' : ''}>${r.delta >= 0 ? '+' : '−'}${fmt(Math.abs(r.delta), 3)}</td>` : nothing}
+        </tr>`)}</tbody></table></div>
+      <p class="note loss">Loss on this text (mean −log p of each next token): <strong>${loss(s.base)}</strong>${hasOff ? html` with every head,
+        <strong>${loss(s.off)}</strong> with the heads off${a.topChanged ? html` — the top token changes from “${tok(a.top)}” to “${tok(a.topOff)}”` : ''}` : ''}.</p>`;
+  }
+
+  #generation(maxRows = Infinity) {
+    const s = this.session, gen = s.gen;
+    const tokens = gen?.tokens ?? s.ids, promptLen = gen?.prompt.length ?? s.ids.length;
+    const rows = cacheRows(tokens, promptLen, s.config.context);
+    const shown = rows.slice(-maxRows);
+    const labels = s.tokenizer.labels(tokens);
+    return html`<div class="controls">
+        <button type="button" class="step" @click=${() => s.generateStep()}>Generate one token</button>
+        <button type="button" class="reset" ?disabled=${!gen} @click=${() => s.resetGeneration()}>Back to the prompt</button>
+        <span class="note">greedy (the most likely token)${this.#ablatedList().length ? ', with the heads switched off' : ''}</span></div>
+      <p class="generated">${labels.slice(0, promptLen).join('')}<mark>${labels.slice(promptLen).join('')}</mark></p>
+      <p class="note">The KV cache: one row of keys and values per token. The prompt’s rows are computed once; each new token
+        computes only its own row (orange) and attends to all of them. ${gen ? `${tokens.length - promptLen} generated, ${rows.length} rows.` : `${rows.length} rows.`}</p>
+      <div class="cache" role="list" aria-label="KV cache">${shown.map((r) => html`<div role="listitem" class=${`kv ${r.state}`}>
+        <span class="idx">${r.index}</span><span class="tok">${labels[r.index]}</span><span class="row" aria-hidden="true"></span>
+        <span>${r.state === 'new' ? 'new row: computed this step' : 'cached'}</span></div>`)}</div>`;
+  }
+
+  // ---- slide layout ---------------------------------------------------------------------------------
+
+  #renderSlide() {
+    const s = this.session;
+    const stage = this.stage ?? STAGES.length - 1;
+    const { width, height } = this.box;
+    const avail = { width, height: Math.max(80, height - (this._headH || 90) - 8) };
+    const head = html`<div class="slide-head"><div class="topline">${this.stageStrip(STAGES)}</div>
+      ${this.#sourceBar({ compact: true })}${s.ready ? html`${this.controlsMode !== 'none' ? this.#input() : nothing}${this.#strip()}` : nothing}</div>`;
+    if (!s.ready) return html`${head}<p class="loading" role="status">Loading the model…</p>`;
+    let main = nothing;
+    if (stage === 1) main = this.#bigMap(avail);
+    else if (stage === 2) main = this.#grid(avail);
+    else if (stage === 3) main = html`${this.#lens()}${this.#dist()}`;
+    else if (stage === 4) main = this.#generation(Math.max(2, Math.floor((avail.height - 130) / 30)));
+    return html`${head}<div class=${`slide-main stage s${stage}`} style=${`height:${avail.height}px`}>${main}</div>`;
+  }
+}

@@ -35,7 +35,7 @@ import { niceTicks } from '../shared/ticks.js';
 import {
   SCORE_KINDS, SIZES, STAGES, TASKS, clampIndex, decoderFrom, headMask, headName, headShape, latestOnly, lossSeries,
   predictionRows, ratioSeries, resolveHeads, roleHead, roleNote, scoreSeries, scoredFrom, sizeById, stageView, toggleHead, trainerOptions, yRange,
-  LOSS_COLORS, ROLE_TEXT, ROLE_THRESHOLD, SPEEDS, DEFAULT_SPEED, TOKEN_LOSS_COLORS, tokenLossSeries, meanFrom,
+  LOSS_COLORS, ROLE_TEXT, ROLE_THRESHOLDS, Replay, SPEEDS, DEFAULT_SPEED, TOKEN_LOSS_COLORS, tokenLossSeries, meanFrom,
 } from './logic.js';
 import { TrainSession } from './session.js';
 import { trainStyles } from './styles.js';
@@ -69,6 +69,7 @@ export class AttnTrain extends AttnWidget {
     ablate: { type: String },
     _ablateError: { state: true },
     _view: { state: true },
+    _replaying: { state: true },
   };
 
   static stateSchema = {
@@ -133,6 +134,8 @@ export class AttnTrain extends AttnWidget {
     this._ablateError = '';
     this._view = null;
     this._viewKey = '';
+    this._replaying = false;
+    this._replay = null;
     this.boxes = new FitBoxes(this);
     // The pretrained snapshots and the live run (session.js); maps that waited for its next redraw go up with it.
     this.session = new TrainSession(this, {
@@ -282,6 +285,7 @@ export class AttnTrain extends AttnWidget {
 
   disconnectedCallback() {
     super.disconnectedCallback();  // the session ends its run (hostDisconnected)
+    this.#stopReplay();
     clearTimeout(this._viewTimer);
     this._viewTimer = 0;
     this.#dropRun();
@@ -327,6 +331,7 @@ export class AttnTrain extends AttnWidget {
 
   /** Start (or resume) live training: from scratch when the pretrained snapshots were shown. */
   async #start({ emit = true } = {}) {
+    this.#stopReplay();
     if (this.session.source !== 'live') this.#setSource('live', { emit: false });
     this.snapshot = null;
     this._stageShown = false;
@@ -355,9 +360,34 @@ export class AttnTrain extends AttnWidget {
 
   /** `end`: the range's right end as drawn — "now" even when snapshots came since the last redraw. */
   #scrub(value, end = Infinity) {
+    this.#stopReplay();
     const cur = this.#current();
     this.snapshot = cur.live && (value >= cur.n || value >= end) ? null : value;
     this.stateChanged();
+  }
+
+  /**
+   * Replay: the snapshots from the first, about two a second (logic.js Replay), each shown once its maps
+   * are drawn; the curves grow with it up to the snapshot's step. Any other pick stops it.
+   */
+  #toggleReplay() {
+    if (this._replaying) return this.#stopReplay();
+    const n = this.session.snapshots.length;
+    if (!n) return;
+    this._replay = new Replay({
+      n,
+      show: (i) => { this.snapshot = i; },
+      ready: () => this.viewReady && this.isConnected,
+      done: () => { this._replaying = false; this.stateChanged(); },
+    });
+    this._replaying = true;
+    this._replay.start(0);
+  }
+
+  #stopReplay() {
+    this._replay?.stop();
+    this._replay = null;
+    this._replaying = false;
   }
 
   #setSpeed(speed) {
@@ -373,6 +403,7 @@ export class AttnTrain extends AttnWidget {
   }
 
   #jump(stage) {
+    this.#stopReplay();
     this.stage = stage;
     this.snapshot = null;
     this.stateChanged();
@@ -432,9 +463,11 @@ export class AttnTrain extends AttnWidget {
     if (!n) return compact ? nothing : html`<span class="empty">no snapshots yet</span>`;
     const max = live ? n : n - 1, value = cur.index === null ? n : cur.index;
     const text = cur.index === null ? `now, step ${cur.step}` : `step ${cur.step}${compact ? '' : ` (snapshot ${cur.index + 1} of ${n})`}`;
+    const replay = compact || n < 2 ? nothing : html`<button type="button" class="replay" aria-pressed=${String(this._replaying)}
+      @click=${() => this.#toggleReplay()}>${this._replaying ? 'Stop replay' : 'Replay (2 snapshots/s)'}</button>`;
     return html`<label class="scrub">${compact ? 'step' : 'checkpoint'} <input type="range" class="scrubber" min="0" max=${max} step="1" .value=${String(value)}
         aria-valuetext=${text} @input=${(e) => this.#scrub(Number(e.target.value), live ? Number(e.target.max) : Infinity)}></label>
-      <output class="scrub-at" aria-live="off">${compact ? cur.step : text}</output>`;
+      <output class="scrub-at" aria-live="off">${compact ? cur.step : text}</output>${replay}`;
   }
 
   /**
@@ -480,8 +513,8 @@ export class AttnTrain extends AttnWidget {
     return plot({ series: series.map((s) => ({ ...s, label: undefined })), xLabel: 'step', yLabel: 'loss (nats)', width, height, fontSize: fs, yDomain, xDomain });
   }
 
-  #plotRatio(width, height, fs, cur) {
-    const hist = this.session.history, series = ratioSeries(hist).map((x) => ({ ...x, label: undefined }));
+  #plotRatio(width, height, fs, cur, { upTo = null } = {}) {
+    const hist = this.session.history, series = ratioSeries(upTo === null ? hist : hist.filter((r) => r.step <= upTo)).map((x) => ({ ...x, label: undefined }));
     const top = Math.max(1.1, ...series.flatMap((x) => x.points.map(([, y]) => y)));
     const marker = hist.length ? [{ points: [[cur.step, 0], [cur.step, top]], color: MARK, dash: '5 4' }] : [];
     return plot({ series: [...series, ...marker], xLabel: 'step', yLabel: 'ratio', width, height, fontSize: fs, yDomain: [0, top], xDomain: this.#xDomain(hist, cur, width, fs) });
@@ -510,10 +543,10 @@ export class AttnTrain extends AttnWidget {
   #scoreLegend(kind, focus, heads = null) {
     const hist = this.session.history, series = scoreSeries(hist.slice(-1), kind, focus);
     const note = roleNote(heads ?? hist[hist.length - 1]?.heads, kind);
-    const noteLine = note.text ? html`<div class="legend-line role-note">${note.text}</div>` : nothing;
+    const noteLine = note.text ? html`<div class="role-note">${note.text}</div>` : nothing;
     if (focus) {
       const f = series.find((s) => s.focus);
-      return html`<div class="legend-line"><span><span class="line-swatch thick" style=${`border-color:${f?.color}`}></span>${headName(focus.layer, focus.head)} (${FOCUS_TEXT[focus.kind]}, score ≥ ${ROLE_THRESHOLD})</span>
+      return html`<div class="legend-line"><span><span class="line-swatch thick" style=${`border-color:${f?.color}`}></span>${headName(focus.layer, focus.head)} (${FOCUS_TEXT[focus.kind]}, score ≥ ${ROLE_THRESHOLDS[focus.kind]})</span>
         <span><span class="line-swatch" style="border-color:#c4cad0"></span>other heads</span></div>${noteLine}`;
     }
     return html`<div class="legend-line">${series.map((s) => html`<span><span class="line-swatch" style=${`border-color:${s.color};border-top-style:${s.dash ? 'dashed' : 'solid'}`}></span>${s.label}</span>`)}</div>${noteLine}`;
@@ -634,6 +667,8 @@ export class AttnTrain extends AttnWidget {
     const focus = cur.focus;
     const msg = this.#viewMessage();
     const ctl = this.controlsMode;
+    // A replay draws the curves up to the snapshot shown: they grow with the maps.
+    const upTo = this._replaying && cur.index !== null ? cur.step : null;
     // The maps of a layer side by side (up to 4 a row), as wide as the column allows; the last of a row carries the legend.
     const colW = this.pageFit(1400), perRow = Math.max(1, Math.min(shape.heads, 4, Math.floor((colW - 30) / 180)));
     const mapW = Math.max(150, Math.floor((colW - 40 - 70 - 14 * perRow) / perRow));
@@ -658,12 +693,12 @@ export class AttnTrain extends AttnWidget {
       ${ctl === 'full' && this.task === 'induction' ? html`<div class="controls jump" role="group" aria-label="jump to a stage">jump to:
         ${STAGES.map((s, i) => html`<button type="button" aria-pressed=${String(this.stage === i)} @click=${() => this.#jump(i)}>${i} ${s}</button>`)}</div>` : nothing}
       <div class="plots">
-        <div class="plot-panel loss" style=${`width:${W}px`}>${this.#lossLegend()}${this.#plotLoss(W, H, 12, cur)}</div>
+        <div class="plot-panel loss" style=${`width:${W}px`}>${this.#lossLegend()}${this.#plotLoss(W, H, 12, cur, { upTo })}</div>
         ${this.task === 'induction' ? html`<div class="plot-panel ratio" style=${`width:${W}px`}><div class="legend-line"><span><span class="line-swatch" style=${`border-color:${LOSS_COLORS.ratio}`}></span>repeated-half loss ÷ first-half loss</span></div>
-          ${this.#plotRatio(W, H, 12, cur)}</div>` : nothing}
+          ${this.#plotRatio(W, H, 12, cur, { upTo })}</div>` : nothing}
       </div>
       <div class="plots">
-        ${this.#kinds().map((k) => html`<div class=${`plot-panel ${k}`} style=${`width:${W}px`}><strong>${SCORE_TEXT[k]} score</strong> (${SCORE_NOTE[k]})${this.#scoreLegend(k, focus?.kind === k ? focus : null, heads)}${this.#plotScores(k, W, H, 12, cur, focus?.kind === k ? focus : null)}</div>`)}
+        ${this.#kinds().map((k) => html`<div class=${`plot-panel ${k}`} style=${`width:${W}px`}><strong>${SCORE_TEXT[k]} score</strong> (${SCORE_NOTE[k]})${this.#scoreLegend(k, focus?.kind === k ? focus : null, heads)}${this.#plotScores(k, W, H, 12, cur, focus?.kind === k ? focus : null, { upTo })}</div>`)}
       </div>
       <h3>Attention on the held-out sequence, ${cur.index === null ? `now (step ${cur.step})` : `step ${cur.step}`}</h3>
       <p class="note">Each map: rows are queries, columns keys (the model is causal: nothing right of the diagonal). Colours are weights on [0, 1].

@@ -138,9 +138,15 @@ export function bestHead(heads, kind, from = 0, to = Infinity) {
 
 /**
  * A head is called by a role ('prev' previous-token, 'induction', 'reverse' anti-diagonal) only when its
- * score for that role reaches ROLE_THRESHOLD and it sits in a layer where the role is possible.
+ * score for that role reaches the role's threshold (ROLE_THRESHOLDS, stated in the legend) and it sits
+ * in a layer where the role is possible. Induction and anti-diagonal: 0.5 (half of the head's weight
+ * where the role looks). Previous-token: 0.3 — its score averages over every position, the repeated half
+ * too, where layer 0's head of the induction circuit also looks elsewhere: the pretrained run's peaks at
+ * 0.34 (uniform causal attention: 0.12), and switching it off still breaks the induction head.
  */
 export const ROLE_THRESHOLD = 0.5;
+export const ROLE_THRESHOLDS = Object.freeze({ prev: 0.3, induction: ROLE_THRESHOLD, reverse: ROLE_THRESHOLD });
+const thresholdOf = (kind) => ROLE_THRESHOLDS[kind] ?? ROLE_THRESHOLD;
 
 /**
  * The layers [from, to] where a head can have each role: a previous-token head is layer 0's (the partner
@@ -159,7 +165,7 @@ export const rolePossible = (kind, layers) => {
  * The head that has role `kind` in `heads` (a snapshot's scores, [layer][head]): the best-scoring head
  * of the layers where the role is possible, if its score reaches `threshold`; else null.
  */
-export function roleHead(heads, kind, threshold = ROLE_THRESHOLD) {
+export function roleHead(heads, kind, threshold = thresholdOf(kind)) {
   const [from, to] = ROLE_LAYERS[kind] ?? [0, Infinity];
   const b = bestHead(heads, kind, from, to);
   return b && b.score >= threshold ? b : null;
@@ -173,7 +179,7 @@ export const ROLE_TEXT = Object.freeze({ prev: 'previous-token head', induction:
  * Found: "L1H0 is an induction head (score 0.91 ≥ 0.5)"; impossible in this model: why; else the best
  * candidate's score under the threshold.
  */
-export function roleNote(heads, kind, threshold = ROLE_THRESHOLD) {
+export function roleNote(heads, kind, threshold = thresholdOf(kind)) {
   const { layers } = headShape(heads);
   const role = ROLE_TEXT[kind] ?? kind, f = (x) => x.toFixed(2);
   if (!layers) return { head: null, text: '' };
@@ -524,6 +530,56 @@ export class LiveRun {
     this.disposed = true;
     for (const [type, fn] of Object.entries(this._on)) this.trainer.removeEventListener(type, fn);
     this.trainer.terminate?.();
+  }
+}
+
+/** A replay's pace: one snapshot every REPLAY_MS (about two a second). */
+export const REPLAY_MS = 500;
+
+/**
+ * Walks snapshots 0 … n − 1 at one per `interval` ms: `show(index)` is asked for each; the next comes
+ * only once `ready()` says the one shown is drawn (its maps: curves and maps move together, however long
+ * a map takes), checked every `poll` ms. `done()` at the end or on stop(). `schedule`/`cancel`:
+ * setTimeout/clearTimeout (a test passes its own clock).
+ */
+export class Replay {
+  constructor({ n, show, ready = () => true, done = () => {}, interval = REPLAY_MS, poll = 50,
+    schedule = (fn, ms) => setTimeout(fn, ms), cancel = (id) => clearTimeout(id) }) {
+    Object.assign(this, { n, show, ready, done, interval, poll, schedule, cancel });
+    this.index = -1;
+    this.timer = null;
+    this.running = false;
+  }
+
+  start(from = 0) {
+    this.stop({ quiet: true });
+    if (!(this.n > 0)) return;
+    this.running = true;
+    this.index = Math.max(0, Math.min(this.n - 1, from));
+    this.show(this.index);
+    this.#wait(this.interval);
+  }
+
+  #wait(ms) {
+    this.timer = this.schedule(() => this.#tick(), ms);
+  }
+
+  #tick() {
+    this.timer = null;
+    if (!this.running) return;
+    if (!this.ready()) return this.#wait(this.poll);
+    if (this.index >= this.n - 1) return this.stop();
+    this.index++;
+    this.show(this.index);
+    this.#wait(this.interval);
+  }
+
+  stop({ quiet = false } = {}) {
+    if (this.timer !== null) this.cancel(this.timer);
+    this.timer = null;
+    const was = this.running;
+    this.running = false;
+    if (was && !quiet) this.done();
   }
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import {
-  LiveRun, ROLE_THRESHOLD, SIZES, SPEEDS, DEFAULT_SPEED, TASKS, rateOf, bestHead, clampIndex, headMask, headName, latestOnly, lossSeries, predictionRows, ratioSeries,
-  resolveHeads, roleHead, roleNote, scoreSeries, scoredFrom, tokenLossSeries, meanFrom, stageView, thin, toggleHead, trainerOptions, yRange,
+  LiveRun, ROLE_THRESHOLD, ROLE_THRESHOLDS, SIZES, SPEEDS, DEFAULT_SPEED, TASKS, rateOf, bestHead, clampIndex, headMask, headName, latestOnly, lossSeries, predictionRows, ratioSeries,
+  Replay, resolveHeads, roleHead, roleNote, scoreSeries, scoredFrom, tokenLossSeries, meanFrom, stageView, thin, toggleHead, trainerOptions, yRange,
 } from './logic.js';
 
 // Heads of a 2-layer, 2-head model whose layer-0 head 1 becomes a previous-token head from step
@@ -77,6 +77,7 @@ describe('roles: a stated threshold, and only where the model can have the role'
 
   test('roleHead: the best head of the allowed layers, from the threshold on', () => {
     expect(ROLE_THRESHOLD).toBe(0.5);
+    expect(ROLE_THRESHOLDS).toEqual({ prev: 0.3, induction: 0.5, reverse: 0.5 });
     const h = [[{ prev: 0.9, induction: 0.95 }, { prev: 0.1, induction: 0.1 }], [{ prev: 0.1, induction: 0.5 }, { prev: 0.1, induction: 0.49 }]];
     // Layer 0's 0.95 is no induction head (nothing earlier to read); layer 1's 0.5 is, just.
     expect(roleHead(h, 'induction')).toEqual({ layer: 1, head: 0, score: 0.5 });
@@ -88,7 +89,8 @@ describe('roles: a stated threshold, and only where the model can have the role'
   test('roleNote says what was found, why nothing can be, or the best score under the threshold', () => {
     const two = [[{ prev: 0.9, induction: 0.1 }, { prev: 0.1, induction: 0.1 }], [{ prev: 0.1, induction: 0.31 }, { prev: 0.1, induction: 0.2 }]];
     expect(roleNote(two, 'induction').text).toBe('no induction head yet: the best, L1H0, scores 0.31 (a head is called one from 0.5)');
-    expect(roleNote(two, 'prev')).toEqual({ head: { layer: 0, head: 0, score: 0.9 }, text: 'L0H0 is a previous-token head (score 0.90 ≥ 0.5)' });
+    expect(roleNote(two, 'prev')).toEqual({ head: { layer: 0, head: 0, score: 0.9 }, text: 'L0H0 is a previous-token head (score 0.90 ≥ 0.3)' });
+    expect(roleNote([[{ prev: 0.29 }, { prev: 0.1 }]], 'prev').text).toBe('no previous-token head yet: the best, L0H0, scores 0.29 (a head is called one from 0.3)');
     expect(roleNote([[{ prev: 0.9, induction: 0.9 }]], 'induction')).toEqual({ head: null,
       text: 'no induction head possible: it needs a previous-token head in an earlier layer, and this model has 1 layer' });
     expect(roleNote(null, 'induction').text).toBe('');
@@ -123,6 +125,59 @@ describe('predictions', () => {
     expect(predictionRows(base, null, decode, 0).filter((r) => r.right)).toHaveLength(4);
     expect(scoredFrom('induction', { ids: new Array(9) })).toBe(4);
     expect(scoredFrom('names', base)).toBe(0);
+  });
+});
+
+describe('replay', () => {
+  /** A clock of the test's own: schedule() queues, run(ms) fires what is due. */
+  function clock() {
+    const c = { t: 0, q: [], id: 0 };
+    c.schedule = (fn, ms) => { c.q.push({ at: c.t + ms, fn, id: ++c.id }); return c.id; };
+    c.cancel = (id) => { c.q = c.q.filter((x) => x.id !== id); };
+    c.run = (ms) => {
+      const end = c.t + ms;
+      for (;;) {
+        c.q.sort((a, b) => a.at - b.at);
+        const next = c.q[0];
+        if (!next || next.at > end) break;
+        c.q.shift();
+        c.t = next.at;
+        next.fn();
+      }
+      c.t = end;
+    };
+    return c;
+  }
+
+  test('two snapshots a second, each only once its maps are drawn; done at the end', () => {
+    const c = clock(), shown = [];
+    let ready = true, done = 0;
+    const r = new Replay({ n: 5, show: (i) => shown.push([i, c.t]), ready: () => ready, done: () => done++, schedule: c.schedule, cancel: c.cancel });
+    r.start();
+    c.run(1000);
+    expect(shown).toEqual([[0, 0], [1, 500], [2, 1000]]);
+    ready = false;  // snapshot 2's maps are slow: the replay waits for them
+    c.run(700);
+    expect(shown.length).toBe(3);
+    ready = true;
+    c.run(50);
+    expect(shown.at(-1)).toEqual([3, 1750]);
+    c.run(2000);
+    expect(shown.map(([i]) => i)).toEqual([0, 1, 2, 3, 4]);
+    expect(done).toBe(1);
+    expect(r.running).toBe(false);
+  });
+
+  test('stop() ends it where it is', () => {
+    const c = clock(), shown = [];
+    let done = 0;
+    const r = new Replay({ n: 10, show: (i) => shown.push(i), done: () => done++, schedule: c.schedule, cancel: c.cancel });
+    r.start(2);
+    c.run(600);
+    r.stop();
+    c.run(5000);
+    expect(shown).toEqual([2, 3]);
+    expect(done).toBe(1);
   });
 });
 

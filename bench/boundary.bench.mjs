@@ -8,6 +8,8 @@
 //
 // --vs times a second build of the API (e.g. a checkout of an older commit) interleaved with this one,
 // A B A B, in the same process: the before/after figures of a change to the boundary.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { createAttnLab } from '../web/api/index.js';
 
 const argv = process.argv.slice(2);
@@ -55,6 +57,7 @@ function calibrate(fn) {
 }
 
 const all = labs.map(([name, lab]) => [name, cases(lab)]);
+const rows = [];
 console.log(`boundary bench: Node ${process.versions.node}, warm-up ${WARMUP_MS} ms per case, median of ${ROUNDS} interleaved rounds (µs per call)`);
 for (const label of Object.keys(all[0][1])) {
   const fns = all.map(([, c]) => c[label]);
@@ -63,4 +66,28 @@ for (const label of Object.keys(all[0][1])) {
   for (let r = 0; r < ROUNDS; r++) fns.forEach((fn, i) => times[i].push(timeRound(fn, ns[i])));  // A B A B
   const med = times.map((t) => t.sort((a, b) => a - b)[t.length >> 1]);
   console.log(`  ${label.padEnd(46)} ${all.map(([name], i) => `${name}: ${med[i].toFixed(2)}`).join('   ')}${med.length > 1 ? `   (×${(med[1] / med[0]).toFixed(2)})` : ''}`);
+  rows.push(`| ${label} | ${med.map((m) => m.toFixed(2)).join(' | ')} |`);
+}
+
+// The doc's section (between its markers; bench/mha.bench.mjs carries it over) — a full run of this
+// build alone: a --vs comparison or a --quick run is printed only.
+if (!QUICK && labs.length === 1) {
+  const section = `<!-- boundary.bench.mjs: begin -->
+## The boundary: one call from JS into the core
+
+bench/boundary.bench.mjs, Node ${process.versions.node}: µs per call, median of ${ROUNDS} rounds after ${WARMUP_MS / 1000} s of warm-up per case. Every op
+crosses Embind with a \`value_object\` call (fields by name) except multi-head attention, whose two entry points
+take the same fields as plain arguments: Embind writes a \`value_object\` one WebAssembly call per field plus a
+malloc/free (measured beside it on this build: ~1.4 µs for the 30-field multi-head call against ~0.26 µs as
+arguments, ~9 % of the interactive call). Machine: ${cpus()[0]?.model ?? '?'}, ${cpus().length} logical CPUs; load average ${loadavg()[0].toFixed(1)}.
+
+| call | µs |
+| --- | --- |
+${rows.join('\n')}
+<!-- boundary.bench.mjs: end -->`;
+  const DOC = new URL('../docs/performance.md', import.meta.url);
+  const prev = existsSync(DOC) ? readFileSync(DOC, 'utf8') : '# Performance\n';
+  const marked = /<!-- boundary.bench.mjs: begin -->[\s\S]*?<!-- boundary.bench.mjs: end -->/;
+  writeFileSync(DOC, marked.test(prev) ? prev.replace(marked, () => section) : `${prev.trimEnd()}\n\n${section}\n`);
+  console.log('wrote the boundary section of docs/performance.md');
 }

@@ -13,6 +13,8 @@ echo "== WebAssembly build"
 bash scripts/build-wasm.sh
 echo "== page load in Chromium"
 node bench/page-load.mjs || echo "page-load: failed (see above); continuing"
+echo "== the cost of one call across the JS / WebAssembly boundary (Embind)"
+node bench/boundary.bench.mjs "$@"
 echo "== multi-head attention, side by side"
 node bench/mha.bench.mjs --native-dir build/native "$@"
 echo "== multi-head attention in Chromium: attnlab and onnxruntime-web in one page"

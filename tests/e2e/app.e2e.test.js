@@ -21,3 +21,75 @@ describe('app', () => {
     expect(problems).toEqual([]);
   });
 });
+
+// Widgets below the fold draw when the reader comes near them (web/widgets/shared/lazy.js), the
+// others ahead of the reader when the page is idle; until then each is a placeholder of its size.
+const TAGS = ['attn-steps', 'attn-convex', 'attn-kernel-regression', 'attn-why-scale', 'attn-cross', 'attn-multihead',
+  'attn-positional', 'attn-block', 'attn-cost', 'attn-train'];
+const drawn = (page, tag) => page.evaluate((t) => {
+  const r = document.querySelector(t)?.shadowRoot;
+  return !!r?.querySelector('.wrap') && !r.querySelector('[data-lazy-placeholder]');
+}, tag);
+
+describe('lazy widgets', () => {
+  test('the first widget draws first; one far below the fold waits as a placeholder of its size, and draws when scrolled to', async () => {
+    const { page, problems } = await watchedPage(browser.context);
+    await page.setViewportSize({ width: 1440, height: 900 });
+    // No idle time for drawing ahead: this page's idle callbacks never run, so only scrolling draws.
+    await page.addInitScript(() => { window.requestIdleCallback = () => 0; });
+    await page.goto(BASE_URL());
+    await page.locator('attn-steps attn-heatmap.weights table td').first().waitFor({ state: 'attached' });
+    expect((await page.locator('attn-steps attn-heatmap.weights table td').allTextContents()).slice(0, 3)).toEqual(['0.3233', '0.3941', '0.2826']);
+    await page.waitForTimeout(500);
+    // The last widgets are far below: not drawn, their placeholders as tall as the page's CSS says.
+    for (const tag of ['attn-block', 'attn-train']) {
+      expect(await drawn(page, tag), `${tag} waits`).toBe(false);
+      const { h, want } = await page.evaluate((t) => {
+        const el = document.querySelector(t);
+        return { h: el.getBoundingClientRect().height, want: parseFloat(getComputedStyle(el).getPropertyValue('--attn-placeholder-height')) };
+      }, tag);
+      expect(want).toBeGreaterThan(100);
+      expect(Math.abs(h - want)).toBeLessThan(2);
+    }
+    // Scrolled to, each draws: its numbers, computed in WASM, are there.
+    for (const tag of TAGS) {
+      await page.locator(tag).evaluate((el) => el.scrollIntoView({ block: 'start' }));
+      await expect.poll(() => drawn(page, tag), { message: `${tag} drawn when scrolled to`, timeout: 60000 }).toBe(true);
+      expect(await page.locator(`${tag} .error, ${tag} .failure`).count(), `${tag} has no error`).toBe(0);
+    }
+    await page.locator('attn-block attn-heatmap table td').first().waitFor({ state: 'attached' });
+    await page.locator('attn-train attn-heatmap').first().waitFor({ state: 'attached', timeout: 60000 });
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  test('left alone at the top, every widget draws ahead of the reader, and the section in view does not move', async () => {
+    const { page, problems } = await watchedPage(browser.context);
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.goto(BASE_URL());
+    await page.locator('attn-steps attn-heatmap.weights table td').first().waitFor({ state: 'attached' });
+    // The reader goes to "Cross-attention" before the widgets above it are drawn.
+    await page.evaluate(() => document.getElementById('t-cross').scrollIntoView({ block: 'start' }));
+    const top = () => page.evaluate(() => Math.round(document.getElementById('t-cross').getBoundingClientRect().top));
+    const before = await top();
+    for (const tag of TAGS) await expect.poll(() => drawn(page, tag), { message: `${tag} drawn ahead`, timeout: 90000 }).toBe(true);
+    await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
+    // Widgets above it grew or shrank from their placeholders' sizes; the browser kept the reader's place.
+    expect(Math.abs((await top()) - before)).toBeLessThanOrEqual(2);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  test('printing draws every widget that is still waiting', async () => {
+    const { page, problems } = await watchedPage(browser.context);
+    await page.addInitScript(() => { window.requestIdleCallback = () => 0; });
+    await page.goto(BASE_URL());
+    await page.locator('attn-steps attn-heatmap.weights table td').first().waitFor({ state: 'attached' });
+    await page.waitForTimeout(300);
+    expect(await drawn(page, 'attn-train')).toBe(false);
+    await page.evaluate(() => window.dispatchEvent(new Event('beforeprint')));
+    for (const tag of TAGS) await expect.poll(() => drawn(page, tag), { message: `${tag} drawn for print` }).toBe(true);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});

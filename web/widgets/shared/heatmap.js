@@ -186,6 +186,11 @@ export class AttnHeatmap extends LitElement {
     super.connectedCallback();
     const column = this.closest('.wrap');
     if (!column || typeof ResizeObserver === 'undefined') return;
+    // The widget around us has measured the same column (AttnWidget's page width): start from it, so
+    // the first render has the right cells and the observer's first report changes nothing (was: every
+    // map drawn twice as a page loads).
+    const known = this.getRootNode()?.host?._pageWidth;
+    if (this._avail === undefined && known > 0) this._avail = known;
     this._columnObserver = new ResizeObserver(() => {
       const cs = getComputedStyle(column);
       const w = Math.floor(column.clientWidth - (parseFloat(cs.paddingLeft) || 0) - (parseFloat(cs.paddingRight) || 0));

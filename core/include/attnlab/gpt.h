@@ -64,11 +64,18 @@ struct GptConfig {
   float ln_eps = 1e-5f;
   float init_std = 0.02f;  // σ of the W_* init: finite, in (0, 10]
   uint64_t seed = 0;
+  // Inference only (a pretrained model, e.g. GPT-2 from its safetensors file): the parameters alone,
+  // 4 bytes each — no gradients, no Adam moments, no backward scratch; parameters start at zero (the
+  // loader fills them). forward, generate, set_head_mask and save work; backward and train_step refuse.
+  bool inference_only = false;
 };
 
 // The limits createModel enforces (each dimension ≥ 1): vocab ≤ 65536, context ≤ 4096, layers ≤ 64,
 // d_model ≤ 4096, d_ff ≤ 16384, and at most kMaxGptParams parameters.
 constexpr size_t kMaxGptParams = size_t(1) << 26;  // 64 M floats: 256 MiB, ×4 with grads and moments
+// An inference-only model holds its parameters alone: up to 2^30 − 2^26 floats (3.75 GiB, what wasm32's
+// 4 GiB can hold beside the activations; GPT-2 medium is 355 M).
+constexpr uint64_t kMaxInferenceGptParams = (uint64_t(1) << 30) - (uint64_t(1) << 26);
 Status check_gpt_config(const GptConfig& c);       // "createModel: <field> …, expected …"
 
 // One named slice of the flat parameter array.
@@ -106,8 +113,9 @@ class Gpt {
   size_t num_params() const;
   float* params();
   const float* params() const;
-  const float* grads() const;       // of the last backward()/train_step()
-  float* adam_m();                  // Adam's first and second moments
+  const float* grads() const;       // of the last backward()/train_step(); nullptr when inference-only
+  bool inference_only() const;
+  float* adam_m();                  // Adam's first and second moments (nullptr when inference-only)
   float* adam_v();
   const float* adam_m() const;
   const float* adam_v() const;
@@ -169,5 +177,56 @@ Status save_safetensors(const Gpt& m, bool with_optimizer, std::vector<uint8_t>*
 // than F32, a shape other than the config's, overlapping or out-of-range data_offsets, non-finite
 // values. Optimizer tensors, when present, restore the moments and steps_taken.
 Status load_safetensors(const uint8_t* bytes, size_t n, std::unique_ptr<Gpt>* out);
+
+// ---- GPT-2 from Hugging Face's safetensors (core/src/model/gpt2_checkpoint.cc) ----
+// The gpt2 / gpt2-medium / distilgpt2 layout, with or without a "transformer." prefix:
+//   wte.weight [V, D]   wpe.weight [C, D]   ln_f.{weight, bias} [D]
+//   h.{i}.ln_1.{weight, bias} [D]           h.{i}.ln_2.{weight, bias} [D]
+//   h.{i}.attn.c_attn.weight [D, 3D] (Conv1D: x·W, [in, out], Q | K | V side by side), .bias [3D]
+//   h.{i}.attn.c_proj.weight [D, D], .bias [D]
+//   h.{i}.mlp.c_fc.weight [D, F], .bias [F]     h.{i}.mlp.c_proj.weight [F, D], .bias [D]
+// Other tensors (attn.bias, attn.masked_bias, lm_head.weight: tied to wte) are ignored. Dimensions
+// come from the shapes; F32, F16 and BF16 are converted to float32. The result is an inference-only
+// Gpt (activation, ln_eps and heads from the config), c_attn split into W_Q/W_K/W_V and b_Q/b_K/b_V,
+// b_U = 0. One forward: the Gpt's.
+struct Gpt2Config {  // config.json's fields; 0 = not given (then taken from the shapes)
+  size_t n_head = 0;  // 0: d_model / 64 (GPT-2's 64-wide heads)
+  size_t n_layer = 0, n_embd = 0, n_positions = 0, vocab_size = 0, n_inner = 0;  // checked against the file
+  float layer_norm_epsilon = 1e-5f;
+  Activation activation = Activation::gelu_tanh;  // "gelu_new"
+};
+
+// Streams a file into the model as its bytes arrive: begin(header) allocates the model (4 bytes per
+// parameter) once names, shapes, dtypes and offsets check out; write(data) converts the data section's
+// bytes in order into the parameters (any chunking, chunks may split a value); finish() checks that
+// every byte came and every value is finite, and hands the model over. Any refusal leaves nothing.
+class Gpt2Loader {
+ public:
+  Gpt2Loader();
+  ~Gpt2Loader();
+  // head: the file's first n ≥ 8 + header-length bytes (more is fine: only the header is read).
+  Status begin(const uint8_t* head, size_t n, const Gpt2Config& c);
+  uint64_t header_bytes() const;  // 8 + N: where the data starts
+  uint64_t file_bytes() const;    // 8 + N + the data section's length
+  uint64_t data_written() const;
+  Status write(const uint8_t* data, size_t n);  // the next n bytes of the data section
+  Status finish(std::unique_ptr<Gpt>* out);
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// True when the header's tensors are GPT-2's (wte.weight or transformer.wte.weight).
+bool is_gpt2_safetensors(const uint8_t* bytes, size_t n);
+// The whole file in memory: begin, write, finish.
+Status load_gpt2_safetensors(const uint8_t* bytes, size_t n, const Gpt2Config& c, std::unique_ptr<Gpt>* out);
+// The model under GPT-2's names (F32, no prefix, metadata {"format": "pt"} as transformers expects) and
+// its config.json text. Refuses models GPT-2 cannot express: no LayerNorm, attention-only, or a
+// nonzero output bias b_U (GPT-2's head has none).
+Status save_gpt2_safetensors(const Gpt& m, std::vector<uint8_t>* bytes, std::string* config_json);
+
+// Half-precision values as float32, exactly (subnormals, ±inf and NaN kept).
+float f16_to_f32(uint16_t h);
+float bf16_to_f32(uint16_t b);
 
 }  // namespace attnlab

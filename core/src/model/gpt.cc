@@ -84,9 +84,13 @@ Status check_gpt_config(const GptConfig& c) {
   uint64_t per_layer = ln + 4 * D * D + 4 * D;
   if (!c.attention_only) per_layer += ln + 2 * D * F + F + D;
   const uint64_t n = V * D + C * D + L * per_layer + ln + V;
-  if (n > kMaxGptParams)
+  const uint64_t max = c.inference_only ? kMaxInferenceGptParams : kMaxGptParams;
+  if (n > max)
     return fail(op, "the model would have " + std::to_string(n) + " parameters, expected at most " +
-                        std::to_string(kMaxGptParams) + " (smaller vocab, context, dModel, dFF or layers)");
+                        std::to_string(max) +
+                        (c.inference_only ? " (" + std::to_string((n * 4 + (1u << 20) - 1) >> 20) +
+                                                " MiB; wasm32 memory is at most 4 GiB)"
+                                          : std::string(" (smaller vocab, context, dModel, dFF or layers)")));
   return Status::Ok();
 }
 
@@ -225,6 +229,10 @@ void Gpt::Impl::layout(Carve& k, size_t B, size_t T) {
   logits = k.take(N, V);
   probs = k.take(N, V);
   losses = k.take(N);
+  if (c.inference_only) {  // no backward: no gradient scratch
+    dres = dtmp = dlogits = ffn_scratch = mha_ws = nullptr;
+    return;
+  }
   dres = k.take(N, D);
   dtmp = k.take(N, D);
   dlogits = k.take(N, V);
@@ -381,6 +389,10 @@ Status Gpt::Impl::run_backward(const char* op) {
 
 // ---- Gpt -------------------------------------------------------------------------------------------------
 
+constexpr const char* kInferenceOnly =
+    "this model is inference-only (a pretrained model loaded for forward and generate: no gradient or "
+    "optimizer memory), expected a model from createModel or an attnlab checkpoint to train";
+
 Gpt::Gpt() = default;
 Gpt::~Gpt() = default;
 
@@ -403,12 +415,21 @@ Status Gpt::create(const GptConfig& cfg, std::unique_ptr<Gpt>* out) {
   s.mlp = !cfg.attention_only;
   s.layer = LayerConfig{s.D, s.H, s.F, s.ln, s.mlp, s.c.activation, s.c.ln_eps};
   s.build_table();
-  // check_gpt_config bounds n by kMaxGptParams = 2^26: 4n floats fit in size_t even on wasm32.
-  s.block = static_cast<float*>(std::calloc(4 * s.n, sizeof(float)));
-  if (!s.block)
-    return fail(op, "could not get " + mib(4 * s.n * sizeof(float)) +
-                        " MiB for the parameters, gradients and Adam moments, expected a smaller model");
-  s.init_params();
+  // check_gpt_config bounds n by kMaxGptParams = 2^26 (4n floats fit in size_t even on wasm32), and
+  // an inference-only model by 2^30 − 2^26 (its n floats are < 4 GiB).
+  if (cfg.inference_only) {
+    s.block = static_cast<float*>(std::calloc(s.n, sizeof(float)));
+    if (!s.block)
+      return fail(op, "could not get " + mib(s.n * sizeof(float)) + " MiB for the " + std::to_string(s.n) +
+                          " parameters of this inference-only model (4 bytes each), more than the memory "
+                          "can give (WebAssembly: at most 4 GiB, less what is in use), expected a smaller model");
+  } else {
+    s.block = static_cast<float*>(std::calloc(4 * s.n, sizeof(float)));
+    if (!s.block)
+      return fail(op, "could not get " + mib(4 * s.n * sizeof(float)) +
+                          " MiB for the parameters, gradients and Adam moments, expected a smaller model");
+    s.init_params();
+  }
   s.head_scale.assign(s.L * s.H, 1.0f);
   s.acts.assign(s.L, LayerActs{});
   *out = std::move(m);
@@ -420,11 +441,12 @@ size_t Gpt::d_head() const { return impl_->dk; }
 size_t Gpt::num_params() const { return impl_->n; }
 float* Gpt::params() { return impl_->P(); }
 const float* Gpt::params() const { return impl_->block; }
-const float* Gpt::grads() const { return impl_->block + impl_->n; }
-float* Gpt::adam_m() { return impl_->M(); }
-float* Gpt::adam_v() { return impl_->Vm(); }
-const float* Gpt::adam_m() const { return impl_->block + 2 * impl_->n; }
-const float* Gpt::adam_v() const { return impl_->block + 3 * impl_->n; }
+bool Gpt::inference_only() const { return impl_->c.inference_only; }
+const float* Gpt::grads() const { return inference_only() ? nullptr : impl_->block + impl_->n; }
+float* Gpt::adam_m() { return inference_only() ? nullptr : impl_->M(); }
+float* Gpt::adam_v() { return inference_only() ? nullptr : impl_->Vm(); }
+const float* Gpt::adam_m() const { return inference_only() ? nullptr : impl_->block + 2 * impl_->n; }
+const float* Gpt::adam_v() const { return inference_only() ? nullptr : impl_->block + 3 * impl_->n; }
 size_t Gpt::steps_taken() const { return impl_->steps; }
 void Gpt::set_steps_taken(size_t t) { impl_->steps = t; }
 const std::vector<GptTensor>& Gpt::tensors() const { return impl_->tensors; }
@@ -473,6 +495,7 @@ const float* Gpt::residual(size_t layer) const {
 Status Gpt::backward() {
   constexpr const char* op = "backward";
   Impl& s = *impl_;
+  if (s.c.inference_only) return fail(op, kInferenceOnly);
   if (!s.valid) return fail(op, "no forward to differentiate, expected forward(ids, targets, …) first");
   if (!s.has_targets) return fail(op, "the last forward had no targets, expected forward with targets (the loss)");
   if (s.ablated || s.fwd_ablated)
@@ -484,6 +507,7 @@ Status Gpt::train_step(const int* ids, const int* targets, size_t batch, size_t 
                        float* loss, float* grad_norm) {
   constexpr const char* op = "trainStep";
   Impl& s = *impl_;
+  if (s.c.inference_only) return fail(op, kInferenceOnly);
   const AdamWConfig& a = o.adamw;
   ATTNLAB_CHECK(check_adamw_config(op, a));
   if (std::isnan(o.max_grad_norm) || !(o.max_grad_norm > 0.0f))

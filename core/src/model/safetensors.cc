@@ -31,6 +31,7 @@
 #include "attnlab/gpt.h"
 #include "../ops/check.h"
 #include "json_header.h"
+#include "safetensors_header.h"
 
 namespace attnlab {
 namespace {
@@ -48,10 +49,13 @@ constexpr std::string_view kOptV = "optimizer.v.";
 // A header is kilobytes (~0.4 MB for the largest config with its optimizer state); the reference
 // reader's own limit is 100 MB. Beyond it the length field is garbage, not a header.
 constexpr uint64_t kMaxHeaderBytes = 100'000'000;
-constexpr size_t kMaxRank = 8;  // attnlab's tensors have rank ≤ 2; other files' may have more
+using model::kMaxRank;  // attnlab's tensors have rank ≤ 2; other files' may have more
 
 Status fail(const std::string& what) { return Status::Fail(kFn + what); }
 
+}  // namespace
+
+namespace model {
 // A name from the file, for a message: JSON-quoted (control characters escaped), at most ~64 bytes.
 std::string quoted(std::string_view s) {
   std::string out = "\"";
@@ -76,6 +80,10 @@ std::string quoted(std::string_view s) {
   }
   return out + "\"";
 }
+}  // namespace model
+
+namespace {
+using model::quoted;
 
 // JSON string content (the writer's names and values are ASCII, but escape anyway).
 void append_json_string(std::string& h, std::string_view s) {
@@ -123,34 +131,12 @@ std::string shape_text(const uint64_t* dims, size_t rank, const char* sep = ", "
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Reading the header.
+// Reading the header (Entry, Header: safetensors_header.h).
 
-struct Entry {
-  std::string name;
-  std::string dtype;
-  uint64_t shape[kMaxRank] = {};
-  size_t rank = 0;
-  uint64_t begin = 0, end = 0;
-  size_t header_pos = 0;  // where its value starts in the header (messages)
-};
-
-// More than a checkpoint can have (3 arrays × (5 + 16·64) = 3087 tensors at most): beyond these the
-// reader keeps counting but stores nothing, so its memory stays small whatever N is.
-constexpr size_t kMaxEntries = 4096;
-constexpr size_t kMaxMetadata = 256;
-
-struct Header {
-  bool has_metadata = false;
-  size_t entries_seen = 0, metadata_seen = 0;  // including those not stored
-  std::vector<std::pair<std::string, std::string>> metadata;
-  std::vector<Entry> entries;
-
-  const std::string* meta(std::string_view key) const {
-    for (const auto& kv : metadata)
-      if (kv.first == key) return &kv.second;
-    return nullptr;
-  }
-};
+using model::Entry;
+using model::Header;
+using model::kMaxEntries;
+using model::kMaxMetadata;
 
 // The schema reader over JSON that detail::check_json accepted. Memory: at most kMaxEntries entries
 // and kMaxMetadata pairs are kept, and their strings are pieces of the header, so it holds O(N)
@@ -378,6 +364,9 @@ Status save_safetensors(const Gpt& m, bool with_optimizer, std::vector<uint8_t>*
   const float* arrays[3] = {m.params(), m.adam_m(), m.adam_v()};
   const char* prefixes[3] = {"", "optimizer.m.", "optimizer.v."};
   const size_t sets = with_optimizer ? 3 : 1;
+  if (with_optimizer && m.inference_only())
+    return Status::Fail("saveModel: optimizer is true but this model is inference-only (no optimizer state), "
+                        "expected optimizer: false");
   for (size_t s = 0; s < sets; ++s)
     for (const GptTensor& t : ts) {
       const float* x = arrays[s] + t.offset;
@@ -456,9 +445,7 @@ Status save_safetensors(const Gpt& m, bool with_optimizer, std::vector<uint8_t>*
   return Status::Ok();
 }
 
-Status load_safetensors(const uint8_t* bytes, size_t n, std::unique_ptr<Gpt>* out) {
-  if (!out) return Status::Fail("loadModel: out is null, expected a place for the model");
-  out->reset();
+Status model::read_safetensors_header(const uint8_t* bytes, size_t n, size_t* header_len, Header* hp) {
   if (!bytes && n) return fail("is null with length " + std::to_string(n) + ", expected a byte array");
   if (n < 8)
     return fail("are " + std::to_string(n) + " bytes long, expected at least 8 (a safetensors file starts with "
@@ -489,8 +476,17 @@ Status load_safetensors(const uint8_t* bytes, size_t n, std::unique_ptr<Gpt>* ou
                 (je.pos < hn ? "at " + quoted(at.excerpt(12)) : std::string("at its end")) + "), expected " +
                 je.expected);
   }
+  ATTNLAB_CHECK(read_header(text, hn, hp));
+  *header_len = hn;
+  return Status::Ok();
+}
+
+Status load_safetensors(const uint8_t* bytes, size_t n, std::unique_ptr<Gpt>* out) {
+  if (!out) return Status::Fail("loadModel: out is null, expected a place for the model");
+  out->reset();
   Header h;
-  ATTNLAB_CHECK(read_header(text, hn, &h));
+  size_t hn = 0;
+  ATTNLAB_CHECK(model::read_safetensors_header(bytes, n, &hn, &h));
 
   GptConfig c;
   size_t steps = 0;

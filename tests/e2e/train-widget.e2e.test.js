@@ -330,6 +330,9 @@ describe('<attn-train> on the app page: replay, and the state it says', () => {
     await expect.poll(() => text(status)).toBe('paused: step 10 of 3000');
     // The 1-layer model: no head named "induction head", whatever its scores.
     expect(await text(w.locator('.plot-panel.induction .role-note'))).toBe('no induction head possible: it needs a previous-token head in an earlier layer, and this model has 1 layer');
+    await w.locator('.jump button', { hasText: 'induction head' }).click();
+    await expect.poll(() => text(w.locator('.jump button[aria-pressed="true"]'))).toBe('3 induction head: none found');
+    expect(await w.locator('attn-heatmap.focus').count()).toBe(0);
     await w.locator('select.task').selectOption('names');
     await expect.poll(() => text(w.locator('.notice'))).toBe('The induction run of the 1-layer attention-only model (step 10) was discarded: the task was changed to names. A run belongs to one task and one model.');
     expect(problems).toEqual([]);

@@ -691,7 +691,11 @@ export class AttnTrain extends AttnWidget {
       ${this.session.error || this._ablateError ? html`<p class="error train-error" role="alert">${this.session.error || this._ablateError}</p>` : nothing}
       <div class="controls scrubline">${this.#scrubber(cur)}</div>
       ${ctl === 'full' && this.task === 'induction' ? html`<div class="controls jump" role="group" aria-label="jump to a stage">jump to:
-        ${STAGES.map((s, i) => html`<button type="button" aria-pressed=${String(this.stage === i)} @click=${() => this.#jump(i)}>${i} ${s}</button>`)}</div>` : nothing}
+        ${STAGES.map((s, i) => {
+          // The stage of a head picked while the model shows none: said on the button, not lit.
+          const none = this.stage === i && i >= 2 && cur.found === false;
+          return html`<button type="button" class=${none ? 'none' : ''} aria-pressed=${String(this.stage === i)} @click=${() => this.#jump(i)}>${i} ${none ? `${s}: none found` : s}</button>`;
+        })}</div>` : nothing}
       <div class="plots">
         <div class="plot-panel loss" style=${`width:${W}px`}>${this.#lossLegend()}${this.#plotLoss(W, H, 12, cur, { upTo })}</div>
         ${this.task === 'induction' ? html`<div class="plot-panel ratio" style=${`width:${W}px`}><div class="legend-line"><span><span class="line-swatch" style=${`border-color:${LOSS_COLORS.ratio}`}></span>repeated-half loss ÷ first-half loss</span></div>

@@ -52,6 +52,7 @@ export class TrainSession {
     this.wantRun = false;    // a live run was asked for (a page load makes none)
     this.sampling = false;
     this.sampleQueue = [];   // snapshots waiting for their sample ({ index, step })
+    this.sampleSeen = new Set();  // snapshot indices queued, being drawn or drawn
     this.redrawTimer = 0;
     this.redrawAt = 0;
     host.addController?.(this);
@@ -242,6 +243,7 @@ export class TrainSession {
     this.run = null;
     this.samples = [];
     this.sampleQueue = [];
+    this.sampleSeen = new Set();
   }
 
   /**
@@ -252,8 +254,12 @@ export class TrainSession {
   sampleSnapshots(snaps) {
     const run = this.run;
     if (!run) return;
-    const have = new Set([...this.samples.map((x) => x.index), ...this.sampleQueue.map((x) => x.index)]);
-    for (const snap of snaps) if (!have.has(snap.index)) this.sampleQueue.push({ index: snap.index, step: snap.step });
+    // Each snapshot once: queued, being drawn or drawn (a snapshot event while one is drawn lists them all again).
+    for (const snap of snaps) {
+      if (this.sampleSeen.has(snap.index)) continue;
+      this.sampleSeen.add(snap.index);
+      this.sampleQueue.push({ index: snap.index, step: snap.step });
+    }
     this.#drainSamples(run);
   }
 
@@ -350,6 +356,7 @@ export class TrainSession {
     this.samples = [];
     run.target = sizeById(this.host.size).steps;
     this.sampleQueue = [];
+    this.sampleSeen = new Set();
     try {
       await run.reset();
     } catch (e) {

@@ -174,7 +174,12 @@ describe('TrainSession', () => {
     await s.step(100);
     await s.step(100);
     await s.step(100);
+    // A snapshot event while a sample is being drawn lists every snapshot again: each is drawn once.
+    s.sampleSnapshots(run.snapshots);
+    s.sampleSnapshots(run.snapshots);
     await vi.waitFor(() => expect(s.samples.map((x) => x.step)).toEqual([0, 100, 200, 300, 400, 500, 600, 700]), { timeout: 60000 });
+    await new Promise((ok) => setTimeout(ok, 200));
+    expect(s.samples).toHaveLength(8);
     for (const sample of s.samples) {
       expect(sample.error).toBeUndefined();
       for (const name of sample.names) expect(name).toMatch(/^[a-z]+$/);

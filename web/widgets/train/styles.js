@@ -29,6 +29,7 @@ export const trainStyles = [widgetStyles, css`
     .scrub input[type='range'] { width: min(28em, 60vw); }
     .scrub output { font-variant-numeric: tabular-nums; }
     .jump button[aria-pressed='true'] { background: #0969da; color: #fff; border-color: #0969da; }
+    .jump button.none[aria-pressed='true'] { background: #fff; color: #24292f; border: 1px dashed #57606a; }
     .source button[aria-pressed='true'] { background: #0969da; color: #fff; border-color: #0969da; }
     table.preds { border-collapse: collapse; font-variant-numeric: tabular-nums; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
     table.preds :is(th, td) { border: 1px solid #d0d7de; padding: 1px 5px; text-align: center; }

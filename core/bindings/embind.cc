@@ -19,6 +19,7 @@
 #include <emscripten/stack.h>
 #include <malloc.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
@@ -410,9 +411,33 @@ std::string float_json(float x) {
   return buf;
 }
 
+// A GPT-2 config.json's fields as loadModel passes them (0 = not given; nHead 0: 64-wide heads).
+struct Gpt2ConfigCall {
+  int nHead, nLayer, nEmbd, nPositions, vocabSize, nInner;
+  float layerNormEpsilon; attnlab::Activation activation;
+};
+attnlab::Gpt2Config gpt2_config(const Gpt2ConfigCall& c) {
+  attnlab::Gpt2Config g;
+  auto dim = [](int v) { return v < 0 ? size_t(0) : size_t(v); };
+  g.n_head = dim(c.nHead), g.n_layer = dim(c.nLayer), g.n_embd = dim(c.nEmbd);
+  g.n_positions = dim(c.nPositions), g.vocab_size = dim(c.vocabSize), g.n_inner = dim(c.nInner);
+  g.layer_norm_epsilon = c.layerNormEpsilon;
+  g.activation = c.activation;
+  return g;
+}
+
 class Model {
  public:
-  explicit Model(std::unique_ptr<attnlab::Gpt> m) : m_(std::move(m)) {}
+  explicit Model(std::unique_ptr<attnlab::Gpt> m, bool gpt2 = false) : m_(std::move(m)), gpt2_(gpt2) {}
+
+  // GPT-2 from a whole safetensors file at [bytes, bytes + size); null when refused.
+  static Model* load_gpt2(Addr bytes, double size, const Gpt2ConfigCall& c) {
+    std::unique_ptr<attnlab::Gpt> m;
+    if (report_as("loadModel", attnlab::load_gpt2_safetensors(reinterpret_cast<const uint8_t*>(uintptr_t(bytes)),
+                                                              size_t(size), gpt2_config(c), &m)))
+      return nullptr;
+    return new Model(std::move(m), true);
+  }
 
   // A model with fresh parameters; null when the config is refused (lastError says why).
   static Model* create(const CreateModelCall& c) {
@@ -446,7 +471,8 @@ class Model {
                     ",\"attentionOnly\":" + (c.attention_only ? "true" : "false") +
                     ",\"layerNorm\":" + (c.layer_norm ? "true" : "false") + ",\"activation\":\"" +
                     activation_name(c.activation) + "\",\"initStd\":" + float_json(c.init_std) +
-                    "},\"numParams\":" + std::to_string(m_->num_params()) + ",\"tensors\":[";
+                    ",\"lnEps\":" + float_json(c.ln_eps) + ",\"inferenceOnly\":" + (c.inference_only ? "true" : "false") +
+                    gpt2_fields(c) + "},\"numParams\":" + std::to_string(m_->num_params()) + ",\"tensors\":[";
     const char* sep = "";
     for (const attnlab::GptTensor& t : m_->tensors()) {
       j += sep, j += "[\"", j += t.name, j += "\",", j += std::to_string(t.offset), j += ",[";
@@ -457,10 +483,25 @@ class Model {
     return j + "]}";
   }
 
+  // A model loaded from a GPT-2 file also reports its config.json fields, under their own names.
+  std::string gpt2_fields(const attnlab::GptConfig& c) const {
+    if (!gpt2_) return "";
+    const char* act = c.activation == attnlab::Activation::gelu_tanh ? "gelu_new"
+                      : c.activation == attnlab::Activation::gelu   ? "gelu"
+                                                                    : "relu";
+    return ",\"source\":\"gpt2\",\"n_head\":" + std::to_string(c.heads) + ",\"n_layer\":" + std::to_string(c.layers) +
+           ",\"n_embd\":" + std::to_string(c.d_model) + ",\"n_positions\":" + std::to_string(c.context) +
+           ",\"vocab_size\":" + std::to_string(c.vocab) + ",\"n_inner\":" + std::to_string(c.d_ff) +
+           ",\"activation_function\":\"" + act + "\",\"layer_norm_epsilon\":" + float_json(c.ln_eps);
+  }
+
   int step() const { return int(m_->steps_taken()); }
   // Views into the heap, valid until the next call: the facade copies them at once.
   val parameters() { return val(typed_memory_view(m_->num_params(), m_->params())); }
-  val gradients() const { return val(typed_memory_view(m_->num_params(), m_->grads())); }
+  val gradients() const {
+    if (!m_->grads()) return val::null();  // inference-only: no gradient memory
+    return val(typed_memory_view(m_->num_params(), m_->grads()));
+  }
 
   StepResult forward(const ModelForwardCall& c) {
     StepResult r;
@@ -488,6 +529,10 @@ class Model {
   StepResult compute_gradients(const ModelForwardCall& c) {
     StepResult r;
     constexpr const char* op = "computeGradients";
+    if (m_->inference_only()) {
+      report_as(op, m_->backward());  // its refusal: "this model is inference-only …"
+      return r;
+    }
     if (!c.targets) {
       report_as(op, Status::Fail("targets is missing, expected batch·t token ids"));
       return r;
@@ -528,12 +573,68 @@ class Model {
     saved_.clear();
     return report_as("save", attnlab::save_safetensors(*m_, optimizer, &saved_));
   }
+  // Hugging Face GPT-2's names (gpt2_checkpoint.cc); savedConfig() is its config.json text.
+  int save_gpt2() {
+    saved_.clear();
+    saved_config_.clear();
+    return report_as("save", attnlab::save_gpt2_safetensors(*m_, &saved_, &saved_config_));
+  }
   val saved() const { return val(typed_memory_view(saved_.size(), saved_.data())); }
-  void release_saved() { std::vector<uint8_t>().swap(saved_); }
+  std::string saved_config() const { return saved_config_; }
+  void release_saved() {
+    std::vector<uint8_t>().swap(saved_);
+    std::string().swap(saved_config_);
+  }
 
  private:
   std::unique_ptr<attnlab::Gpt> m_;
+  bool gpt2_ = false;
   std::vector<uint8_t> saved_;
+  std::string saved_config_;
+};
+
+// ---- Streaming a GPT-2 file into the heap (attnlab::Gpt2Loader) ------------------------------------
+// JS reads the file's header (8 + N bytes) into staging(), calls begin (the model is allocated, 4 bytes
+// per parameter), then copies each chunk of the data into staging() and calls write(n): the file is
+// never whole in JS nor in the heap. finish() hands over the Model; delete() frees whatever is left.
+class ModelLoader {
+ public:
+  ModelLoader() = default;
+  ~ModelLoader() { std::free(staging_); }
+  // A buffer of at least `bytes` the loader owns (0 when memory is refused: lastError says how much).
+  Addr staging(double bytes) {
+    const size_t n = size_t(bytes);
+    if (n > cap_) {
+      std::free(staging_);
+      cap_ = 0;
+      staging_ = static_cast<uint8_t*>(std::malloc(n));
+      if (!staging_) {
+        report(Status::Fail("loadModel: could not get " + std::to_string(n >> 20) + " MiB to read the file through"));
+        return 0;
+      }
+      cap_ = n;
+    }
+    return Addr(uintptr_t(staging_));
+  }
+  int begin(double n, const Gpt2ConfigCall& c) {
+    return report_as("loadModel", loader_.begin(staging_, std::min(size_t(n), cap_), gpt2_config(c)));
+  }
+  double header_bytes() const { return double(loader_.header_bytes()); }
+  double file_bytes() const { return double(loader_.file_bytes()); }
+  int write(double n) { return report_as("loadModel", loader_.write(staging_, std::min(size_t(n), cap_))); }
+  Model* finish() {
+    std::unique_ptr<attnlab::Gpt> m;
+    if (report_as("loadModel", loader_.finish(&m))) return nullptr;
+    std::free(staging_);
+    staging_ = nullptr;
+    cap_ = 0;
+    return new Model(std::move(m), true);
+  }
+
+ private:
+  attnlab::Gpt2Loader loader_;
+  uint8_t* staging_ = nullptr;
+  size_t cap_ = 0;
 };
 
 // ---- The module's state (for leak tests and the SIMD probe) ----------------------------------------
@@ -746,9 +847,16 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .field("ok", &StepResult::ok).field("loss", &StepResult::loss)
       .field("gradNorm", &StepResult::gradNorm).field("step", &StepResult::step);
 
+  value_object<Gpt2ConfigCall>("Gpt2ConfigCall")
+      .field("nHead", &Gpt2ConfigCall::nHead).field("nLayer", &Gpt2ConfigCall::nLayer)
+      .field("nEmbd", &Gpt2ConfigCall::nEmbd).field("nPositions", &Gpt2ConfigCall::nPositions)
+      .field("vocabSize", &Gpt2ConfigCall::vocabSize).field("nInner", &Gpt2ConfigCall::nInner)
+      .field("layerNormEpsilon", &Gpt2ConfigCall::layerNormEpsilon)
+      .field("activation", &Gpt2ConfigCall::activation);
   class_<Model>("Model")
       .class_function("create", &Model::create, allow_raw_pointers())
       .class_function("load", &Model::load, allow_raw_pointers())
+      .class_function("loadGpt2", &Model::load_gpt2, allow_raw_pointers())
       .function("info", &Model::info)
       .function("step", &Model::step)
       .function("parameters", &Model::parameters)
@@ -759,8 +867,18 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .function("generate", &Model::generate)
       .function("setHeadMask", &Model::set_head_mask)
       .function("save", &Model::save)
+      .function("saveGpt2", &Model::save_gpt2)
       .function("saved", &Model::saved)
+      .function("savedConfig", &Model::saved_config)
       .function("releaseSaved", &Model::release_saved);
+  class_<ModelLoader>("ModelLoader")
+      .constructor<>()
+      .function("staging", &ModelLoader::staging)
+      .function("begin", &ModelLoader::begin)
+      .function("headerBytes", &ModelLoader::header_bytes)
+      .function("fileBytes", &ModelLoader::file_bytes)
+      .function("write", &ModelLoader::write)
+      .function("finish", &ModelLoader::finish, allow_raw_pointers());
 
   // ---- The module --------------------------------------------------------------------------------
   function("lastError", &last_error);

@@ -104,7 +104,7 @@ for (const ops of [attentionOps, multiHeadOps, positionalOps, blockOps, embeddin
   for (const [name, op] of Object.entries(ops)) {
     if (name in AttnLab.prototype) throw new Error(`attnlab: two ops are named ${name}`);
     // A named method (stack traces and the console show lab.attention, not an anonymous function).
-    const method = { [name](args) { return op(this, args); } }[name];
+    const method = { [name](args, options) { return arguments.length > 1 ? op(this, args, options) : op(this, args); } }[name];
     Object.defineProperty(AttnLab.prototype, name, { value: method, writable: true, configurable: true });
   }
 }

@@ -19,7 +19,12 @@ const FORWARD_OPTIONS = ['ids', 'batch', 'targets', 'attention'];
 const GRADIENT_OPTIONS = ['ids', 'targets', 'batch'];
 const TRAIN_OPTIONS = ['ids', 'targets', 'batch', 'lr', 'beta1', 'beta2', 'eps', 'weightDecay', 'maxGradNorm'];
 const GENERATE_OPTIONS = ['prompt', 'steps', 'temperature', 'topK', 'seed'];
-const SAVE_OPTIONS = ['optimizer'];
+const SAVE_OPTIONS = ['optimizer', 'layout'];
+const LOAD_OPTIONS = ['config', 'onProgress'];
+// A GPT-2 file streams through a staging buffer of this many bytes in the heap.
+const CHUNK = 1 << 20;
+// config.json's activation_function → the core's activation.
+const GPT2_ACTIVATIONS = { gelu_new: 'gelu_tanh', gelu_pytorch_tanh: 'gelu_tanh', gelu: 'gelu', relu: 'relu' };
 
 // `bytes` of the arena's block: the block itself when it is big enough (no allocation, the hot
 // path), else grown through arena.layout (which checks the memory budget).
@@ -56,8 +61,8 @@ function checkTokens(fn, name, v, vocab) {
 }
 function putTokens(lab, addr, v) {
   const i32 = lab.core.heap().i32;
-  if (v instanceof Int32Array) i32.set(v, addr >> 2);
-  else for (let i = 0, at = addr >> 2; i < v.length; i++) i32[at + i] = v[i];
+  if (v instanceof Int32Array) i32.set(v, addr >>> 2);
+  else for (let i = 0, at = addr >>> 2; i < v.length; i++) i32[at + i] = v[i];
 }
 
 // ids (and targets) of batch rows: t = ids.length / batch, 1 ≤ t ≤ context. The answer goes into one
@@ -128,17 +133,238 @@ export function createModel(lab, args) {
   return adopt(lab, handle, s);
 }
 
-/** The model a safetensors file (Uint8Array or ArrayBuffer, from model.save()) holds. */
-export function loadModel(lab, bytes) {
+// ---- lab.loadModel: attnlab checkpoints and GPT-2 safetensors -----------------------------------------
+//
+// A source is bytes (Uint8Array, another typed array, ArrayBuffer: loaded synchronously, as before) or
+// a Blob/File, a URL (string or URL object: fetch; in Node a file: URL or a path) — those return a
+// Promise and stream: the header is read first, the model is allocated in WebAssembly memory, then the
+// data is converted chunk by chunk through a 1 MiB staging buffer in the heap (core/bindings/embind.cc,
+// ModelLoader). A GPT-2 file is never whole in JS. What kind of file it is comes from its tensor names
+// (wte.weight or transformer.wte.weight: GPT-2; else an attnlab checkpoint, whose reader says what is
+// wrong).
+
+// options.config (a parsed config.json) → the core's Gpt2ConfigCall. Keys loadModel does not use are
+// ignored (config.json has dozens); those it uses are checked.
+function gpt2Config(lab, fn, config) {
+  if (config === undefined || config === null) config = {};
+  if (typeof config !== 'object' || Array.isArray(config)) fail(fn, `config is ${describe(config)}, expected the parsed config.json object`);
+  const dim = (key) => {
+    const v = config[key];
+    if (v === undefined || v === null) return 0;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > 2 ** 30) fail(fn, `config.${key} is ${describe(v)}, expected a positive integer`);
+    return v;
+  };
+  const eps = config.layer_norm_epsilon ?? 1e-5;
+  if (typeof eps !== 'number' || !(eps > 0) || !Number.isFinite(Math.fround(eps)) || Math.fround(eps) === 0)
+    fail(fn, `config.layer_norm_epsilon is ${describe(eps)}, expected a finite number > 0`);
+  const act = config.activation_function ?? 'gelu_new';
+  if (!Object.hasOwn(GPT2_ACTIVATIONS, act))
+    fail(fn, `config.activation_function is ${describe(act)}, expected one of ${Object.keys(GPT2_ACTIVATIONS).map((a) => `'${a}'`).join(', ')}`);
+  return { nHead: dim('n_head'), nLayer: dim('n_layer'), nEmbd: dim('n_embd'), nPositions: dim('n_positions'),
+    vocabSize: dim('vocab_size'), nInner: dim('n_inner'), layerNormEpsilon: eps, activation: lab.core.code('activation', GPT2_ACTIVATIONS[act]) };
+}
+
+function loadOptions(fn, options) {
+  if (options === undefined) return {};
+  requireObject(fn, options);
+  noUnknownKeys(fn, options, LOAD_OPTIONS);
+  if (options.onProgress !== undefined && typeof options.onProgress !== 'function')
+    fail(fn, `onProgress is ${describe(options.onProgress)}, expected a function ({ loaded, total }) => void`);
+  return options;
+}
+
+// What the first bytes say: 'pickle' / 'zip' (PyTorch's .bin), or the header length N (a safetensors
+// candidate), or null (too short to tell yet).
+const MAX_HEADER = 100_000_000;
+function sniffStart(u8) {
+  if (u8.length >= 2 && u8[0] === 0x80 && u8[1] >= 2 && u8[1] <= 5) return 'pickle';
+  if (u8.length >= 4 && u8[0] === 0x50 && u8[1] === 0x4b && u8[2] === 0x03 && u8[3] === 0x04) return 'zip';
+  if (u8.length < 8) return null;
+  const n = new DataView(u8.buffer, u8.byteOffset, 8).getBigUint64(0, true);
+  return n > BigInt(MAX_HEADER) ? 'huge' : Number(n);
+}
+function notSafetensors(fn, kind) {
+  if (kind === 'pickle' || kind === 'zip')
+    fail(fn, `bytes are a PyTorch ${kind === 'zip' ? 'zip archive' : 'pickle'} (pytorch_model.bin or torch.save), not safetensors, expected a .safetensors file (Hugging Face's model.safetensors, or save_file(state_dict) from the safetensors package)`);
+}
+// The header's tensor names say GPT-2 (the header text is JSON; anything else goes to the attnlab reader).
+function isGpt2Header(u8, n) {
+  try {
+    const h = JSON.parse(new TextDecoder().decode(u8.subarray(8, 8 + n)));
+    return h !== null && typeof h === 'object' && ('wte.weight' in h || 'transformer.wte.weight' in h);
+  } catch {
+    return false;
+  }
+}
+
+function toBytes(source) {
+  if (source instanceof ArrayBuffer) return new Uint8Array(source);
+  if (ArrayBuffer.isView(source)) return source instanceof Uint8Array ? source : new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
+  return null;
+}
+
+/**
+ * The model a file holds: an attnlab checkpoint (model.save()) or a Hugging Face GPT-2 safetensors
+ * file (inference-only). Bytes load synchronously; a Blob/File or URL returns a Promise.
+ */
+export function loadModel(lab, source, options) {
   const fn = 'loadModel';
-  if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
-  else if (ArrayBuffer.isView(bytes) && !(bytes instanceof Uint8Array))
-    bytes = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (!(bytes instanceof Uint8Array))
-    fail(fn, `bytes is ${describe(bytes)}, expected a Uint8Array or ArrayBuffer of a safetensors file (from model.save())`);
+  const opts = loadOptions(fn, options);
+  const bytes = toBytes(source);
+  if (bytes) return loadBytes(lab, fn, bytes, opts);
+  if (typeof Blob !== 'undefined' && source instanceof Blob)
+    return loadStream(lab, fn, blobChunks(source), source.size, opts);
+  if (typeof source === 'string' || source instanceof URL) return openUrl(fn, source).then(({ chunks, total }) => loadStream(lab, fn, chunks, total, opts));
+  fail(fn, `bytes is ${describe(source)}, expected a Uint8Array or ArrayBuffer of a safetensors file, a Blob/File, or a URL`);
+}
+
+function loadBytes(lab, fn, bytes, opts) {
+  const kind = sniffStart(bytes);
+  notSafetensors(fn, kind);
+  if (typeof kind === 'number' && 8 + kind <= bytes.length && isGpt2Header(bytes, kind)) {
+    const cfg = gpt2Config(lab, fn, opts.config);
+    const base = lab.arena.layout(fn, [Math.ceil(bytes.length / 4)])[0];
+    lab.core.heap().u8.set(bytes, base);
+    const m = adopt(lab, handleOrThrow(lab, lab.core.module.Model.loadGpt2(base, bytes.length, cfg)), undefined);
+    opts.onProgress?.({ loaded: bytes.length, total: bytes.length });
+    return m;
+  }
   const base = lab.arena.layout(fn, [Math.ceil(bytes.length / 4)])[0];
   lab.core.heap().u8.set(bytes, base);
-  return adopt(lab, handleOrThrow(lab, lab.core.module.Model.load(base, bytes.length)), undefined);
+  const m = adopt(lab, handleOrThrow(lab, lab.core.module.Model.load(base, bytes.length)), undefined);
+  opts.onProgress?.({ loaded: bytes.length, total: bytes.length });
+  return m;
+}
+
+async function* blobChunks(blob) {
+  // Blob.stream() where there is one (browsers, Node ≥ 18); slices otherwise.
+  if (typeof blob.stream === 'function') {
+    yield* readerChunks(blob.stream().getReader());
+    return;
+  }
+  for (let at = 0; at < blob.size; at += CHUNK) yield new Uint8Array(await blob.slice(at, at + CHUNK).arrayBuffer());
+}
+async function* readerChunks(reader) {
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    reader.releaseLock?.();
+  }
+}
+
+const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof document === 'undefined';
+async function openUrl(fn, source) {
+  let url = null;
+  try {
+    url = new URL(source);
+  } catch {
+    url = null;  // relative: fetch resolves it against the page; in Node it is a file path
+  }
+  if (isNode && (!url || url.protocol === 'file:')) {
+    const fs = await import(/* @vite-ignore */ 'node:' + 'fs');
+    const path = url ? decodeURIComponent(url.pathname) : String(source);
+    let total;
+    try {
+      total = (await fs.promises.stat(path)).size;
+    } catch (e) {
+      fail(fn, `cannot read ${path} (${e.code ?? e.message}), expected a readable file`);
+    }
+    return { chunks: fs.createReadStream(path, { highWaterMark: CHUNK }), total };
+  }
+  let res;
+  try {
+    res = await fetch(source);
+  } catch (e) {
+    fail(fn, `fetching ${String(source)} failed (${e.message}), expected a reachable URL`);
+  }
+  if (!res.ok) fail(fn, `fetching ${String(source)} gave HTTP ${res.status}, expected 200`);
+  const len = Number(res.headers.get('content-length'));
+  return { chunks: readerChunks(res.body.getReader()), total: Number.isFinite(len) && len > 0 && !res.headers.get('content-encoding') ? len : undefined };
+}
+
+// Chunks (an async iterable of Uint8Array) → a Model. The header is gathered first; a GPT-2 file then
+// streams through the loader, an attnlab checkpoint (small: ≤ 256 MiB) is gathered and read whole.
+async function loadStream(lab, fn, chunks, total, opts) {
+  const pending = [];
+  let have = 0, loaded = 0;
+  const progress = (t) => opts.onProgress?.({ loaded, total: t });
+  const gather = () => {
+    const all = new Uint8Array(have);
+    let at = 0;
+    for (const c of pending) all.set(c, at), (at += c.length);
+    pending.length = 0;
+    pending.push(all);
+    return all;
+  };
+  const it = chunks[Symbol.asyncIterator]();
+  let head = null, n = null;
+  while (n === null || have < 8 + n) {
+    const { done, value } = await it.next();
+    if (done) break;
+    const c = value instanceof Uint8Array ? value : new Uint8Array(value);
+    pending.push(c);
+    have += c.length;
+    loaded += c.length;
+    progress(total);
+    if (n === null && have >= 8) {
+      const k = sniffStart(gather());
+      notSafetensors(fn, k);
+      if (typeof k !== 'number') break;
+      n = k;
+    }
+  }
+  head = gather();
+  if (n === null || have < 8 + n || !isGpt2Header(head, n)) {
+    // An attnlab checkpoint (or something the attnlab reader will name): the rest, then the bytes path.
+    for (;;) {
+      const { done, value } = await it.next();
+      if (done) break;
+      pending.push(value instanceof Uint8Array ? value : new Uint8Array(value));
+      have += value.length;
+      loaded += value.length;
+      progress(total);
+    }
+    return loadBytes(lab, fn, gather(), {});
+  }
+  const cfg = gpt2Config(lab, fn, opts.config);
+  const M = lab.core.module;
+  const loader = new M.ModelLoader();
+  try {
+    const put = (bytes) => {
+      const at = loader.staging(Math.max(CHUNK, bytes.length));
+      if (!at) throw new AttnLabError(lab.core.lastError());
+      lab.core.heap().u8.set(bytes, at);  // the view re-derived: staging may have grown memory
+      return at;
+    };
+    put(head.subarray(0, 8 + n));
+    run(lab, loader.begin(8 + n, cfg));
+    const fileBytes = loader.fileBytes();
+    if (total === undefined) total = fileBytes;
+    const feed = (c) => {
+      for (let at = 0; at < c.length; at += CHUNK) {
+        const piece = c.subarray(at, Math.min(c.length, at + CHUNK));
+        put(piece);
+        run(lab, loader.write(piece.length));
+      }
+    };
+    feed(head.subarray(8 + n));
+    for (;;) {
+      const { done, value } = await it.next();
+      if (done) break;
+      const c = value instanceof Uint8Array ? value : new Uint8Array(value);
+      feed(c);
+      loaded += c.length;
+      progress(total);
+    }
+    return adopt(lab, handleOrThrow(lab, loader.finish()), undefined);
+  } finally {
+    loader.delete();
+    it.return?.();
+  }
 }
 
 // A Model for a new handle; its config and tensor table from info() (JSON, read once per model).
@@ -278,13 +504,18 @@ export class Model {
     const [pp, po] = lab.arena.layout(fn, [n, steps]);
     putTokens(lab, pp, args.prompt);
     run(lab, this.#handle.generate({ prompt: pp, n, steps, temperature, topK, seed: s, out: po }));
-    return lab.core.heap().i32.slice(po >> 2, (po >> 2) + steps);
+    return lab.core.heap().i32.slice(po >>> 2, (po >>> 2) + steps);
   }
 
   /** { name: { shape, data: Float32Array } } — copies, in gpt.h's order. */
   parameters() { return this.#tensorsOf(this.#live('parameters') && this.#handle.parameters()); }
   /** The gradients of the last computeGradients/trainStep, shaped as parameters(). */
-  gradients() { return this.#tensorsOf(this.#live('gradients') && this.#handle.gradients()); }
+  gradients() {
+    this.#live('gradients');
+    const view = this.#handle.gradients();
+    if (view === null) fail('gradients', 'this model is inference-only (no gradient memory), expected a model from createModel or an attnlab checkpoint');
+    return this.#tensorsOf(view);
+  }
 
   // A view into WebAssembly memory (Embind's typed_memory_view, made by the call that returned it,
   // so never of a detached buffer) copied at once into fresh tensors.
@@ -345,13 +576,28 @@ export class Model {
     run(lab, this.#handle.setHeadMask(pm));
   }
 
-  /** The model as a safetensors file; optimizer: true adds Adam's moments and the step count. */
+  /**
+   * The model as a safetensors file; optimizer: true adds Adam's moments and the step count.
+   * layout: 'gpt2' → { bytes, config }: Hugging Face GPT-2's names (fused c_attn, no prefix, metadata
+   * format 'pt') and the config.json text; refused for a model GPT-2 cannot express (attention-only,
+   * no LayerNorm, a nonzero output bias b_U).
+   */
   save(args = {}) {
     const fn = 'save';
     const lab = this.#live(fn);
     requireObject(fn, args);
     noUnknownKeys(fn, args, SAVE_OPTIONS);
+    const layout = oneOf(fn, 'layout', args.layout, ['attnlab', 'gpt2'], 'attnlab');
     const optimizer = bool(fn, 'optimizer', args.optimizer, false);
+    if (layout === 'gpt2') {
+      if (optimizer) fail(fn, "optimizer is true with layout 'gpt2', expected optimizer: false (GPT-2's file holds the weights only)");
+      try {
+        run(lab, this.#handle.saveGpt2());
+        return { bytes: this.#handle.saved().slice(), config: this.#handle.savedConfig() };
+      } finally {
+        this.#handle.releaseSaved();
+      }
+    }
     try {
       run(lab, this.#handle.save(optimizer));
       return this.#handle.saved().slice();

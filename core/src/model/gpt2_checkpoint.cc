@@ -68,10 +68,10 @@ float f16_to_f32(uint16_t h) {
     } while ((m & 0x400u) == 0);
     bits = sign | (uint32_t(112 - e) << 23) | ((m & 0x3FFu) << 13);
   }
-  return std::bit_cast<float>(bits);
+  return __builtin_bit_cast(float, bits);
 }
 
-float bf16_to_f32(uint16_t b) { return std::bit_cast<float>(uint32_t(b) << 16); }
+float bf16_to_f32(uint16_t b) { return __builtin_bit_cast(float, uint32_t(b) << 16); }
 
 namespace {
 

@@ -1,0 +1,185 @@
+// GPT-2 from its safetensors file through the JS API (web/api/model.js → core/src/model/gpt2_checkpoint.cc):
+// the files tests/golden/generate_gpt2.py wrote (random weights; F32, F16, BF16; with and without the
+// "transformer." prefix; 2–4 layers) loaded from every kind of source, against the torch reference
+// (logits, attention maps, the residual stream, greedy generation); export with layout 'gpt2' read back
+// by the torch code; refusals that leave the module as it was.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createAttnLab } from 'attnlab';
+import { TOL, expectCloseTensor } from './helpers.js';
+
+const DIR = new URL('../golden/gpt2/', import.meta.url);
+const REF = JSON.parse(readFileSync(new URL('reference.json', DIR), 'utf8')).cases;
+const GENERATOR = new URL('../golden/generate_gpt2.py', import.meta.url).pathname;
+const fileBytes = (c) => new Uint8Array(readFileSync(new URL(c.file, DIR)));
+
+let lab, tmp;
+beforeAll(async () => {
+  lab = await createAttnLab();
+  tmp = mkdtempSync(join(tmpdir(), 'attnlab-gpt2-'));
+});
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+// Every kind of source loadModel takes; bytes and ArrayBuffer synchronously, the rest as Promises.
+const SOURCES = {
+  Uint8Array: (c) => lab.loadModel(fileBytes(c), { config: c.config }),
+  ArrayBuffer: (c) => { const b = fileBytes(c); return lab.loadModel(b.buffer.slice(b.byteOffset, b.byteOffset + b.length), { config: c.config }); },
+  Blob: (c) => lab.loadModel(new Blob([fileBytes(c)]), { config: c.config }),
+  'file URL': (c) => lab.loadModel(new URL(c.file, DIR).href, { config: c.config }),
+};
+
+function checkAgainstTorch(m, c) {
+  const { n_layer: L } = c.config;
+  expect(m.config.inferenceOnly).toBe(true);
+  expect(m.config.layers).toBe(L);
+  expect(m.config.n_layer).toBe(L);
+  expect(m.config.activation_function).toBe(c.config.activation_function);
+  const r = m.forward({ ids: c.ids });
+  expectCloseTensor(r.logits, c.logits, `${c.file} logits`, TOL.model);
+  for (let l = 0; l < L; l++)
+    for (let h = 0; h < m.config.heads; h++) expectCloseTensor(r.attention[l][h], c.attention[l][h], `${c.file} attention L${l}H${h}`, TOL.model);
+  const g = m.generate({ prompt: c.prompt, steps: c.steps, temperature: 0 });
+  expect(Array.from(g)).toEqual(c.greedy);
+}
+
+describe('GPT-2 safetensors from every source', () => {
+  for (const [kind, load] of Object.entries(SOURCES))
+    for (const c of REF)
+      test(`${c.file} (${c.dtype}${c.prefix ? ', prefix' : ''}, ${c.config.n_layer} layers) from ${kind}`, async () => {
+        const loaded = load(c);
+        if (kind === 'Uint8Array' || kind === 'ArrayBuffer') expect(loaded).not.toBeInstanceOf(Promise);
+        const m = await loaded;
+        try { checkAgainstTorch(m, c); } finally { m.dispose(); }
+      });
+
+  test('progress reports loaded and total bytes, ending at the file size', async () => {
+    const c = REF[0], b = fileBytes(c), seen = [];
+    const m = await lab.loadModel(new Blob([b.subarray(0, 1000), b.subarray(1000, 50000), b.subarray(50000)]), { config: c.config, onProgress: (p) => seen.push(p) });
+    m.dispose();
+    expect(seen.length).toBeGreaterThan(1);
+    expect(seen.every((p) => p.total === b.length)).toBe(true);
+    expect(seen.at(-1).loaded).toBe(b.length);
+    for (let i = 1; i < seen.length; i++) expect(seen[i].loaded).toBeGreaterThanOrEqual(seen[i - 1].loaded);
+  });
+
+  test('without a config: 64-wide heads from n_embd', () => {
+    const c = REF.find((x) => x.config.n_head === undefined);
+    const m = lab.loadModel(fileBytes(c));
+    try {
+      expect(m.config.heads).toBe(c.config.n_embd / 64);
+      checkAgainstTorch(m, c);
+    } finally { m.dispose(); }
+  });
+});
+
+describe('inference-only', () => {
+  test('training refuses; forward, generate, head mask and save work', () => {
+    const c = REF[0];
+    const m = lab.loadModel(fileBytes(c), { config: c.config });
+    try {
+      expect(() => m.trainStep({ ids: c.ids, targets: c.ids })).toThrow(/trainStep: this model is inference-only/);
+      expect(() => m.computeGradients({ ids: c.ids, targets: c.ids })).toThrow(/computeGradients: this model is inference-only/);
+      expect(() => m.gradients()).toThrow(/inference-only/);
+      const before = m.forward({ ids: c.ids, attention: false }).logits;
+      m.setHeadMask(new Float32Array(m.config.layers * m.config.heads).fill(0));
+      const ablated = m.forward({ ids: c.ids, attention: false }).logits;
+      expect(ablated.some((x, i) => Math.abs(x - before[i]) > 1e-3)).toBe(true);
+      m.setHeadMask(null);
+      // An attnlab checkpoint of it loads back as a (trainable) model with the same logits.
+      const again = lab.loadModel(m.save());
+      try {
+        expectCloseTensor(again.forward({ ids: c.ids, attention: false }).logits, before, 'attnlab save', TOL.ulps);
+      } finally { again.dispose(); }
+    } finally { m.dispose(); }
+  });
+});
+
+describe("save({ layout: 'gpt2' })", () => {
+  test('the exported file, read by the torch GPT-2 of generate_gpt2.py, gives the same logits', () => {
+    expect(spawnSync('/usr/bin/python3', ['-c', 'import torch']).status, "Debian's python3-torch").toBe(0);
+    for (const c of [REF[0], REF[2]]) {
+      const m = lab.loadModel(fileBytes(c), { config: c.config });
+      try {
+        const { bytes, config } = m.save({ layout: 'gpt2' });
+        const cfg = JSON.parse(config);
+        expect(cfg).toMatchObject({ model_type: 'gpt2', n_layer: c.config.n_layer, n_embd: c.config.n_embd, n_head: m.config.heads, activation_function: c.config.activation_function });
+        const file = join(tmp, `export-${c.file}`);
+        writeFileSync(file, bytes);
+        const r = spawnSync('/usr/bin/python3', [GENERATOR, '--logits', file, config, ...c.ids.map(String)], { encoding: 'utf8' });
+        expect(r.status, r.stderr).toBe(0);
+        const out = JSON.parse(r.stdout);
+        expect(out.tensors).toContain('h.0.attn.c_attn.weight');
+        expect(out.tensors.some((t) => t.startsWith('transformer.') || t.includes('b_U'))).toBe(false);
+        expectCloseTensor(m.forward({ ids: c.ids, attention: false }).logits, out.logits, `${c.file} exported`, TOL.model);
+        // And back into attnlab, parameter for parameter.
+        const back = lab.loadModel(bytes, { config: cfg });
+        try {
+          const a = m.parameters(), b = back.parameters();
+          for (const k of Object.keys(a)) expect(Array.from(b[k].data), k).toEqual(Array.from(a[k].data));
+        } finally { back.dispose(); }
+      } finally { m.dispose(); }
+    }
+  });
+
+  test('a trained attnlab model exports once b_U is zero; a nonzero b_U is refused', () => {
+    const m = lab.createModel({ vocab: 13, context: 8, layers: 2, heads: 2, dModel: 16, activation: 'gelu_tanh', seed: 3 });
+    try {
+      const ids = [1, 2, 3, 4, 5, 6, 7, 8];
+      m.trainStep({ ids, targets: ids.map((x) => (x + 1) % 13), lr: 1e-2 });
+      expect(() => m.save({ layout: 'gpt2' })).toThrow(/save: layout 'gpt2' has no output bias, but unembed.b_U\[\d+\] is/);
+      m.setParameters({ 'unembed.b_U': new Float32Array(13) });
+      const { bytes, config } = m.save({ layout: 'gpt2' });
+      const back = lab.loadModel(bytes, { config: JSON.parse(config) });
+      try {
+        expectCloseTensor(back.forward({ ids, attention: false }).logits, m.forward({ ids, attention: false }).logits, 'round trip', TOL.ulps);
+      } finally { back.dispose(); }
+    } finally { m.dispose(); }
+    const ao = lab.createModel({ vocab: 5, context: 4, layers: 1, heads: 1, dModel: 4, attentionOnly: true });
+    try { expect(() => ao.save({ layout: 'gpt2' })).toThrow(/attention-only/); } finally { ao.dispose(); }
+  });
+});
+
+describe('bad files: a clear error, the module as it was', () => {
+  const c = REF[3];
+  const good = () => fileBytes(c);
+  const edit = (from, to) => {
+    const b = good(), text = Buffer.from(b).toString('latin1'), at = text.indexOf(from);
+    expect(at).toBeGreaterThan(0);
+    b.set(Buffer.from(to, 'latin1'), at);
+    return b;
+  };
+  const CASES = [
+    ['truncated', () => good().subarray(0, good().length - 333), /loadModel: bytes end after \d+ of the \d+ bytes the header describes \(is the file truncated\?\)/],
+    ['a missing tensor', () => edit('"h.2.mlp.c_fc.bias"', '"h.2.mlp.c_fc.bia_"'), /loadModel: bytes have no tensor "h.2.mlp.c_fc.bias"/],
+    ['a wrong shape', () => edit('"h.1.ln_1.weight":{"dtype":"F32","shape":[24]', '"h.1.ln_1.weight":{"dtype":"F32","shape":[42]'), /tensor "h.1.ln_1.weight" has shape \[42\], expected \[24\]/],
+    ['an unsupported dtype', () => edit('"h.0.ln_2.bias":{"dtype":"F32"', '"h.0.ln_2.bias":{"dtype":"I32"'), /tensor "h.0.ln_2.bias" has dtype "I32", expected "F32", "F16" or "BF16"/],
+    ['a .bin pickle renamed', () => new Uint8Array([0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19, 0x2e]), /PyTorch pickle .*not safetensors/],
+    ['a torch.save zip renamed', () => new Uint8Array([0x50, 0x4b, 0x03, 0x04, 0, 0, 8, 8, 0, 0, 1, 2]), /PyTorch zip archive/],
+    ['a config that disagrees', () => [good(), { ...c.config, n_layer: 7 }], /config n_layer is 7 but the file has 3/],
+  ];
+  for (const [what, make, message] of CASES)
+    for (const kind of ['Uint8Array', 'Blob'])
+      test(`${what} (${kind})`, async () => {
+        lab.createModel({ vocab: 5, context: 4, layers: 1, heads: 1, dModel: 4 }).dispose();  // the arena grown once
+        const heap = lab.core.heapInUse();
+        let v = make(), config = c.config;
+        if (Array.isArray(v)) [v, config] = v;
+        const load = () => lab.loadModel(kind === 'Blob' ? new Blob([v]) : v, { config });
+        if (kind === 'Blob') await expect(load()).rejects.toThrow(message);
+        else expect(load).toThrow(message);
+        expect(lab.core.heapInUse(), 'heap in use as before').toBe(heap);
+        // Still usable: the good file loads and runs.
+        const m = lab.loadModel(good(), { config: c.config });
+        try { expectCloseTensor(m.forward({ ids: c.ids, attention: false }).logits, c.logits, 'after a refusal', TOL.model); } finally { m.dispose(); }
+      });
+
+  test('options are checked', () => {
+    expect(() => lab.loadModel(good(), { confg: {} })).toThrow(/loadModel: .*confg/);
+    expect(() => lab.loadModel(good(), { config: { activation_function: 'swish' } })).toThrow(/config.activation_function is 'swish'|config.activation_function is "swish"/);
+    expect(() => lab.loadModel(42)).toThrow(/loadModel: bytes is 42/);
+  });
+});

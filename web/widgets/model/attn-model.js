@@ -23,6 +23,8 @@ import {
 } from './logic.js';
 
 const MAX_HEADS = 4096;
+/** A small map's caption and the space above its cells (px; attn-heatmap compact, no labels). */
+const MAP_CHROME = 34;
 
 export class AttnModel extends AttnWidget {
   static properties = {
@@ -235,26 +237,31 @@ export class AttnModel extends AttnWidget {
   #grid(fit = null) {
     const s = this.session, { layers, heads } = s.config, t = s.ids.length, off = this.#ablatedList(), open = this.openedHead;
     // Each map's cell size: the grid fills the width (page: the column; slide: the box) and, on a slide, the height.
+    // On a slide the scores stand beside each map (18 px lines: ~130 px wide, 4 lines tall) when the
+    // map keeps ≥ 60 px that way; else only the maps (a 12 × 12 GPT-2 grid), the named heads outlined.
     const width = fit ? fit.width : this.pageFit(1000);
-    const perMapW = (width - 40) / heads - 8;
-    const perMapH = fit ? (fit.height - 6) / layers - (fit ? 58 : 0) : Infinity;
-    const cell = Math.max(1, Math.min(16, Math.floor(Math.min(perMapW, perMapH) / t)));
+    const side = (w) => Math.min((width - 40) / heads - 12 - w, fit ? (fit.height - 4) / layers - 4 - MAP_CHROME : Infinity);
+    const besides = !!fit && side(135) >= 60;
+    const mapPx = fit ? side(besides ? 135 : 0) : (width - 40) / heads - 8;
+    const cell = Math.max(1, Math.min(fit ? 40 : 16, Math.floor(mapPx / t)));
+    const showScores = !fit || besides;
     const blank = Array(t).fill('');
     return html`<div class="grid" role="group" aria-label="every head">${Array.from({ length: layers }, (_, l) => html`<div class="layer">
       <span class="layer-name">L${l}</span>
       ${Array.from({ length: heads }, (_, h) => {
         const i = l * heads + h, sc = s.scores[l][h], role = roleOf(sc, l), isOff = off.includes(i);
         const att = s.base.attention[l][h];
-        return html`<div class=${`cell ${headName(l, h)}${i === open ? ' selected' : ''}${isOff ? ' off' : ''}`}>
+        return html`<div class=${`cell ${headName(l, h)}${i === open ? ' selected' : ''}${isOff ? ' off' : ''}${besides ? ' besides' : ''}${role ? ` named ${role}` : ''}`}>
           <attn-heatmap .label=${headName(l, h)} .values=${att} .rows=${t} .cols=${t} .rowLabels=${blank} .colLabels=${blank} no-row-labels
             colormap="sequential" raster .vmin=${0} .vmax=${1} .legend=${false} compact clickable .cellSize=${cell} .maxWidth=${cell * t + 12}
             .readoutFor=${this.#readout(l, h, att, t)}
             aria-description=${`${headName(l, h)}${role ? `, ${ROLE_TEXT[role]}` : ''}: Enter or a click opens this head`}
             @attn-cell-toggle=${() => this.#open(i)}></attn-heatmap>
-          <span class="sc">${SCORE_KINDS.map((k) => `${SCORE_SHORT[k]} ${fmt(sc[k], 2)}`).join(' ')}</span>
+          ${showScores ? html`<div class="about" style=${besides ? '' : `max-width:${Math.max(90, cell * t + 12)}px`}>
+          <span class="sc">${SCORE_KINDS.map((k) => html`<span class="k">${SCORE_SHORT[k]} ${fmt(sc[k], 2)}</span> `)}</span>
           ${role ? html`<span class="role">${ROLE_TEXT[role]}</span>` : nothing}
           <button type="button" class="ablate" aria-pressed=${String(isOff)} aria-label=${`switch ${headName(l, h)} ${isOff ? 'on' : 'off'}`}
-            @click=${() => this.#toggle(i)}>${isOff ? 'off' : 'on'}</button>
+            @click=${() => this.#toggle(i)}>${isOff ? 'off' : 'on'}</button></div>` : nothing}
         </div>`;
       })}</div>`)}</div>`;
   }

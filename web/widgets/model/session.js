@@ -244,11 +244,14 @@ export class ModelSession {
     this.run();
   }
 
-  /** A random sequence repeated twice, as long as fits the context (at most 2 · 20 tokens + the prefix). */
+  /**
+   * A random sequence repeated twice: 20 tokens (twice) for a large model, fewer for a small context —
+   * its two copies take at most 80 % of it, so generation has room before the cache window slides.
+   */
   repeatRandom(seed = (Math.random() * 2 ** 32) >>> 0) {
     if (!this.ready) return;
     const { prefix, randomRange: [from, to] } = this.tokenizer;
-    const length = Math.max(1, Math.min(20, Math.floor((this.config.context - prefix.length) / 2), to - from));
+    const length = Math.max(1, Math.min(20, Math.floor(0.4 * (this.config.context - prefix.length)), to - from));
     const ids = repeatedRandom(mulberry32(seed), { length, from, to, prefix });
     this.text = this.tokenizer.decode(ids);
     this.setIds(ids);

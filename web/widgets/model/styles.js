@@ -5,7 +5,8 @@ import { widgetStyles } from '../shared/styles.js';
 
 export const modelStyles = [widgetStyles, css`
   .source { display: flex; flex-wrap: wrap; gap: 6px 14px; align-items: center; }
-  .drop { border: 2px dashed #8c959f; border-radius: 8px; padding: 6px 10px; color: #57606a; }
+  .drop { border: 2px dashed #8c959f; border-radius: 8px; padding: 6px 10px; color: #57606a; max-width: 100%; box-sizing: border-box; }
+  .drop input { max-width: 100%; }
   .drop.over { border-color: #0969da; background: #ddf4ff; }
   .hint { color: #57606a; font-size: 0.88em; max-width: 60em; margin: 4px 0; }
   .loading-line { display: flex; gap: 10px; align-items: center; }
@@ -20,7 +21,13 @@ export const modelStyles = [widgetStyles, css`
   .cell { display: flex; flex-direction: column; align-items: center; font-size: 0.75em; line-height: 1.2; min-width: 0; }
   .cell.selected attn-heatmap { outline: 3px solid #0969da; outline-offset: 1px; }
   .cell.off attn-heatmap { filter: grayscale(1); opacity: 0.55; }
-  .cell .sc { font-variant-numeric: tabular-nums; color: #24292f; white-space: nowrap; }
+  .cell .about { display: flex; flex-direction: column; align-items: center; }
+  .cell.besides { flex-direction: row; align-items: flex-start; gap: 6px; }
+  .cell.besides .about { align-items: flex-start; }
+  .cell.besides .sc { display: flex; flex-direction: column; }
+  .cell.named attn-heatmap { box-shadow: 0 0 0 3px #0a3069; }
+  .cell .sc { font-variant-numeric: tabular-nums; color: #24292f; display: flex; flex-wrap: wrap; justify-content: center; column-gap: 4px; }
+  .cell .sc .k { white-space: nowrap; }
   .cell .role { font-weight: 600; color: #0a3069; background: #ddf4ff; border-radius: 4px; padding: 0 3px; white-space: nowrap; }
   .cell button { font-size: 0.95em; padding: 0 6px; }
   .cell button[aria-pressed='true'] { background: #cf222e; color: #fff; border-color: #cf222e; }
@@ -30,6 +37,7 @@ export const modelStyles = [widgetStyles, css`
   .up { color: #1a7f37; } .down { color: #cf222e; }
   .cache { display: flex; flex-direction: column; gap: 2px; max-height: 22em; overflow-y: auto; }
   .cache .kv { display: flex; gap: 8px; align-items: center; font-variant-numeric: tabular-nums; }
+  .cache .kv .idx { min-width: 2.5em; text-align: right; }
   .cache .kv span.tok { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; white-space: pre; min-width: 6em; }
   .cache .kv .row { display: inline-block; height: 0.9em; width: 8em; border-radius: 3px; background: #8c959f; }
   .cache .kv.new .row { background: #d55e00; }

@@ -1,0 +1,176 @@
+// <attn-model> in the built app page, in real Chromium against dist/: drawn from attnlab's shipped
+// induction model (no file: the default, offline), its layers × heads grid, a head's map opened with
+// Enter, a head switched off changing the next-token distribution, generation adding one token and one
+// KV cache row; in a slide-sized box (fit.html) every stage inside the box.
+//
+// Expected numbers are not written here: Node runs the same session (web/widgets/model/session.js) on
+// the same shipped snapshot and the test compares the page's text with Node's numbers, formatted as
+// the widget formats them (shared/format.js).
+//
+// Printed, not asserted (timings depend on the machine and its load): the longest main-thread task
+// (PerformanceObserver 'longtask') while the page loads the model and the test runs it.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createAttnLab } from 'attnlab';
+import { BASE_URL, launch, watchedPage } from './browser.js';
+import { ModelSession } from '../../web/widgets/model/session.js';
+import { ablationRows, roles, headName } from '../../web/widgets/model/logic.js';
+import { fmt } from '../../web/widgets/shared/format.js';
+
+const W = 'attn-model';
+let browser, node;
+
+beforeAll(async () => {
+  const lab = await createAttnLab();
+  browser = await launch();
+  node = new ModelSession({ requestUpdate() {} }, { lab });
+  await node.loadShipped();
+});
+afterAll(async () => { await browser?.close(); });
+
+const text = (loc) => loc.textContent().then((s) => s.replace(/\s+/g, ' ').trim());
+
+async function open(hash = '#at=t-model') {
+  const w = await watchedPage(browser.context);
+  await w.page.addInitScript(() => {
+    window.__longTasks = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__longTasks.push({ start: e.startTime, duration: e.duration });
+    }).observe({ type: 'longtask', buffered: true });
+  });
+  await w.page.goto(BASE_URL() + hash);
+  await w.page.locator(W).scrollIntoViewIfNeeded();
+  const { layers, heads } = node.config;
+  await w.page.waitForFunction(({ w, n }) => document.querySelector(w)?.shadowRoot?.querySelectorAll('.grid .cell attn-heatmap').length === n,
+    { w: W, n: layers * heads }, { timeout: 60000 });
+  return w;
+}
+
+describe('<attn-model> on the app page, the shipped induction model', () => {
+  test('the grid from the shipped model, scores and roles as Node computes them; Enter opens a head; switching the induction head off changes the next token; generation adds one token and one cache row', async () => {
+    const { page, problems } = await open();
+    const w = page.locator(W);
+    const { layers, heads, vocab } = node.config;
+    expect(await text(w.locator('.which'))).toContain('attnlab’s induction model');
+    expect(await w.locator('.hint').textContent()).toContain('model.safetensors');
+
+    // Long tasks so far: the page loading (every widget of the app); from here on: this widget's work.
+    const loadTasks = await page.evaluate(() => { const l = window.__longTasks; window.__longTasks = []; return l; });
+    // The default text, its tokens, the grid.
+    const input = w.locator('.controls input[type=text]');
+    node.setText(await input.inputValue());
+    expect(await w.locator('.strip li').count()).toBe(node.ids.length);
+    expect(await w.locator('.grid .layer').count()).toBe(layers);
+    for (let l = 0; l < layers; l++) for (let h = 0; h < heads; h++) {
+      const sc = node.scores[l][h];
+      expect(await text(w.locator(`.cell.${headName(l, h)} .sc`))).toBe(`prev ${fmt(sc.prev, 2)} dup ${fmt(sc.dup, 2)} ind ${fmt(sc.induction, 2)}`);
+    }
+    // Named heads: exactly Node's (score ≥ 0.5, induction from layer 1).
+    const named = roles(node.scores);
+    expect(await w.locator('.cell .role').count()).toBe(named.length);
+    const ind = named.find((r) => r.role === 'induction');
+    expect(ind).toBeTruthy();
+    expect(await text(w.locator(`.cell.${headName(ind.layer, ind.head)} .role`))).toBe('induction head');
+    // The opened head by default: that induction head.
+    expect(await text(w.locator('attn-heatmap.big figcaption'))).toContain(`${headName(ind.layer, ind.head)} — induction head`);
+
+    // Enter on L0H0's map opens it: its numbers are Node's attention.
+    await w.locator('.cell.L0H0 attn-heatmap svg').focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => text(w.locator('attn-heatmap.big figcaption'))).toContain('L0H0');
+    const cells = await w.locator('attn-heatmap.big table td').allTextContents();
+    expect(cells).toEqual(Array.from(node.base.attention[0][0], (x) => fmt(x, 4)));
+
+    // A repeated random sequence, then the induction head off: the distribution changes as Node's does.
+    await w.locator('button.random').click();
+    const ids = await w.evaluate((el) => el.session.ids.slice());
+    node.setIds(ids);
+    const flat = ind.layer * heads + ind.head;
+    await w.locator(`.cell.${headName(ind.layer, ind.head)} button.ablate`).click();
+    await expect.poll(() => w.locator('table.dist th').count()).toBe(4);
+    node.setAblated([flat]);
+    const a = ablationRows(node.base.logits, node.off.logits, vocab, ids.length - 1, 5);
+    const top = a.rows[0];
+    const firstRow = await w.locator('table.dist tbody tr').first().locator('td').allTextContents();
+    expect(firstRow.map((s) => s.trim())).toEqual([node.tokenizer.token(top.id), fmt(top.p, 3), fmt(top.pOff, 3), `${top.delta >= 0 ? '+' : '−'}${fmt(Math.abs(top.delta), 3)}`]);
+    expect(a.topChanged || Math.abs(top.delta) > 0.01).toBe(true);
+    expect(await text(w.locator('.loss'))).toContain(`${fmt(node.base.meanLoss, 3)} with every head, ${fmt(node.off.meanLoss, 3)} with the heads off`);
+    console.log(`ablating ${headName(ind.layer, ind.head)}: top token p ${fmt(top.p, 3)} → ${fmt(top.pOff, 3)}, loss ${fmt(node.base.meanLoss, 3)} → ${fmt(node.off.meanLoss, 3)}${a.topChanged ? ', top token changed' : ''}`);
+
+    // Switch it back on; generation: one token, one new cache row.
+    await w.locator(`.cell.${headName(ind.layer, ind.head)} button.ablate`).click();
+    await expect.poll(() => w.locator('table.dist th').count()).toBe(2);
+    node.setAblated([]);
+    const rows0 = await w.locator('.cache .kv').count();
+    expect(rows0).toBe(ids.length);
+    expect(await w.locator('.cache .kv.new').count()).toBe(0);
+    await w.locator('button.step').click();
+    await expect.poll(() => w.locator('.cache .kv').count()).toBe(rows0 + 1);
+    expect(await w.locator('.cache .kv.new').count()).toBe(1);
+    const next = node.generateStep();
+    expect(await text(w.locator('.generated mark'))).toBe(node.tokenizer.token(next));
+    expect(await text(w.locator('.cache .kv.new .tok'))).toBe(node.tokenizer.token(next));
+
+    const during = await page.evaluate(() => window.__longTasks);
+    const longest = (l) => Math.max(0, ...l.map((t) => t.duration)).toFixed(0);
+    console.log(`main-thread long tasks: while the app page loaded (every widget) ${loadTasks.length}, longest ${longest(loadTasks)} ms; `
+      + `while <attn-model> ran (open a head, a random sequence, a head off and on, a generated token) ${during.length}, longest ${longest(during)} ms`);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  test('the URL hash brings the text, the opened head and the heads switched off back', async () => {
+    const state = { text: '^ABCDABCD', head: 1, ablated: [2] };
+    const { page, problems } = await open(`#at=t-model&model=${encodeURIComponent(JSON.stringify(state))}`);
+    const w = page.locator(W);
+    await expect.poll(() => w.locator('.controls input[type=text]').inputValue()).toBe(state.text);
+    expect(await w.locator('.strip li').count()).toBe(9);
+    expect(await text(w.locator('attn-heatmap.big figcaption'))).toContain(headName(0, 1));
+    expect(await w.locator('.cell.off').count()).toBe(1);
+    expect(await w.locator(`.cell.${headName(1, 0)}`).getAttribute('class')).toContain('off');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  test('a file that is not a model: the error in words, the shipped model still shown', async () => {
+    const { page, problems } = await open();
+    const w = page.locator(W);
+    await w.locator('input[type=file]').setInputFiles({ name: 'pickle.safetensors', mimeType: 'application/octet-stream', buffer: Buffer.from('PK\x03\x04 not a safetensors file at all') });
+    await expect.poll(() => text(w.locator('.error'))).toMatch(/^Could not load pickle\.safetensors: .+/);
+    expect(await text(w.locator('.which'))).toContain('attnlab’s induction model');
+    expect(await w.locator('.grid .cell').count()).toBe(node.config.layers * node.config.heads);
+    console.log(`the error shown: ${await text(w.locator('.error'))}`);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});
+
+describe('<attn-model> in a slide box (1280×720 scale)', () => {
+  test('each stage fits its box; numbers and text large enough', async () => {
+    const { page, problems } = await watchedPage(browser.context);
+    await page.setViewportSize({ width: 1280, height: 720 });
+    for (let stage = 0; stage <= 4; stage++) {
+      await page.goto(`${BASE_URL()}fit.html?tag=attn-model&w=980&h=552&title=A%20real%20model&layout=slide&stage=${stage}`);
+      await page.waitForFunction(() => document.querySelector('attn-model')?.shadowRoot?.querySelector('.slide-main'), null, { timeout: 60000 });
+      await page.waitForTimeout(300);
+      const r = await page.evaluate(() => {
+        const host = document.querySelector('attn-model'), box = document.getElementById('box').getBoundingClientRect();
+        const root = host.shadowRoot, out = [];
+        const walk = (n) => {
+          for (const el of n.querySelectorAll('*')) {
+            if (el.closest('.sr-only')) continue;  // read by screen readers only, clipped to nothing
+            const b = el.getBoundingClientRect();
+            if (b.width && b.height && (b.bottom > box.bottom + 1 || b.right > box.right + 1)) out.push(`${el.tagName.toLowerCase()}.${el.className?.baseVal ?? el.className}`);
+            if (el.shadowRoot) walk(el.shadowRoot);
+          }
+        };
+        walk(root);
+        const sizes = [...root.querySelectorAll('.strip li, .sc, table.dist td, .kv')].map((e) => parseFloat(getComputedStyle(e).fontSize));
+        return { outside: out.slice(0, 5), minFont: Math.min(...sizes, 99) };
+      });
+      expect(r.outside, `stage ${stage}`).toEqual([]);
+      expect(r.minFont, `stage ${stage}`).toBeGreaterThanOrEqual(18);
+    }
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});

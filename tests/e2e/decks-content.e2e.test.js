@@ -103,6 +103,13 @@ describe('speaker notes', () => {
     expect(notes.length).toBe(total);
     const missing = notes.map((t, i) => (t.length < 80 ? i + 1 : 0)).filter(Boolean);
     expect(missing, 'slides without speaker notes').toEqual([]);
+    // A note's "Click N" must be a step the slide has: N ≤ its number of fragment steps (reveal's
+    // overlay slides promised a "click 2 hides it" they do not have).
+    const steps = await page.evaluate(() => window.deck.getSlides().map((s) =>
+      new Set([...s.querySelectorAll('.fragment')].map((f) => f.dataset.fragmentIndex ?? f)).size));
+    const beyond = notes.flatMap((t, i) => [...t.matchAll(/\bclick (\d+)/gi)].map((m) => Number(m[1]))
+      .filter((k) => k > steps[i]).map((k) => `slide ${i}: "click ${k}", ${steps[i]} fragment steps`));
+    expect(beyond).toEqual([]);
     expect(problems).toEqual([]);
     await page.close();
   });

@@ -241,7 +241,24 @@ export interface ModelConfig {
   /** Default 0; an integer in [0, 2^32). The same seed gives the same weights. */ seed?: number;
 }
 /** The resolved config: dFF filled in; seed for a model from createModel (a checkpoint does not store it). */
-export type ResolvedModelConfig = Readonly<Required<Omit<ModelConfig, 'seed'>> & { seed?: number }>;
+export type ResolvedModelConfig = Readonly<Required<Omit<ModelConfig, 'seed'>> & {
+  seed?: number;
+  /** Inference-only models: LayerNorm's eps (a GPT-2 file: its layer_norm_epsilon). */ lnEps?: number;
+  /** true for a pretrained model (a GPT-2 file): no gradient or optimizer memory; trainStep/computeGradients/gradients throw. Absent for trainable models. */
+  inferenceOnly?: true;
+} & Partial<Gpt2ConfigFields & { source: 'gpt2' }>>;
+/** Hugging Face GPT-2 config.json fields loadModel reads (others are ignored). A model loaded from a GPT-2 file reports them all. */
+export interface Gpt2ConfigFields {
+  /** Heads; default n_embd / 64 (GPT-2's 64-wide heads). */ n_head: number;
+  /** Checked against the file's shapes when given. */ n_layer: number; n_embd: number; n_positions: number; vocab_size: number;
+  /** Default 4·n_embd (null in config.json). */ n_inner: number | null;
+  /** Default 'gelu_new' (tanh approximation). */ activation_function: 'gelu_new' | 'gelu_pytorch_tanh' | 'gelu' | 'relu';
+  /** Default 1e-5. */ layer_norm_epsilon: number;
+}
+export interface LoadModelOptions {
+  /** The parsed config.json of a GPT-2 file (ignored for attnlab checkpoints). */ config?: Partial<Gpt2ConfigFields> & Record<string, unknown>;
+  /** Called as bytes arrive: loaded and total file bytes. */ onProgress?: (p: { loaded: number; total: number }) => void;
+}
 export interface ModelForwardArgs {
   /** [batch·t] row-major, 1 ≤ t ≤ context. */ ids: TokenIds;
   /** Default 1. */ batch?: number;
@@ -290,7 +307,9 @@ export class Model {
   /** [layers·heads] scales of each head's output (1 keep, 0 ablate), forward and generate only; null: none. */
   setHeadMask(mask: Matrix | null): void;
   /** A safetensors file; optimizer: true adds Adam's moments and the step count. */
-  save(args?: { optimizer?: boolean }): Uint8Array;
+  save(args?: { optimizer?: boolean; layout?: 'attnlab' }): Uint8Array;
+  /** Hugging Face GPT-2's names (fused c_attn [in, out], no prefix, metadata format 'pt') and its config.json text; refused for attention-only or LayerNorm-free models and a nonzero unembed.b_U (GPT-2's head has no bias). */
+  save(args: { layout: 'gpt2' }): { bytes: Uint8Array; config: string };
   /** Frees the WebAssembly memory (also done, eventually, if the model is garbage-collected). Safe to call twice. */
   dispose(): void;
 }
@@ -328,7 +347,10 @@ export class AttnLab {
   /** A small GPT with fresh parameters (deterministic from seed); free it with model.dispose(). */
   createModel(args: ModelConfig): Model;
   /** The model in a safetensors file from model.save(). */
-  loadModel(bytes: Uint8Array | ArrayBuffer): Model;
+  /** An attnlab checkpoint (model.save()) or a Hugging Face GPT-2 safetensors file (inference-only), detected by its tensor names. Bytes load synchronously. */
+  loadModel(bytes: Uint8Array | ArrayBuffer | ArrayBufferView, options?: LoadModelOptions): Model;
+  /** A Blob/File or a URL (fetch; in Node also a file: URL or a path): streamed into WebAssembly memory (a GPT-2 file is never whole in JS), resolves to the Model. */
+  loadModel(source: Blob | string | URL, options?: LoadModelOptions): Promise<Model>;
   /** Same as createTokenizer (pure JS, no WASM). */
   tokenizer(args: TokenizerArgs): Tokenizer;
   info(): AttnLabInfo;

@@ -144,6 +144,35 @@ describe('<attn-model> on the app page, the shipped induction model', () => {
   });
 });
 
+describe('<attn-model> with src', () => {
+  test('a model from a URL (src): loaded, its grid drawn, its scores as Node computes them', async () => {
+    const lab = await createAttnLab();
+    const m = lab.createModel({ vocab: 16, context: 23, layers: 3, heads: 1, dModel: 16, attentionOnly: true, layerNorm: false, seed: 9 });
+    const bytes = m.save();
+    m.dispose();
+    const url = `data:application/octet-stream;base64,${Buffer.from(bytes).toString('base64')}`;
+    const { page, problems } = await watchedPage(browser.context);
+    await page.goto(`${BASE_URL()}fit.html?tag=attn-model&w=1200&h=1600&layout=page`);
+    const w = page.locator(W);
+    await expect.poll(() => w.locator('.grid .cell').count(), { timeout: 60000 }).toBe(4);  // the shipped model first
+    // The src attribute (set once the page is up: a URL this long does not fit a query string).
+    await page.evaluate((u) => document.querySelector('attn-model').setAttribute('src', u), url);
+    await expect.poll(() => text(w.locator('.which')), { timeout: 60000 }).toContain('a data: URL — 3 layers × 1 heads');
+    await expect.poll(() => w.locator('.grid .cell').count()).toBe(3);
+    const s = new ModelSession({ requestUpdate() {} }, { lab });
+    await s.loadSource(bytes, 'same');
+    // A model whose tokens the widget does not know: its text is token ids.
+    expect(await w.locator('.controls input[type=text]').inputValue()).toBe(s.tokenizer.example);
+    expect(s.tokenizer.kind).toBe('ids');
+    for (let l = 0; l < 3; l++) {
+      const sc = s.scores[l][0];
+      expect(await text(w.locator(`.cell.${headName(l, 0)} .sc`))).toBe(`prev ${fmt(sc.prev, 2)} dup ${fmt(sc.dup, 2)} ind ${fmt(sc.induction, 2)}`);
+    }
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});
+
 describe('<attn-model> in a slide box (1280×720 scale)', () => {
   test('each stage fits its box; numbers and text large enough', async () => {
     const { page, problems } = await watchedPage(browser.context);

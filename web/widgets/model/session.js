@@ -100,6 +100,13 @@ async function readBytes(src, onProgress) {
   return out;
 }
 
+/** What the widget calls a source: a file's name, a URL's last path segment ('gpt2.safetensors'). */
+export function sourceName(src) {
+  if (typeof src !== 'string') return src?.name || 'a file';
+  if (src.startsWith('data:')) return 'a data: URL';
+  return decodeURIComponent(src.split(/[?#]/)[0].split('/').filter(Boolean).pop() ?? src);
+}
+
 export class ModelSession {
   /** @param host the element (or { requestUpdate() }); `lab` a createAttnLab() instance (default: the page's). */
   constructor(host, { lab = null } = {}) {
@@ -157,7 +164,7 @@ export class ModelSession {
    * `src` attribute). The API's loader is given the source itself (it streams it and reports progress);
    * an API that takes bytes only is given the bytes, read here with progress.
    */
-  async loadSource(src, name = typeof src === 'string' ? src : src?.name ?? 'a file') {
+  async loadSource(src, name = sourceName(src)) {
     const token = ++this.loadToken;
     this.#begin({ kind: typeof src === 'string' ? 'url' : 'file', name });
     const onProgress = (p) => {
@@ -228,7 +235,11 @@ export class ModelSession {
     } catch (e) {
       this.inputError = e.message;
       if (keepIfBad && this.ids.length) { this.#changed(); return; }
-      ids = this.tokenizer.encode(this.tokenizer.example);
+      // A new model whose tokens the text is not made of: its own example instead, said nowhere (nothing was typed).
+      this.text = this.tokenizer.example;
+      this.inputError = '';
+      keepIfBad = false;
+      ids = this.tokenizer.encode(this.text);
     }
     this.inputError = ids.length > this.config.context ? `cut to the model’s context: the first ${this.config.context} of ${ids.length} tokens` : (this.inputError && keepIfBad ? this.inputError : '');
     if (!ids.length) { this.inputError = 'no tokens: type something'; this.#changed(); return; }

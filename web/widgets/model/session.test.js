@@ -2,7 +2,7 @@
 // named, ablation changing the distribution and the loss, generation adding one cached row per token.
 import { beforeAll, describe, expect, test } from 'vitest';
 import { createAttnLab } from '../../api/index.js';
-import { ModelSession, LENS_NOTE } from './session.js';
+import { ModelSession, LENS_NOTE, sourceName } from './session.js';
 import { ROLE_THRESHOLD, ablationRows, cacheRows, headName, roles, topK } from './logic.js';
 
 let lab;
@@ -102,5 +102,28 @@ describe('ModelSession on the shipped induction model', () => {
     s.setText('hello!');
     expect(s.inputError).toMatch(/expected one of/);
     expect(s.ids).toEqual(ids);
+  });
+});
+
+describe('other models', () => {
+  test('a 50257-token vocabulary gets GPT-2\'s tokens, pieces with their spaces shown', async () => {
+    const m = lab.createModel({ vocab: 50257, context: 16, layers: 1, heads: 1, dModel: 8, attentionOnly: true, seed: 2 });
+    const s = new ModelSession(host(), { lab });
+    await s.loadSource(m.save(), 'tiny-gpt2-vocab.safetensors');
+    m.dispose();
+    expect(s.status).toBe('ready');
+    expect(s.tokenizer.kind).toBe('gpt2');
+    s.setText('Hello world');
+    expect(s.ids).toEqual([15496, 995]);
+    expect(s.labels).toEqual(['Hello', '·world']);
+    s.repeatRandom(5);
+    expect(s.ids.length).toBe(12);  // 6 twice: 40 % of 16
+    expect(s.ids.slice(0, 6)).toEqual(s.ids.slice(6));
+  });
+  test('source names', () => {
+    expect(sourceName('models/gpt2.safetensors')).toBe('gpt2.safetensors');
+    expect(sourceName('https://x.org/a/b%20c.safetensors?x=1')).toBe('b c.safetensors');
+    expect(sourceName('data:application/octet-stream;base64,AAAA')).toBe('a data: URL');
+    expect(sourceName({ name: 'f.safetensors' })).toBe('f.safetensors');
   });
 });

@@ -28,6 +28,11 @@ async function open() {
   await w.page.setViewportSize({ width: 1280, height: 1000 });
   await w.page.goto(BASE_URL());
   await w.page.locator('attn-steps attn-heatmap.weights table td').first().waitFor({ state: 'attached' });
+  // Widgets below the fold draw ahead of the reader in idle time (lazy.js): wait for the two used here.
+  await w.page.waitForFunction(() => ['attn-multihead', 'attn-kernel-regression'].every((t) => {
+    const r = document.querySelector(t)?.shadowRoot;
+    return r?.querySelector('.wrap') && !r.querySelector('[data-lazy-placeholder]');
+  }), null, { timeout: 90000 });
   await w.page.mouse.move(1275, 995);  // out of the way of every map
   return w;
 }

@@ -32,6 +32,11 @@ async function open(hash = '') {
   const w = await watchedPage(browser.context);
   await w.page.goto(BASE_URL() + hash);
   await w.page.locator('attn-steps attn-heatmap.weights table td').first().waitFor({ state: 'attached' });
+  // Widgets below the fold draw ahead of the reader in idle time (lazy.js): wait until all have.
+  await w.page.waitForFunction((tags) => tags.every((t) => {
+    const r = document.querySelector(t)?.shadowRoot;
+    return r?.querySelector('.wrap') && !r.querySelector('[data-lazy-placeholder]');
+  }), [...TAGS, 'attn-train'], { timeout: 90000 });
   return w;
 }
 

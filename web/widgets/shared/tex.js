@@ -7,7 +7,8 @@
 // font load joins one queue, and the next animation frame (before it paints) fits every queued
 // formula together — each round resets or writes all their sizes, then reads all their widths (one
 // layout for all of them, not one per formula and trial). A page with 28 formulas forced ~60 layouts
-// while loading when each formula fitted itself; now it takes 2–3 per frame.
+// while loading when each formula fitted itself; now it takes 2–3 per frame. On a page, a formula's
+// first typesetting is queued too (a few formulas per task), so a widget's first draw stays short.
 import { LitElement, html, css, unsafeCSS } from 'lit';
 import katex from 'katex';
 import 'katex/dist/katex.min.css';  // document level: @font-face does not work inside a shadow root
@@ -70,6 +71,41 @@ function watchFonts() {
   document.fonts.addEventListener('loadingdone', () => { for (const t of live) schedule(t); });
 }
 
+// KaTeX's markup by formula (display or text style + source), the most recently used last: a deck
+// stepping back and forth, or a widget drawn again, typesets each formula once.
+const typeset = new Map();
+
+// Formulas waiting for their first typesetting on a page, typeset in page order a few per task (each
+// task stops after TYPESET_BUDGET ms), their fits batched as above.
+const TYPESET_BUDGET = 6;
+const typesetQueue = new Set();
+let typesetTimer = 0;
+function queueTypeset(tex) {
+  tex.renderRoot.querySelector('.tex')?.classList.add('pending');
+  typesetQueue.add(tex);
+  typesetTimer ||= setTimeout(typesetSome, 0);
+}
+function typesetSome() {
+  typesetTimer = 0;
+  const t0 = performance.now();
+  for (const t of typesetQueue) {
+    typesetQueue.delete(t);
+    if (t.isConnected) t.typeset();
+    if (performance.now() - t0 > TYPESET_BUDGET) break;
+  }
+  if (typesetQueue.size) typesetTimer = setTimeout(typesetSome, 0);
+}
+
+// Printing: every formula still waiting is typeset before the page is laid out for paper.
+if (typeof window !== 'undefined') window.addEventListener?.('beforeprint', () => { for (const t of [...typesetQueue]) if (t.isConnected) t.typeset(); });
+
+/** True when the formula is part of a widget in slide layout (it is typeset at once there). */
+function onSlide(el) {
+  for (let host = el.getRootNode()?.host; host; host = host.getRootNode()?.host)
+    if (host.slideLayout !== undefined) return host.slideLayout;
+  return false;
+}
+
 export class AttnTex extends LitElement {
   static properties = {
     /** LaTeX source. */
@@ -78,7 +114,9 @@ export class AttnTex extends LitElement {
     display: { type: Boolean },
   };
 
-  static styles = [unsafeCSS(katexCss), css`:host { display: block; max-width: 100%; overflow: hidden; } :host([inline]) { display: inline-block; } .katex { font-size: 1.15em; }`];
+  static styles = [unsafeCSS(katexCss), css`:host { display: block; max-width: 100%; overflow: hidden; } :host([inline]) { display: inline-block; } .katex { font-size: 1.15em; }
+    /* Waiting to be typeset (a few tasks): about the height it will take, so the page barely moves. */
+    .tex.pending { display: inline-block; min-height: 1.6em; } :host([display]) .tex.pending { display: block; min-height: 3.4em; }`];
 
   /** The scale the formula is drawn at (1: its natural size; less when it had to shrink to fit). */
   get scale() {
@@ -90,7 +128,28 @@ export class AttnTex extends LitElement {
   }
 
   updated() {
-    katex.render(this.expr ?? '', this.renderRoot.querySelector('.tex'), { displayMode: !!this.display, throwOnError: false, output: 'htmlAndMathml' });
+    // A formula's first typesetting on a page waits for the typesetting queue (a few formulas per
+    // task), so drawing a widget does not typeset all of its formulas in the same task; a change
+    // (the student edited a number in it) and a formula on a slide are typeset at once.
+    if (this._typeset || onSlide(this) || typeof requestAnimationFrame !== 'function') this.typeset();
+    else queueTypeset(this);
+  }
+
+  /** Typesets the formula now (KaTeX), then queues its fit. */
+  typeset() {
+    const el = this.renderRoot.querySelector('.tex');
+    if (!el) return;
+    this._typeset = true;
+    typesetQueue.delete(this);
+    const key = `${this.display ? 'D' : 'T'}${this.expr ?? ''}`;
+    let markup = typeset.get(key);
+    if (markup === undefined) {
+      markup = katex.renderToString(this.expr ?? '', { displayMode: !!this.display, throwOnError: false, output: 'htmlAndMathml' });
+      if (typeset.size >= 400) typeset.delete(typeset.keys().next().value);
+    } else typeset.delete(key);
+    typeset.set(key, markup);  // most recently used last
+    el.innerHTML = markup;
+    el.classList.remove('pending');
     schedule(this);
   }
 

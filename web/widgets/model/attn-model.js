@@ -143,15 +143,29 @@ export class AttnModel extends AttnWidget {
   }
 
   #pick(e) {
-    const file = e.target.files?.[0];
-    if (file) this.session.loadSource(file, file.name).then(() => this.#afterLoad());
+    this.#loadFiles([...(e.target.files ?? [])]);
   }
 
   #drop(e) {
     e.preventDefault();
     this._over = false;
-    const file = e.dataTransfer?.files?.[0];
-    if (file) this.session.loadSource(file, file.name).then(() => this.#afterLoad());
+    this.#loadFiles([...(e.dataTransfer?.files ?? [])]);
+  }
+
+  /** The weights file, and with it (optional) the model's Hugging Face config.json: its n_head, eps, activation. */
+  async #loadFiles(files) {
+    const json = files.find((f) => /\.json$/i.test(f.name)), file = files.find((f) => f !== json);
+    if (!file) return;
+    let config;
+    if (json) {
+      try {
+        config = JSON.parse(await json.text());
+      } catch (e) {
+        this.session.error = `${json.name} is not JSON (${e.message}): the model is loaded without it`;
+      }
+    }
+    await this.session.loadSource(file, file.name, { config });
+    this.#afterLoad();
   }
 
   // ---- rendering ------------------------------------------------------------------------------------
@@ -183,7 +197,8 @@ export class AttnModel extends AttnWidget {
     return html`<div class="source">${what}
         <label class=${this._over ? 'drop over' : 'drop'}
           @dragover=${(e) => { e.preventDefault(); this._over = true; }} @dragleave=${() => { this._over = false; }} @drop=${(e) => this.#drop(e)}>
-          Open a safetensors file (or drop it here): <input type="file" accept=".safetensors,application/octet-stream" @change=${(e) => this.#pick(e)}></label>
+          Open a safetensors file, with its config.json if you have it (or drop them here):
+          <input type="file" multiple accept=".safetensors,.json,application/octet-stream" @change=${(e) => this.#pick(e)}></label>
         ${s.source && s.source.kind !== 'shipped' ? html`<button type="button" @click=${() => this.session.loadShipped().then(() => this.#afterLoad())}>Back to the induction model</button>` : nothing}
       </div>
       ${loading}${error}

@@ -164,7 +164,7 @@ export class ModelSession {
    * `src` attribute). The API's loader is given the source itself (it streams it and reports progress);
    * an API that takes bytes only is given the bytes, read here with progress.
    */
-  async loadSource(src, name = sourceName(src)) {
+  async loadSource(src, name = sourceName(src), { config } = {}) {
     const token = ++this.loadToken;
     this.#begin({ kind: typeof src === 'string' ? 'url' : 'file', name });
     const onProgress = (p) => {
@@ -176,7 +176,7 @@ export class ModelSession {
       const lab = await this.#lab();
       let made;
       try {
-        made = lab.loadModel(src, { onProgress });
+        made = lab.loadModel(src, config ? { onProgress, config } : { onProgress });
       } catch (e) {
         // An API that takes bytes only refuses a Blob or URL before reading anything: read them here.
         if (!/expected a Uint8Array/.test(e.message)) throw e;

@@ -471,7 +471,6 @@ class Model {
                     ",\"attentionOnly\":" + (c.attention_only ? "true" : "false") +
                     ",\"layerNorm\":" + (c.layer_norm ? "true" : "false") + ",\"activation\":\"" +
                     activation_name(c.activation) + "\",\"initStd\":" + float_json(c.init_std) +
-                    ",\"lnEps\":" + float_json(c.ln_eps) + ",\"inferenceOnly\":" + (c.inference_only ? "true" : "false") +
                     gpt2_fields(c) + "},\"numParams\":" + std::to_string(m_->num_params()) + ",\"tensors\":[";
     const char* sep = "";
     for (const attnlab::GptTensor& t : m_->tensors()) {
@@ -483,13 +482,16 @@ class Model {
     return j + "]}";
   }
 
-  // A model loaded from a GPT-2 file also reports its config.json fields, under their own names.
+  // An inference-only model says so (and its LayerNorm eps); one loaded from a GPT-2 file also reports
+  // its config.json fields, under their own names.
   std::string gpt2_fields(const attnlab::GptConfig& c) const {
-    if (!gpt2_) return "";
+    if (!c.inference_only) return "";  // a trainable model's config is as it always was
+    std::string j = ",\"inferenceOnly\":true,\"lnEps\":" + float_json(c.ln_eps);
+    if (!gpt2_) return j;
     const char* act = c.activation == attnlab::Activation::gelu_tanh ? "gelu_new"
                       : c.activation == attnlab::Activation::gelu   ? "gelu"
                                                                     : "relu";
-    return ",\"source\":\"gpt2\",\"n_head\":" + std::to_string(c.heads) + ",\"n_layer\":" + std::to_string(c.layers) +
+    return j + ",\"source\":\"gpt2\",\"n_head\":" + std::to_string(c.heads) + ",\"n_layer\":" + std::to_string(c.layers) +
            ",\"n_embd\":" + std::to_string(c.d_model) + ",\"n_positions\":" + std::to_string(c.context) +
            ",\"vocab_size\":" + std::to_string(c.vocab) + ",\"n_inner\":" + std::to_string(c.d_ff) +
            ",\"activation_function\":\"" + act + "\",\"layer_norm_epsilon\":" + float_json(c.ln_eps);

@@ -40,7 +40,7 @@ function badCases(fn) {
   const add = (what, args, re) => cases.push([`${fn}: ${what}`, fn, args, re]);
   if (e.positional) {  // fn(bytes), not fn({ … }): loadModel
     const a = e.positional, expected = 'expected a Uint8Array or ArrayBuffer of a safetensors file';
-    for (const [v, got] of [[42, '42'], ['abc', '"abc"'], [null, 'null'], [undefined, 'missing'], [{}, 'a object'], [[1, 2], 'an array of 2'], [Symbol('s'), 'a symbol']])
+    for (const [v, got] of [[42, '42'], [true, 'a boolean'], [null, 'null'], [undefined, 'missing'], [{}, 'a object'], [[1, 2], 'an array of 2'], [Symbol('s'), 'a symbol']])
       add(`${a} = ${got}`, v, new RegExp(`^${fn}: ${a} is ${esc(got)}, ${expected}`));
     const good = e.good();
     add(`${a} cut to 7 bytes`, good.slice(0, 7), new RegExp(`^${fn}: ${a} are 7 bytes long, expected at least 8`));

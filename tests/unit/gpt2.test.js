@@ -182,4 +182,9 @@ describe('bad files: a clear error, the module as it was', () => {
     expect(() => lab.loadModel(good(), { config: { activation_function: 'swish' } })).toThrow(/config.activation_function is 'swish'|config.activation_function is "swish"/);
     expect(() => lab.loadModel(42)).toThrow(/loadModel: bytes is 42/);
   });
+
+  test('a path or URL that cannot be read rejects, saying which', async () => {
+    await expect(lab.loadModel(join(tmp, 'no-such.safetensors'))).rejects.toThrow(/loadModel: cannot read .*no-such.safetensors \(ENOENT\)/);
+    await expect(lab.loadModel(pathToFileURL(join(tmp, 'nope.safetensors')))).rejects.toThrow(/loadModel: cannot read/);
+  });
 });

@@ -351,7 +351,7 @@ describe('save and load (safetensors)', () => {
       expect(err.message).toMatch(re);
       expect(lab.info().heapInUse).toBe(before.heapInUse);
     }
-    for (const [v, got] of [[42, '42'], ['abc', '"abc"'], [null, 'null'], [undefined, 'missing'], [[1, 2], 'an array of 2'], [{ bytes: good }, 'a object']])
+    for (const [v, got] of [[42, '42'], [true, 'a boolean'], [null, 'null'], [undefined, 'missing'], [[1, 2], 'an array of 2'], [{ bytes: good }, 'a object']])
       expect(() => lab.loadModel(v)).toThrow(`loadModel: bytes is ${got}, expected a Uint8Array or ArrayBuffer of a safetensors file (from model.save())`);
     expect(lab.info().stackPointer).toBe(before.stackPointer);
   });
@@ -514,7 +514,7 @@ describe('bad input: Model methods', () => {
   const ids = [1, 2, 3], targets = [2, 3, 4];
   const OPT = {
     forward: 'ids, batch, targets, attention', trainStep: 'ids, targets, batch, lr, beta1, beta2, eps, weightDecay, maxGradNorm',
-    computeGradients: 'ids, targets, batch', generate: 'prompt, steps, temperature, topK, seed', save: 'optimizer',
+    computeGradients: 'ids, targets, batch', generate: 'prompt, steps, temperature, topK, seed', save: 'optimizer, layout',
   };
   const esc = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const CASES = [

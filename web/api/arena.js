@@ -42,16 +42,16 @@ export class Arena {
   }
 
   put(addr, values) {
-    if (values) this.core.heap().f32.set(values, addr >> 2);
+    if (values) this.core.heap().f32.set(values, addr >>> 2);
   }
 
   // 32-bit integers (token ids).
   putI32(addr, values) {
-    this.core.heap().i32.set(values, addr >> 2);
+    this.core.heap().i32.set(values, addr >>> 2);
   }
 
   take(addr, n) {
-    return this.core.heap().f32.slice(addr >> 2, (addr >> 2) + n);
+    return this.core.heap().f32.slice(addr >>> 2, (addr >>> 2) + n);
   }
 
   // Several results in one copy — one slice over the region [first, last) that holds them,
@@ -59,10 +59,10 @@ export class Arena {
   // zeroing, GC accounting) plus ~1.5 µs each, more than the copy itself: one buffer, not seven.
   // The views share one fresh buffer, not WASM memory: still safe to keep.
   takeMany(regions) {
-    const lo = Math.min(...regions.map(([p]) => p)) >> 2;
-    const hi = Math.max(...regions.map(([p, n]) => (p >> 2) + n));
+    const lo = Math.min(...regions.map(([p]) => p)) >>> 2;
+    const hi = Math.max(...regions.map(([p, n]) => (p >>> 2) + n));
     const all = this.core.heap().f32.slice(lo, hi);
-    return regions.map(([p, n]) => all.subarray((p >> 2) - lo, (p >> 2) - lo + n));
+    return regions.map(([p, n]) => all.subarray((p >>> 2) - lo, (p >>> 2) - lo + n));
   }
 
   // Results copied into the caller's arrays (the `out` option; no allocation at all). `out`
@@ -77,7 +77,7 @@ export class Arena {
       r[name] = dst;
     }
     const heap = this.core.heap().f32;
-    for (const [name, p, n] of regions) r[name].set(heap.subarray(p >> 2, (p >> 2) + n));
+    for (const [name, p, n] of regions) r[name].set(heap.subarray(p >>> 2, (p >>> 2) + n));
     return r;
   }
 

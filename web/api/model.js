@@ -215,7 +215,7 @@ export function loadModel(lab, source, options) {
   if (typeof Blob !== 'undefined' && source instanceof Blob)
     return loadStream(lab, fn, blobChunks(source), source.size, opts);
   if (typeof source === 'string' || source instanceof URL) return openUrl(fn, source).then(({ chunks, total }) => loadStream(lab, fn, chunks, total, opts));
-  fail(fn, `bytes is ${describe(source)}, expected a Uint8Array or ArrayBuffer of a safetensors file, a Blob/File, or a URL`);
+  fail(fn, `bytes is ${describe(source)}, expected a Uint8Array or ArrayBuffer of a safetensors file (from model.save()), or a Blob/File or URL of one`);
 }
 
 function loadBytes(lab, fn, bytes, opts) {

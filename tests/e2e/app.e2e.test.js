@@ -142,3 +142,32 @@ describe('formulas', () => {
     await page.close();
   });
 });
+
+describe('touch targets', () => {
+  test('on a phone, the contents links and every map\'s SVG, PNG and "numbers" controls are at least 24 × 24 px', async () => {
+    const { page, problems } = await watchedPage(browser.context);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(BASE_URL());
+    for (const tag of TAGS) await expect.poll(() => drawn(page, tag), { message: `${tag} drawn`, timeout: 90000 }).toBe(true);
+    const small = await page.evaluate(() => {
+      const out = [];
+      const check = (el, what) => {
+        const r = el.getBoundingClientRect();
+        if (r.width > 0 && (r.width < 24 || r.height < 24)) out.push(`${what} ${el.textContent.trim()} ${r.width.toFixed(1)}×${r.height.toFixed(1)}`);
+      };
+      for (const a of document.querySelectorAll('nav.toc a')) check(a, 'contents link');
+      const walk = (root) => {
+        for (const el of root.querySelectorAll('*')) {
+          if (el.localName === 'attn-heatmap' && el.shadowRoot)
+            for (const c of el.shadowRoot.querySelectorAll('.tools button, .tools summary')) check(c, `${el.label} map:`);
+          if (el.shadowRoot) walk(el.shadowRoot);
+        }
+      };
+      walk(document);
+      return out;
+    });
+    expect(small).toEqual([]);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});

@@ -141,6 +141,9 @@ export class AttnHeatmap extends LitElement {
     .tools { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; font-size: 0.85em; }
     .tablebox { max-width: 100%; overflow-x: auto; }
     button { font: inherit; padding: 1px 8px; border: 1px solid #8c959f; border-radius: 6px; background: #f6f8fa; cursor: pointer; }
+    /* Touch targets at least 24 × 24 CSS px (WCAG 2.2 target size): the export buttons and the "numbers" toggle. */
+    button { min-height: 24px; min-width: 24px; box-sizing: border-box; }
+    summary { line-height: 24px; cursor: pointer; }
     button:focus-visible, summary:focus-visible { outline: 3px solid #0969da; outline-offset: 2px; }
     details { font-size: 0.85em; min-width: 0; max-width: 100%; }
     table { border-collapse: collapse; font-variant-numeric: tabular-nums; margin-top: 4px; }

@@ -66,6 +66,21 @@ describe('GPT-2 safetensors from every source', () => {
     for (let i = 1; i < seen.length; i++) expect(seen[i].loaded).toBeGreaterThanOrEqual(seen[i - 1].loaded);
   });
 
+  test('an attnlab checkpoint from a Blob or a file URL is the same model as from its bytes', async () => {
+    const m = lab.createModel({ vocab: 9, context: 5, layers: 2, heads: 2, dModel: 8, seed: 4 });
+    try {
+      const bytes = m.save(), file = join(tmp, 'attnlab.safetensors');
+      writeFileSync(file, bytes);
+      for (const source of [new Blob([bytes]), pathToFileURL(file).href]) {
+        const back = await lab.loadModel(source);
+        try {
+          expect(back.config.inferenceOnly).toBeUndefined();
+          expect(Buffer.from(back.save()).equals(Buffer.from(bytes))).toBe(true);
+        } finally { back.dispose(); }
+      }
+    } finally { m.dispose(); }
+  });
+
   test('without a config: 64-wide heads from n_embd', () => {
     const c = REF.find((x) => x.config.n_head === undefined);
     const m = lab.loadModel(fileBytes(c));

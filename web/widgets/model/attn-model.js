@@ -332,10 +332,13 @@ export class AttnModel extends AttnWidget {
     const { width, height } = this.box;
     const avail = { width, height: Math.max(80, height - (this._headH || 90) - 8) };
     const head = html`<div class="slide-head"><div class="topline">${this.stageStrip(STAGES)}</div>
-      ${this.#sourceBar({ compact: true })}${s.ready ? html`${this.controlsMode !== 'none' ? this.#input() : nothing}${this.#strip()}` : nothing}</div>`;
+      ${this.#sourceBar({ compact: true })}${s.ready ? html`${this.controlsMode !== 'none' ? this.#input() : nothing}${stage === 0 ? nothing : this.#strip()}` : nothing}</div>`;
     if (!s.ready) return html`${head}<p class="loading" role="status">Loading the model…</p>`;
     let main = nothing;
-    if (stage === 1) main = this.#bigMap(avail);
+    // Stage 0: the tokens large, each with its id (the strip above shows the pieces only).
+    if (stage === 0) main = html`<ol class="strip big" aria-label="tokens and ids">${s.labels.map((l, i) => html`<li><span>${l}</span><small>${s.ids[i]}</small></li>`)}</ol>
+      <p class="note">${s.ids.length} tokens${s.tokenizer.kind === 'gpt2' ? ' (GPT-2’s byte-level BPE: · is a space)' : ''}.</p>`;
+    else if (stage === 1) main = this.#bigMap(avail);
     else if (stage === 2) main = this.#grid(avail);
     else if (stage === 3) main = html`${this.#lens()}${this.#dist()}`;
     else if (stage === 4) main = this.#generation(Math.max(2, Math.floor((avail.height - 130) / 30)));

@@ -51,6 +51,9 @@ export const modelStyles = [widgetStyles, css`
   .slide-head .controls { margin: 0; gap: 4px 12px; font-size: 16px; }
   .slide-main { overflow: hidden; }
   .wrap.slide .strip li { font-size: 22px; }
+  .wrap.slide .strip.big { gap: 8px; }
+  .wrap.slide .strip.big li { font-size: 34px; display: flex; flex-direction: column; align-items: center; padding: 2px 8px; }
+  .wrap.slide .strip.big small { font-size: 18px; margin: 0; }
   .wrap.slide .cell { font-size: 18px; }
   .wrap.slide table.dist { font-size: 20px; }
   .wrap.slide .cache .kv { font-size: 18px; }

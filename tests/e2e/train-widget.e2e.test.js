@@ -277,9 +277,9 @@ describe('<attn-train> on the app page: replay, and the state it says', () => {
     expect(await replay.getAttribute('aria-pressed')).toBe('true');
     // Partway: the loss curve is drawn up to the snapshot shown, no further.
     await expect.poll(() => text(w.locator('.scrub-at')), { timeout: 30000 }).toBe(`step ${expected[3].step} (snapshot 4 of ${n})`);
-    const ends = await w.locator('.plot-panel.loss svg').evaluate((svg) => Math.max(...[...svg.querySelectorAll('polyline, path')].map((p) => p.getBBox().x + p.getBBox().width)));
+    const ends = await w.locator('.plot-panel.loss svg[role="img"]').evaluate((svg) => Math.max(...[...svg.querySelectorAll('polyline, path')].map((p) => p.getBBox().x + p.getBBox().width)));
     await expect.poll(() => w.locator('button.replay').getAttribute('aria-pressed'), { timeout: 60000 }).toBe('false');
-    const full = await w.locator('.plot-panel.loss svg').evaluate((svg) => Math.max(...[...svg.querySelectorAll('polyline, path')].map((p) => p.getBBox().x + p.getBBox().width)));
+    const full = await w.locator('.plot-panel.loss svg[role="img"]').evaluate((svg) => Math.max(...[...svg.querySelectorAll('polyline, path')].map((p) => p.getBBox().x + p.getBBox().width)));
     expect(ends).toBeLessThan(full);
     // Every snapshot was drawn, in order, and it ends at the last.
     const steps = await page.evaluate(() => window.__views);

@@ -77,7 +77,7 @@ describe('roles: a stated threshold, and only where the model can have the role'
 
   test('roleHead: the best head of the allowed layers, from the threshold on', () => {
     expect(ROLE_THRESHOLD).toBe(0.5);
-    expect(ROLE_THRESHOLDS).toEqual({ prev: 0.3, induction: 0.5, reverse: 0.5 });
+    expect(ROLE_THRESHOLDS).toEqual({ prev: 0.25, induction: 0.5, reverse: 0.5 });
     const h = [[{ prev: 0.9, induction: 0.95 }, { prev: 0.1, induction: 0.1 }], [{ prev: 0.1, induction: 0.5 }, { prev: 0.1, induction: 0.49 }]];
     // Layer 0's 0.95 is no induction head (nothing earlier to read); layer 1's 0.5 is, just.
     expect(roleHead(h, 'induction')).toEqual({ layer: 1, head: 0, score: 0.5 });
@@ -89,8 +89,8 @@ describe('roles: a stated threshold, and only where the model can have the role'
   test('roleNote says what was found, why nothing can be, or the best score under the threshold', () => {
     const two = [[{ prev: 0.9, induction: 0.1 }, { prev: 0.1, induction: 0.1 }], [{ prev: 0.1, induction: 0.31 }, { prev: 0.1, induction: 0.2 }]];
     expect(roleNote(two, 'induction').text).toBe('no induction head yet: the best, L1H0, scores 0.31 (a head is called one from 0.5)');
-    expect(roleNote(two, 'prev')).toEqual({ head: { layer: 0, head: 0, score: 0.9 }, text: 'L0H0 is a previous-token head (score 0.90 ≥ 0.3)' });
-    expect(roleNote([[{ prev: 0.29 }, { prev: 0.1 }]], 'prev').text).toBe('no previous-token head yet: the best, L0H0, scores 0.29 (a head is called one from 0.3)');
+    expect(roleNote(two, 'prev')).toEqual({ head: { layer: 0, head: 0, score: 0.9 }, text: 'L0H0 is a previous-token head (score 0.90 ≥ 0.25)' });
+    expect(roleNote([[{ prev: 0.24 }, { prev: 0.1 }]], 'prev').text).toBe('no previous-token head yet: the best, L0H0, scores 0.24 (a head is called one from 0.25)');
     expect(roleNote([[{ prev: 0.9, induction: 0.9 }]], 'induction')).toEqual({ head: null,
       text: 'no induction head possible: it needs a previous-token head in an earlier layer, and this model has 1 layer' });
     expect(roleNote(null, 'induction').text).toBe('');

@@ -540,10 +540,10 @@ export class AttnTrain extends AttnWidget {
    * scores of the snapshot shown say about the role (roleNote: a head is called by a role only from
    * ROLE_THRESHOLD on, and only where the model can have it).
    */
-  #scoreLegend(kind, focus, heads = null) {
+  #scoreLegend(kind, focus, heads = null, { note: withNote = true } = {}) {
     const hist = this.session.history, series = scoreSeries(hist.slice(-1), kind, focus);
     const note = roleNote(heads ?? hist[hist.length - 1]?.heads, kind);
-    const noteLine = note.text ? html`<div class="role-note">${note.text}</div>` : nothing;
+    const noteLine = note.text && withNote ? html`<div class="role-note">${note.text}</div>` : nothing;
     if (focus) {
       const f = series.find((s) => s.focus);
       return html`<div class="legend-line"><span><span class="line-swatch thick" style=${`border-color:${f?.color}`}></span>${headName(focus.layer, focus.head)} (${FOCUS_TEXT[focus.kind]}, score ≥ ${ROLE_THRESHOLDS[focus.kind]})</span>
@@ -760,7 +760,7 @@ export class AttnTrain extends AttnWidget {
     const upTo = cur.index === null ? null : cur.step;
     const plotStyle = narrow ? (single ? 'flex:1 1 0' : `height:${Math.floor(body.height * share)}px`) : `width:${plotW}px`;
     const plotPanel = !showPlot ? nothing : html`<div class=${`panel plot-panel ${kind ? `${kind}-scores` : 'loss'}${em === 'loss' ? ' em' : ''}`} style=${plotStyle}>
-      ${kind ? this.#scoreLegend(kind, focus, heads) : this.#lossLegend()}
+      ${kind ? this.#scoreLegend(kind, focus, heads, { note: !focus }) : this.#lossLegend()}
       <div class="plotbox" data-fit="plot">${kind ? this.#plotScores(kind, pb.width, pb.height, fs, cur, focus, { upTo }) : this.#plotLoss(pb.width, pb.height, fs, cur, { upTo })}</div></div>`;
     const mapsPanel = !showMaps ? nothing : html`<div class="panel maps-panel" data-fit="maps">${msg ?? this.#slideMaps(stage, focus, mb.width, mb.height)}</div>`;
     return html`<div class="slide-frame" style=${`height:${box.height}px`}>

@@ -275,7 +275,7 @@ export class AttnModel extends AttnWidget {
           ${showScores ? html`<div class="about" style=${besides ? '' : `max-width:${Math.max(90, cell * t + 12)}px`}>
           <span class="sc">${SCORE_KINDS.map((k) => html`<span class="k">${SCORE_SHORT[k]} ${fmt(sc[k], 2)}</span> `)}</span>
           ${role ? html`<span class="role">${ROLE_TEXT[role]}</span>` : nothing}
-          <button type="button" class="ablate" aria-pressed=${String(isOff)} aria-label=${`switch ${headName(l, h)} ${isOff ? 'on' : 'off'}`}
+          <button type="button" class="ablate" aria-label=${`${isOff ? 'off' : 'on'}: ${headName(l, h)}, press to switch it ${isOff ? 'on' : 'off'}`}
             @click=${() => this.#toggle(i)}>${isOff ? 'off' : 'on'}</button></div>` : nothing}
         </div>`;
       })}</div>`)}</div>`;

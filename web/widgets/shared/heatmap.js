@@ -18,7 +18,10 @@ import { fmt } from './format.js';
 const FONT = 'system-ui, -apple-system, Segoe UI, Roboto, sans-serif';
 
 const labelText = (labels, i) => String(labels?.[i] ?? i);
-const GLYPH_W = 0.68;  // a wide label glyph's width, in font sizes
+const GLYPH_W = 0.68;
+// A table header never empty (a map drawn without labels still names its rows and columns to a
+// screen reader: by position).
+const headerText = (label, i) => (label === '' || label === undefined || label === null ? String(i) : label);  // a wide label glyph's width, in font sizes
 
 /**
  * The layout of a heatmap figure: cell size, label and legend space, total size. With `fit`
@@ -436,8 +439,8 @@ export class AttnHeatmap extends LitElement {
     const { rows, cols, values: v } = this;
     return html`<table>
       <caption class="sr-only">${this.label}</caption>
-      <thead><tr><th scope="col"><span class="sr-only">row \\ column</span></th>${Array.from({ length: cols }, (_, j) => html`<th scope="col">${this.#colLabel(j)}</th>`)}</tr></thead>
-      <tbody>${Array.from({ length: rows }, (_, i) => html`<tr><th scope="row">${this.#rowLabel(i)}</th>${Array.from({ length: cols }, (_, j) => html`<td>${this.missingText && Number.isNaN(v[i * cols + j]) ? this.missingText : fmt(v[i * cols + j], 4)}</td>`)}</tr>`)}</tbody>
+      <thead><tr><th scope="col"><span class="sr-only">row \\ column</span></th>${Array.from({ length: cols }, (_, j) => html`<th scope="col">${headerText(this.#colLabel(j), j)}</th>`)}</tr></thead>
+      <tbody>${Array.from({ length: rows }, (_, i) => html`<tr><th scope="row">${headerText(this.#rowLabel(i), i)}</th>${Array.from({ length: cols }, (_, j) => html`<td>${this.missingText && Number.isNaN(v[i * cols + j]) ? this.missingText : fmt(v[i * cols + j], 4)}</td>`)}</tr>`)}</tbody>
     </table>`;
   }
 

@@ -30,7 +30,7 @@ void BM_MultiHead(benchmark::State& st) {
                            attnlab::Mask::None()};
   attnlab::MultiHeadOutputs o{q.data(), k.data(), v.data(), nullptr, w.data(), heads.data(), out.data()};
   for (auto _ : st) {
-    auto s = attnlab::multihead_attention_forward(a, o);
+    auto s = attnlab::multi_head_attention_forward(a, o);
     benchmark::DoNotOptimize(out.data());
     if (!s.ok) st.SkipWithError(s.message.c_str());
   }
@@ -48,12 +48,12 @@ void BM_MultiHeadStreaming(benchmark::State& st) {
   auto x = randn(T * D, 1), wq = randn(D * D, 2, ws), wk = randn(D * D, 3, ws), wv = randn(D * D, 4, ws),
        wo = randn(D * D, 5, ws);
   std::vector<float> q(T * D), k(T * D), v(T * D), out(T * D);
-  std::vector<float> work(attnlab::multihead_streaming_workspace_floats(T, D, H));
+  std::vector<float> work(attnlab::multi_head_streaming_workspace_floats(T, D, H));
   attnlab::MultiHeadArgs a{x.data(), T, nullptr, T, D, H, {wq.data(), wk.data(), wv.data(), wo.data()},
                            attnlab::Mask::None()};
   attnlab::MultiHeadStreamingOutputs o{q.data(), k.data(), v.data(), work.data(), out.data()};
   for (auto _ : st) {
-    auto s = attnlab::multihead_attention_forward_streaming(a, o);
+    auto s = attnlab::multi_head_attention_forward_streaming(a, o);
     benchmark::DoNotOptimize(out.data());
     if (!s.ok) st.SkipWithError(s.message.c_str());
   }

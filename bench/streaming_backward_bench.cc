@@ -1,7 +1,7 @@
 // Forward + backward of multi-head self-attention (D = 64, H = 4, causal) at T = 256, 1024, 4096:
-// the streaming path (multihead_attention_forward_streaming with lse and heads kept, then
-// multihead_attention_backward_streaming) against the all-intermediates path
-// (multihead_attention_forward, multihead_attention_backward). Linked into attnlab_bench_native
+// the streaming path (multi_head_attention_forward_streaming with lse and heads kept, then
+// multi_head_attention_backward_streaming) against the all-intermediates path
+// (multi_head_attention_forward, multi_head_attention_backward). Linked into attnlab_bench_native
 // (native_bench.cc holds BENCHMARK_MAIN). No assertions: it reports time and, as the counter
 // buffer_floats, what each path holds besides the inputs, parameters, dout and gradients (which both
 // need alike): the forward's saved outputs and both workspaces, all alive at the backward's peak.
@@ -56,13 +56,13 @@ void BM_AttentionTrainStreaming(benchmark::State& st) {
   TrainCase c(st.range(0), 64, 4);
   const size_t T = c.T, D = c.D, H = c.H;
   std::vector<float> q(T * D), k(T * D), v(T * D), out(T * D), lse(H * T), heads(T * D);
-  std::vector<float> fwd_ws(attnlab::multihead_streaming_workspace_floats(T, D, H));
-  std::vector<float> bwd_ws(attnlab::multihead_streaming_backward_workspace_floats(T, T, D));
+  std::vector<float> fwd_ws(attnlab::multi_head_streaming_workspace_floats(T, D, H));
+  std::vector<float> bwd_ws(attnlab::multi_head_streaming_backward_workspace_floats(T, T, D));
   const attnlab::MultiHeadStreamingOutputs o{q.data(), k.data(), v.data(), fwd_ws.data(), out.data(),
                                              lse.data(), heads.data()};
   for (auto _ : st) {
-    auto s = attnlab::multihead_attention_forward_streaming(c.a, o);
-    if (s.ok) s = attnlab::multihead_attention_backward_streaming(c.a, o, c.dout.data(), c.g, bwd_ws.data());
+    auto s = attnlab::multi_head_attention_forward_streaming(c.a, o);
+    if (s.ok) s = attnlab::multi_head_attention_backward_streaming(c.a, o, c.dout.data(), c.g, bwd_ws.data());
     benchmark::DoNotOptimize(c.dx.data());
     if (!s.ok) st.SkipWithError(s.message.c_str());
   }
@@ -74,12 +74,12 @@ void BM_AttentionTrainAllIntermediates(benchmark::State& st) {
   TrainCase c(st.range(0), 64, 4);
   const size_t T = c.T, D = c.D, H = c.H;
   std::vector<float> q(T * D), k(T * D), v(T * D), weights(H * T * T), heads(T * D), out(T * D);
-  std::vector<float> bwd_ws(attnlab::multihead_backward_workspace_floats(T, T, D));
+  std::vector<float> bwd_ws(attnlab::multi_head_backward_workspace_floats(T, T, D));
   const attnlab::MultiHeadOutputs o{q.data(), k.data(), v.data(), nullptr, weights.data(), heads.data(),
                                     out.data()};
   for (auto _ : st) {
-    auto s = attnlab::multihead_attention_forward(c.a, o);
-    if (s.ok) s = attnlab::multihead_attention_backward(c.a, o, c.dout.data(), c.g, bwd_ws.data());
+    auto s = attnlab::multi_head_attention_forward(c.a, o);
+    if (s.ok) s = attnlab::multi_head_attention_backward(c.a, o, c.dout.data(), c.g, bwd_ws.data());
     benchmark::DoNotOptimize(c.dx.data());
     if (!s.ok) st.SkipWithError(s.message.c_str());
   }

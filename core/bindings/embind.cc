@@ -196,9 +196,9 @@ attnlab::MultiHeadArgs multihead_args(const MultiHeadRunCall& c, size_t d_model,
 // All intermediates, or (workspace ≠ 0) the output only, streaming over key blocks.
 int multihead_run(const attnlab::MultiHeadArgs& a, const MultiHeadRunCall& c) {
   if (c.workspace)
-    return report(attnlab::multihead_attention_forward_streaming(
+    return report(attnlab::multi_head_attention_forward_streaming(
         a, {out(c.q), out(c.k), out(c.v), out(c.workspace), out(c.output)}));
-  return report(attnlab::multihead_attention_forward(
+  return report(attnlab::multi_head_attention_forward(
       a, {out(c.q), out(c.k), out(c.v), out(c.scores), out(c.weights), out(c.headsConcat), out(c.output)}));
 }
 
@@ -216,7 +216,7 @@ int multi_head_attention(int d_model, int heads, Addr wq, Addr wk, Addr wv, Addr
 // Floats of workspace the streaming path needs. double: a count too large for memory must reach JS
 // intact (it then refuses the call).
 double multihead_workspace_floats(int tk, int d_model, int heads) {
-  return static_cast<double>(attnlab::multihead_streaming_workspace_floats(tk, d_model, heads));
+  return static_cast<double>(attnlab::multi_head_streaming_workspace_floats(tk, d_model, heads));
 }
 
 int sinusoidal(const SinusoidalCall& c) {
@@ -335,7 +335,7 @@ class MultiHeadLayer {
     layer->weights_ = {at[0], at[1], at[2], at[3], at[4], at[5], at[6], at[7]};
     layer->d_model_ = D, layer->heads_ = size_t(heads);
     // The output projection's bound, once: the weights never change after this.
-    layer->bounds_ = attnlab::multihead_weight_bounds(layer->weights_, D);
+    layer->bounds_ = attnlab::multi_head_weight_bounds(layer->weights_, D);
     return layer.release();
   }
 

@@ -49,7 +49,7 @@ TEST(Hardening, SizesWhoseByteCountWrapsAreRefusedBeforeReading) {
 
   attnlab::MultiHeadArgs m{&one, kHuge, nullptr, 0, 2, 1, {&one, &one, &one, &one}, Mask::None()};
   attnlab::MultiHeadOutputs mo{&out, &out, &out, nullptr, &w, &out, &out};
-  s = attnlab::multihead_attention_forward(m, mo);
+  s = attnlab::multi_head_attention_forward(m, mo);
   ASSERT_FALSE(s.ok);
   EXPECT_TRUE(starts_with(s.message, "multiHeadAttention: heads·tq·tk is too large")) << s.message;
 }
@@ -72,7 +72,7 @@ TEST(Hardening, MultiHeadAdditiveMaskWithoutValuesIsRefused) {
   std::vector<float> x(4, 1.0f), wt(4, 0.5f), q(4), k(4), v(4), w(4), heads(4), out(4);
   attnlab::MultiHeadArgs a{x.data(), 2, nullptr, 0, 2, 1, {wt.data(), wt.data(), wt.data(), wt.data()},
                            Mask::Additive(nullptr)};
-  Status s = attnlab::multihead_attention_forward(a, {q.data(), k.data(), v.data(), nullptr, w.data(), heads.data(), out.data()});
+  Status s = attnlab::multi_head_attention_forward(a, {q.data(), k.data(), v.data(), nullptr, w.data(), heads.data(), out.data()});
   ASSERT_FALSE(s.ok);
   EXPECT_EQ(s.message, "multiHeadAttention: mask is missing");
 }
@@ -124,10 +124,10 @@ BothPaths run_both(const attnlab::MultiHeadArgs& a) {
   BothPaths r;
   std::vector<float> q(tq * D), k(tk * D), v(tk * D), w(H * tq * tk), heads(tq * D);
   r.full_out.resize(tq * D);
-  r.full = attnlab::multihead_attention_forward(a, {q.data(), k.data(), v.data(), nullptr, w.data(), heads.data(), r.full_out.data()});
-  std::vector<float> ws(attnlab::multihead_streaming_workspace_floats(tk, D, H));
+  r.full = attnlab::multi_head_attention_forward(a, {q.data(), k.data(), v.data(), nullptr, w.data(), heads.data(), r.full_out.data()});
+  std::vector<float> ws(attnlab::multi_head_streaming_workspace_floats(tk, D, H));
   r.streaming_out.resize(tq * D);
-  r.streaming = attnlab::multihead_attention_forward_streaming(a, {q.data(), k.data(), v.data(), ws.data(), r.streaming_out.data()});
+  r.streaming = attnlab::multi_head_attention_forward_streaming(a, {q.data(), k.data(), v.data(), ws.data(), r.streaming_out.data()});
   return r;
 }
 

@@ -97,7 +97,7 @@ TEST(EigenReference, MultiHeadSelfAndCross) {
                               s.bias ? bk.data() : nullptr, s.bias ? bv.data() : nullptr, s.bias ? bo.data() : nullptr},
                              attnlab::Mask::None()};
     attnlab::MultiHeadOutputs o{q.data(), k.data(), v.data(), nullptr, w.data(), heads.data(), out.data()};
-    ASSERT_TRUE(attnlab::multihead_attention_forward(a, o).ok);
+    ASSERT_TRUE(attnlab::multi_head_attention_forward(a, o).ok);
 
     const MatD X = as_mat(x.data(), s.tq, D), C = s.cross ? as_mat(ctx.data(), tk, D) : X;
     auto bias_row = [&](const std::vector<float>& b) { return s.bias ? as_mat(b.data(), 1, D) : MatD::Zero(1, D); };

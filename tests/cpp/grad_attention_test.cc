@@ -326,7 +326,7 @@ TEST(GradAttention, MultiHeadMatchesFiniteDifferences) {
     a.alibi = mc.alibi;
     FVec q(tq * D), k(tk * D), v(tk * D), weights(H * tq * tk), heads(tq * D), out(tq * D);
     attnlab::MultiHeadOutputs o{q.data(), k.data(), v.data(), nullptr, weights.data(), heads.data(), out.data()};
-    Status st = attnlab::multihead_attention_forward(a, o);
+    Status st = attnlab::multi_head_attention_forward(a, o);
     ASSERT_TRUE(st.ok) << st.message;
 
     const FVec dout = random_f(tq * D, ++seed);
@@ -337,8 +337,8 @@ TEST(GradAttention, MultiHeadMatchesFiniteDifferences) {
     g.dcontext = dctx.data();
     g.dwq = dwq.data(), g.dwk = dwk.data(), g.dwv = dwv.data(), g.dwo = dwo.data();
     g.dbq = dbq.data(), g.dbk = dbk.data(), g.dbv = dbv.data(), g.dbo = dbo.data();
-    FVec ws_buf(attnlab::multihead_backward_workspace_floats(tq, tk, D));
-    st = attnlab::multihead_attention_backward(a, o, dout.data(), g, ws_buf.data());
+    FVec ws_buf(attnlab::multi_head_backward_workspace_floats(tq, tk, D));
+    st = attnlab::multi_head_attention_backward(a, o, dout.data(), g, ws_buf.data());
     ASSERT_TRUE(st.ok) << st.message;
 
     MhaRef r{tq, tk, D, H, mc.cross, mc.rope, mc.alibi, mc.biases, mc.mask,
@@ -493,16 +493,16 @@ TEST(GradAttention, BackwardsAccumulateAndSkipMissingGradients) {
   a.rope = true;
   FVec q(t * D), k(t * D), v(t * D), weights(H * t * t), heads(t * D), out(t * D);
   attnlab::MultiHeadOutputs o{q.data(), k.data(), v.data(), nullptr, weights.data(), heads.data(), out.data()};
-  ASSERT_TRUE(attnlab::multihead_attention_forward(a, o).ok);
+  ASSERT_TRUE(attnlab::multi_head_attention_forward(a, o).ok);
   const FVec dout = random_f(t * D, 93);
-  FVec ws(attnlab::multihead_backward_workspace_floats(t, t, D));
+  FVec ws(attnlab::multi_head_backward_workspace_floats(t, t, D));
   FVec dx(t * D, 0.0f), dwk(D * D, 0.0f);
   attnlab::MultiHeadGrads g;  // only dx and dwk wanted
   g.dx = dx.data();
   g.dwk = dwk.data();
-  ASSERT_TRUE(attnlab::multihead_attention_backward(a, o, dout.data(), g, ws.data()).ok);
+  ASSERT_TRUE(attnlab::multi_head_attention_backward(a, o, dout.data(), g, ws.data()).ok);
   const FVec dx1 = dx, dwk1 = dwk;
-  ASSERT_TRUE(attnlab::multihead_attention_backward(a, o, dout.data(), g, ws.data()).ok);
+  ASSERT_TRUE(attnlab::multi_head_attention_backward(a, o, dout.data(), g, ws.data()).ok);
   for (size_t i = 0; i < dx.size(); ++i) EXPECT_CLOSE(dx[i], 2.0 * dx1[i], tol::kUlps);
   for (size_t i = 0; i < dwk.size(); ++i) EXPECT_CLOSE(dwk[i], 2.0 * dwk1[i], tol::kUlps);
 
@@ -561,14 +561,14 @@ TEST(GradAttention, BadSizesAreRefusedWithClearMessages) {
   m.heads = 4;
   m.w = {buf, buf, buf, buf};
   attnlab::MultiHeadOutputs o{buf, buf, buf, nullptr, buf, buf, buf};
-  st = attnlab::multihead_attention_backward(m, o, buf, {}, buf);
+  st = attnlab::multi_head_attention_backward(m, o, buf, {}, buf);
   EXPECT_EQ(st.message,
             "multiHeadAttentionBackward: heads = 4 does not divide dModel = 6, expected dModel to be a multiple of heads");
   m.heads = 2;
-  st = attnlab::multihead_attention_backward(m, o, buf, {}, nullptr);
+  st = attnlab::multi_head_attention_backward(m, o, buf, {}, nullptr);
   EXPECT_EQ(st.message, "multiHeadAttentionBackward: workspace is missing");
   o.weights = nullptr;
-  st = attnlab::multihead_attention_backward(m, o, buf, {}, buf);
+  st = attnlab::multi_head_attention_backward(m, o, buf, {}, buf);
   EXPECT_EQ(st.message, "multiHeadAttentionBackward: saved.weights is missing");
 }
 

@@ -1,5 +1,5 @@
 // The float32 overflow bounds of multi-head attention, computed from the kernels' column maxima, with
-// and without weight bounds precomputed by multihead_weight_bounds (ops.h): the same refusals with
+// and without weight bounds precomputed by multi_head_weight_bounds (ops.h): the same refusals with
 // the same messages as the bounds written out here in plain scalar loops (the definition in
 // docs/hardening.md), on random inputs whose magnitudes straddle every threshold; the same results
 // bit for bit; bounds of other weights ignored; stale bounds never let NaN or ±∞ out.
@@ -106,10 +106,10 @@ PathResults run_paths(const MultiHeadArgs& a) {
   PathResults r;
   r.q.resize(t * D), r.k.resize(t * D), r.v.resize(t * D), r.weights.resize(H * t * t), r.heads.resize(t * D),
       r.out.resize(t * D), r.streaming_out.resize(t * D);
-  r.full = attnlab::multihead_attention_forward(
+  r.full = attnlab::multi_head_attention_forward(
       a, {r.q.data(), r.k.data(), r.v.data(), nullptr, r.weights.data(), r.heads.data(), r.out.data()});
-  std::vector<float> q(t * D), k(t * D), v(t * D), ws(attnlab::multihead_streaming_workspace_floats(t, D, H));
-  r.streaming = attnlab::multihead_attention_forward_streaming(a, {q.data(), k.data(), v.data(), ws.data(),
+  std::vector<float> q(t * D), k(t * D), v(t * D), ws(attnlab::multi_head_streaming_workspace_floats(t, D, H));
+  r.streaming = attnlab::multi_head_attention_forward_streaming(a, {q.data(), k.data(), v.data(), ws.data(),
                                                                    r.streaming_out.data()});
   return r;
 }
@@ -144,20 +144,20 @@ Layer random_layer(std::mt19937& rng, size_t t, size_t D, size_t H, int ex, int 
 
 TEST(MultiHeadBounds, WeightBoundsAreTheMaximaOfWoAndBo) {
   std::vector<float> wo{0.5f, -3.0f, 2.0f, 1.0f}, bo{-0.25f, 0.125f}, w{0, 0, 0, 0};
-  MultiHeadWeightBounds b = attnlab::multihead_weight_bounds({w.data(), w.data(), w.data(), wo.data(), nullptr, nullptr, nullptr, bo.data()}, 2);
+  MultiHeadWeightBounds b = attnlab::multi_head_weight_bounds({w.data(), w.data(), w.data(), wo.data(), nullptr, nullptr, nullptr, bo.data()}, 2);
   EXPECT_EQ(b.wo, wo.data());
   EXPECT_EQ(b.bo, bo.data());
   EXPECT_EQ(b.d_model, 2u);
   EXPECT_EQ(b.wo_abs_max, 3.0f);
   EXPECT_EQ(b.bo_abs_max, 0.25f);
-  b = attnlab::multihead_weight_bounds({w.data(), w.data(), w.data(), wo.data()}, 2);
+  b = attnlab::multi_head_weight_bounds({w.data(), w.data(), w.data(), wo.data()}, 2);
   EXPECT_EQ(b.bo, nullptr);
   EXPECT_EQ(b.bo_abs_max, 0.0f);
   wo[2] = -std::numeric_limits<float>::infinity();
-  EXPECT_EQ(attnlab::multihead_weight_bounds({w.data(), w.data(), w.data(), wo.data()}, 2).wo_abs_max,
+  EXPECT_EQ(attnlab::multi_head_weight_bounds({w.data(), w.data(), w.data(), wo.data()}, 2).wo_abs_max,
             std::numeric_limits<float>::infinity());
   wo[1] = std::numeric_limits<float>::quiet_NaN();
-  EXPECT_TRUE(std::isnan(attnlab::multihead_weight_bounds({w.data(), w.data(), w.data(), wo.data()}, 2).wo_abs_max));
+  EXPECT_TRUE(std::isnan(attnlab::multi_head_weight_bounds({w.data(), w.data(), w.data(), wo.data()}, 2).wo_abs_max));
 }
 
 // Random layers whose magnitudes straddle every threshold (projections, scores, values, output):
@@ -195,7 +195,7 @@ TEST(MultiHeadBounds, SameRefusalsAndMessagesWithAndWithoutPrecomputedBounds) {
     MultiHeadArgs a = L.args(with_bo);
     const PathResults plain = run_paths(a);
     const std::string want = expected_status(a, plain.q, plain.k, plain.v);
-    const MultiHeadWeightBounds wb = attnlab::multihead_weight_bounds(a.w, a.d_model);
+    const MultiHeadWeightBounds wb = attnlab::multi_head_weight_bounds(a.w, a.d_model);
     a.weight_bounds = &wb;
     const PathResults given = run_paths(a);
     SCOPED_TRACE("case " + std::to_string(i) + ": " + want);
@@ -233,7 +233,7 @@ TEST(MultiHeadBounds, NonFiniteWeightsAreNamedWithOrWithoutBounds) {
   Layer L = random_layer(rng, 5, 8, 2, 0, 0, 0, 0, 0);
   L.wo[9] = std::numeric_limits<float>::quiet_NaN();
   MultiHeadArgs a = L.args(true);
-  const MultiHeadWeightBounds wb = attnlab::multihead_weight_bounds(a.w, 8);
+  const MultiHeadWeightBounds wb = attnlab::multi_head_weight_bounds(a.w, 8);
   for (const MultiHeadWeightBounds* b : {static_cast<const MultiHeadWeightBounds*>(nullptr), &wb}) {
     a.weight_bounds = b;
     const PathResults r = run_paths(a);
@@ -243,7 +243,7 @@ TEST(MultiHeadBounds, NonFiniteWeightsAreNamedWithOrWithoutBounds) {
   }
   L.wo[9] = 0.5f;
   L.bo[3] = -std::numeric_limits<float>::infinity();
-  const MultiHeadWeightBounds wb2 = attnlab::multihead_weight_bounds(a.w, 8);
+  const MultiHeadWeightBounds wb2 = attnlab::multi_head_weight_bounds(a.w, 8);
   for (const MultiHeadWeightBounds* b : {static_cast<const MultiHeadWeightBounds*>(nullptr), &wb2}) {
     a.weight_bounds = b;
     const PathResults r = run_paths(a);
@@ -261,15 +261,15 @@ TEST(MultiHeadBounds, BoundsOfOtherWeightsAreIgnored) {
   for (auto& w : L.wo) w = 1e38f;  // output bound ~ 8·|v|·1e38: refused
   MultiHeadArgs a = L.args(true);
   const std::string want = "multiHeadAttention: output heads·wo + bo can exceed float32 range";
-  const MultiHeadWeightBounds other_wo = attnlab::multihead_weight_bounds({L.wq.data(), L.wk.data(), L.wv.data(), small.data(), nullptr, nullptr, nullptr, L.bo.data()}, 8);
+  const MultiHeadWeightBounds other_wo = attnlab::multi_head_weight_bounds({L.wq.data(), L.wk.data(), L.wv.data(), small.data(), nullptr, nullptr, nullptr, L.bo.data()}, 8);
   const MultiHeadWeightBounds other_bo = [&] {
-    MultiHeadWeightBounds b = attnlab::multihead_weight_bounds(a.w, 8);
+    MultiHeadWeightBounds b = attnlab::multi_head_weight_bounds(a.w, 8);
     b.bo = small_b.data();
     b.wo_abs_max = 1e-3f;
     return b;
   }();
   const MultiHeadWeightBounds other_d = [&] {
-    MultiHeadWeightBounds b = attnlab::multihead_weight_bounds(a.w, 8);
+    MultiHeadWeightBounds b = attnlab::multi_head_weight_bounds(a.w, 8);
     b.d_model = 4;
     b.wo_abs_max = 1e-3f;
     return b;
@@ -289,7 +289,7 @@ TEST(MultiHeadBounds, StaleBoundsNeverLetNonFiniteResultsOut) {
   Layer L = random_layer(rng, 6, 8, 2, 0, 0, 0, 0, 0);
   for (auto& x : L.x) x *= 1e6f;
   MultiHeadArgs a = L.args(false);
-  const MultiHeadWeightBounds wb = attnlab::multihead_weight_bounds(a.w, 8);
+  const MultiHeadWeightBounds wb = attnlab::multi_head_weight_bounds(a.w, 8);
   a.weight_bounds = &wb;
   for (auto& w : L.wo) w = 3e38f;  // now the output overflows: the bounds still say max|wo| ≈ 1
   const PathResults r = run_paths(a);

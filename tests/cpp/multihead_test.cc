@@ -93,12 +93,12 @@ void expect_streaming_matches(const Case& c, unsigned seed) {
 
   std::vector<float> q(tq * D), k(tk * D), v(tk * D), wts(c.H * tq * tk), heads(tq * D), out(tq * D);
   attnlab::MultiHeadOutputs full{q.data(), k.data(), v.data(), nullptr, wts.data(), heads.data(), out.data()};
-  ASSERT_TRUE(attnlab::multihead_attention_forward(a, full).ok);
+  ASSERT_TRUE(attnlab::multi_head_attention_forward(a, full).ok);
 
   std::vector<float> q2(tq * D), k2(tk * D), v2(tk * D), out2(tq * D);
-  std::vector<float> work(attnlab::multihead_streaming_workspace_floats(tk, D, c.H));
+  std::vector<float> work(attnlab::multi_head_streaming_workspace_floats(tk, D, c.H));
   attnlab::MultiHeadStreamingOutputs so{q2.data(), k2.data(), v2.data(), work.data(), out2.data()};
-  auto st = attnlab::multihead_attention_forward_streaming(a, so);
+  auto st = attnlab::multi_head_attention_forward_streaming(a, so);
   ASSERT_TRUE(st.ok) << st.message;
   for (size_t i = 0; i < tq * D; ++i) {
     ASSERT_CLOSE(out2[i], out[i], tol::kRef)
@@ -129,11 +129,11 @@ TEST(Streaming, MatchesAllIntermediates) {
 
 TEST(Streaming, RejectsBadArgumentsLikeTheFullOp) {
   std::vector<float> x(6, 1.0f), w(9, 0.1f), q(6), k(6), v(6), out(6);
-  std::vector<float> work(attnlab::multihead_streaming_workspace_floats(2, 3, 2));
+  std::vector<float> work(attnlab::multi_head_streaming_workspace_floats(2, 3, 2));
   attnlab::MultiHeadArgs a{x.data(), 2, nullptr, 2, 3, 2, {w.data(), w.data(), w.data(), w.data()},
                            attnlab::Mask::None()};
   attnlab::MultiHeadStreamingOutputs o{q.data(), k.data(), v.data(), work.data(), out.data()};
-  auto s = attnlab::multihead_attention_forward_streaming(a, o);
+  auto s = attnlab::multi_head_attention_forward_streaming(a, o);
   ASSERT_FALSE(s.ok);
   EXPECT_NE(s.message.find("heads = 2 does not divide dModel = 3"), std::string::npos);
 }

@@ -1,5 +1,5 @@
-// The streaming multi-head backward (multihead_attention_backward_streaming, FlashAttention-2 style)
-// against the all-intermediates backward (multihead_attention_backward) for every mask kind, self- and
+// The streaming multi-head backward (multi_head_attention_backward_streaming, FlashAttention-2 style)
+// against the all-intermediates backward (multi_head_attention_backward) for every mask kind, self- and
 // cross-attention, biases, RoPE, ALiBi, at sizes that cross the 48-query and 128-key blocks, H = 1 and
 // 3; against central differences of a float64 forward for one small case; the forward's saved lse
 // against log Σ exp of the full path's scores; bad arguments; and the workspace of a T = 2048 case.
@@ -111,14 +111,14 @@ struct StreamingRun {
 StreamingRun run_streaming(const Problem& p, Grads& g) {
   StreamingRun r;
   r.q.resize(p.tq * p.D), r.k.resize(p.tk * p.D), r.v.resize(p.tk * p.D), r.out.resize(p.tq * p.D);
-  r.work.resize(attnlab::multihead_streaming_workspace_floats(p.tk, p.D, p.H));
+  r.work.resize(attnlab::multi_head_streaming_workspace_floats(p.tk, p.D, p.H));
   r.lse.resize(p.H * p.tq), r.heads.resize(p.tq * p.D);
   attnlab::MultiHeadStreamingOutputs o{r.q.data(), r.k.data(), r.v.data(), r.work.data(), r.out.data(),
                                        r.lse.data(), r.heads.data()};
-  r.forward = attnlab::multihead_attention_forward_streaming(p.a, o);
+  r.forward = attnlab::multi_head_attention_forward_streaming(p.a, o);
   if (!r.forward.ok) return r;
-  FVec ws(attnlab::multihead_streaming_backward_workspace_floats(p.tq, p.tk, p.D));
-  r.backward = attnlab::multihead_attention_backward_streaming(p.a, o, p.dout.data(), g.ptrs(), ws.data());
+  FVec ws(attnlab::multi_head_streaming_backward_workspace_floats(p.tq, p.tk, p.D));
+  r.backward = attnlab::multi_head_attention_backward_streaming(p.a, o, p.dout.data(), g.ptrs(), ws.data());
   return r;
 }
 
@@ -132,10 +132,10 @@ FullRun run_full(const Problem& p, Grads& g) {
       r.out.resize(p.tq * p.D), r.scores.resize(p.H * p.tq * p.tk), r.weights.resize(p.H * p.tq * p.tk);
   attnlab::MultiHeadOutputs o{r.q.data(), r.k.data(), r.v.data(), r.scores.data(), r.weights.data(),
                               r.heads.data(), r.out.data()};
-  Status st = attnlab::multihead_attention_forward(p.a, o);
+  Status st = attnlab::multi_head_attention_forward(p.a, o);
   EXPECT_TRUE(st.ok) << st.message;
-  FVec ws(attnlab::multihead_backward_workspace_floats(p.tq, p.tk, p.D));
-  st = attnlab::multihead_attention_backward(p.a, o, p.dout.data(), g.ptrs(), ws.data());
+  FVec ws(attnlab::multi_head_backward_workspace_floats(p.tq, p.tk, p.D));
+  st = attnlab::multi_head_attention_backward(p.a, o, p.dout.data(), g.ptrs(), ws.data());
   EXPECT_TRUE(st.ok) << st.message;
   return r;
 }
@@ -199,14 +199,14 @@ TEST(StreamingBackward, AccumulatesAndSkipsMissingGradients) {
   g.dwk = some.dwk.data();
   StreamingRun s;
   s.q.resize(p.tq * p.D), s.k.resize(p.tk * p.D), s.v.resize(p.tk * p.D), s.out.resize(p.tq * p.D);
-  s.work.resize(attnlab::multihead_streaming_workspace_floats(p.tk, p.D, p.H));
+  s.work.resize(attnlab::multi_head_streaming_workspace_floats(p.tk, p.D, p.H));
   s.lse.resize(p.H * p.tq), s.heads.resize(p.tq * p.D);
   attnlab::MultiHeadStreamingOutputs o{s.q.data(), s.k.data(), s.v.data(), s.work.data(), s.out.data(),
                                        s.lse.data(), s.heads.data()};
-  ASSERT_TRUE(attnlab::multihead_attention_forward_streaming(p.a, o).ok);
-  FVec ws(attnlab::multihead_streaming_backward_workspace_floats(p.tq, p.tk, p.D));
+  ASSERT_TRUE(attnlab::multi_head_attention_forward_streaming(p.a, o).ok);
+  FVec ws(attnlab::multi_head_streaming_backward_workspace_floats(p.tq, p.tk, p.D));
   for (int rep = 0; rep < 2; ++rep)
-    ASSERT_TRUE(attnlab::multihead_attention_backward_streaming(p.a, o, p.dout.data(), g, ws.data()).ok);
+    ASSERT_TRUE(attnlab::multi_head_attention_backward_streaming(p.a, o, p.dout.data(), g, ws.data()).ok);
   for (size_t i = 0; i < some.dx.size(); ++i) EXPECT_CLOSE(some.dx[i], 2.0 * all.dx[i], tol::kSum);
   for (size_t i = 0; i < some.dwk.size(); ++i) EXPECT_CLOSE(some.dwk[i], 2.0 * all.dwk[i], tol::kSum);
 }
@@ -220,8 +220,8 @@ TEST(StreamingBackward, ForwardWithSavedValuesLeavesItsResultUnchanged) {
   const StreamingRun s = run_streaming(p, g);
   ASSERT_TRUE(s.forward.ok);
   FVec q(p.tq * p.D), k(p.tk * p.D), v(p.tk * p.D), out(p.tq * p.D);
-  FVec work(attnlab::multihead_streaming_workspace_floats(p.tk, p.D, p.H));
-  ASSERT_TRUE(attnlab::multihead_attention_forward_streaming(
+  FVec work(attnlab::multi_head_streaming_workspace_floats(p.tk, p.D, p.H));
+  ASSERT_TRUE(attnlab::multi_head_attention_forward_streaming(
                   p.a, {q.data(), k.data(), v.data(), work.data(), out.data()}).ok);
   expect_close_all(s.out, out, tol::kExact, "out");
   expect_close_all(s.heads, q, tol::kExact, "heads = q of the call without heads");
@@ -376,10 +376,10 @@ TEST(StreamingBackward, BadArgumentsAreRefusedWithClearMessages) {
   ASSERT_TRUE(s.backward.ok);
   attnlab::MultiHeadStreamingOutputs o{s.q.data(), s.k.data(), s.v.data(), s.work.data(), s.out.data(),
                                        s.lse.data(), s.heads.data()};
-  FVec ws(attnlab::multihead_streaming_backward_workspace_floats(p.tq, p.tk, p.D));
+  FVec ws(attnlab::multi_head_streaming_backward_workspace_floats(p.tq, p.tk, p.D));
   auto run = [&](const attnlab::MultiHeadArgs& a, const attnlab::MultiHeadStreamingOutputs& so,
                  const float* dout, float* w) {
-    return attnlab::multihead_attention_backward_streaming(a, so, dout, g.ptrs(), w).message;
+    return attnlab::multi_head_attention_backward_streaming(a, so, dout, g.ptrs(), w).message;
   };
   const std::string op = "multiHeadAttentionStreamingBackward: ";
   EXPECT_EQ(run(p.a, o, p.dout.data(), nullptr), op + "workspace is missing");
@@ -431,18 +431,18 @@ TEST(StreamingBackward, BadArgumentsAreRefusedWithClearMessages) {
   a.mask = Mask::Window(-1);
   EXPECT_EQ(run(a, o, p.dout.data(), ws.data()), op + "mask.window is -1, expected an integer ≥ 0");
   // Sizes whose workspace cannot be addressed.
-  EXPECT_EQ(attnlab::multihead_streaming_backward_workspace_floats(SIZE_MAX / 2, 4, 4), SIZE_MAX);
-  EXPECT_EQ(attnlab::multihead_streaming_backward_workspace_floats(4, 4, SIZE_MAX / 8), SIZE_MAX);
+  EXPECT_EQ(attnlab::multi_head_streaming_backward_workspace_floats(SIZE_MAX / 2, 4, 4), SIZE_MAX);
+  EXPECT_EQ(attnlab::multi_head_streaming_backward_workspace_floats(4, 4, SIZE_MAX / 8), SIZE_MAX);
 }
 
 // T = 2048, D = 64, H = 4: the workspace is O((t_q + t_k)·D), far below the H·t² weights that the
 // all-intermediates backward needs, and the backward runs with it. No timing.
 TEST(StreamingBackward, LongSequenceRunsInLinearMemory) {
   const size_t T = 2048, D = 64, H = 4;
-  const size_t ws = attnlab::multihead_streaming_backward_workspace_floats(T, T, D);
+  const size_t ws = attnlab::multi_head_streaming_backward_workspace_floats(T, T, D);
   EXPECT_EQ(ws, 4 * T * D + 2 * 48 * 128 + 48);  // dheads, dq, dk, dv + two block tiles + delta
   EXPECT_LT(ws * 16, H * T * T);
-  EXPECT_LT(attnlab::multihead_streaming_workspace_floats(T, D, H) * 16, H * T * T);
+  EXPECT_LT(attnlab::multi_head_streaming_workspace_floats(T, D, H) * 16, H * T * T);
   const Case c{"long causal", T, T, D, H, Mask::Causal()};
   Problem p(c, 11);
   Grads g(p.tq, p.tk, p.D);

@@ -51,7 +51,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto q = fuzz::out_buffer(t_q * D), k = fuzz::out_buffer(t_k * D), v = fuzz::out_buffer(t_k * D);
     auto weights = fuzz::out_buffer(H * t_q * t_k), heads = fuzz::out_buffer(t_q * D), out = fuzz::out_buffer(t_q * D);
     attnlab::MultiHeadOutputs o{q.data(), k.data(), v.data(), nullptr, weights.data(), heads.data(), out.data()};
-    if (!attnlab::multihead_attention_forward(a, o).ok) return 0;
+    if (!attnlab::multi_head_attention_forward(a, o).ok) return 0;
     auto dout = in.values(t_q * D, clean);
     std::vector<float> dx(t_q * D), dctx(t_k * D), dw[4], db[4];
     attnlab::MultiHeadGrads g;
@@ -60,8 +60,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (int i = 0; i < 4; ++i) dw[i].resize(D * D), db[i].resize(D);
     if (want[2]) g.dwq = dw[0].data(), g.dwk = dw[1].data(), g.dwv = dw[2].data(), g.dwo = dw[3].data();
     if (want[3]) g.dbq = db[0].data(), g.dbk = db[1].data(), g.dbv = db[2].data(), g.dbo = db[3].data();
-    std::vector<float> workspace(attnlab::multihead_backward_workspace_floats(t_q, t_k, D));
-    const attnlab::Status s = attnlab::multihead_attention_backward(a, o, dout.data(), g, workspace.data());
+    std::vector<float> workspace(attnlab::multi_head_backward_workspace_floats(t_q, t_k, D));
+    const attnlab::Status s = attnlab::multi_head_attention_backward(a, o, dout.data(), g, workspace.data());
     FUZZ_ASSERT(s.ok, s.message);
     return 0;
   }

@@ -1,5 +1,5 @@
-// libFuzzer harness for attnlab::multihead_attention_backward_streaming (FlashAttention-2 style),
-// differential: every input also goes through multihead_attention_forward + multihead_attention_backward
+// libFuzzer harness for attnlab::multi_head_attention_backward_streaming (FlashAttention-2 style),
+// differential: every input also goes through multi_head_attention_forward + multi_head_attention_backward
 // (the all-intermediates path, which keeps the [H, t_q, t_k] weights), from the same gradient buffers'
 // starting values. Fuzzed: t_q, t_k (self or cross; past the 48-query block, and for t_k past the
 // 128-key block), D, H, every mask kind (fuzz::Input::mask), scale, RoPE (and its base), ALiBi, biases,
@@ -84,15 +84,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   // Forwards. Streaming: lse [H, t_q] and heads [t_q, D] kept (q then keeps Q), as the backward needs.
   auto sq = fuzz::out_buffer(t_q * D), sk = fuzz::out_buffer(t_k * D), sv = fuzz::out_buffer(t_k * D);
-  auto swork = fuzz::out_buffer(attnlab::multihead_streaming_workspace_floats(t_k, D, H));
+  auto swork = fuzz::out_buffer(attnlab::multi_head_streaming_workspace_floats(t_k, D, H));
   auto sout = fuzz::out_buffer(t_q * D), lse = fuzz::out_buffer(H * t_q), sheads = fuzz::out_buffer(t_q * D);
   const attnlab::MultiHeadStreamingOutputs so{sq.data(), sk.data(), sv.data(), swork.data(), sout.data(),
                                               lse.data(), sheads.data()};
-  const attnlab::Status sf = attnlab::multihead_attention_forward_streaming(a, so);
+  const attnlab::Status sf = attnlab::multi_head_attention_forward_streaming(a, so);
   auto q = fuzz::out_buffer(t_q * D), k = fuzz::out_buffer(t_k * D), v = fuzz::out_buffer(t_k * D);
   auto weights = fuzz::out_buffer(H * t_q * t_k), heads = fuzz::out_buffer(t_q * D), out = fuzz::out_buffer(t_q * D);
   const attnlab::MultiHeadOutputs fo{q.data(), k.data(), v.data(), nullptr, weights.data(), heads.data(), out.data()};
-  const attnlab::Status ff = attnlab::multihead_attention_forward(a, fo);
+  const attnlab::Status ff = attnlab::multi_head_attention_forward(a, fo);
   if (sf.ok != ff.ok)
     fuzz::fail("streaming and full forwards agree on accepting",
                "streaming: " + (sf.ok ? std::string("ok") : sf.message) + " | full: " + (ff.ok ? std::string("ok") : ff.message));
@@ -121,10 +121,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   GradSet gs, gf;
   make(gs);
   make(gf);
-  auto sws = fuzz::out_buffer(attnlab::multihead_streaming_backward_workspace_floats(t_q, t_k, D));
-  auto fws = fuzz::out_buffer(attnlab::multihead_backward_workspace_floats(t_q, t_k, D));
-  const attnlab::Status sb = attnlab::multihead_attention_backward_streaming(a, so, dout.data(), gs.g, sws.data());
-  const attnlab::Status fb = attnlab::multihead_attention_backward(a, fo, dout.data(), gf.g, fws.data());
+  auto sws = fuzz::out_buffer(attnlab::multi_head_streaming_backward_workspace_floats(t_q, t_k, D));
+  auto fws = fuzz::out_buffer(attnlab::multi_head_backward_workspace_floats(t_q, t_k, D));
+  const attnlab::Status sb = attnlab::multi_head_attention_backward_streaming(a, so, dout.data(), gs.g, sws.data());
+  const attnlab::Status fb = attnlab::multi_head_attention_backward(a, fo, dout.data(), gf.g, fws.data());
 
   if (!sf.ok) {
     // The forwards refused (bad arguments or float32 overflow). The backwards check the arguments

@@ -1,4 +1,4 @@
-// libFuzzer harness for attnlab::multihead_attention_forward: self or cross attention, optional biases,
+// libFuzzer harness for attnlab::multi_head_attention_forward: self or cross attention, optional biases,
 // masks, scale, RoPE, ALiBi, all decoded from the fuzz input. Invariants when the op accepts: every
 // output finite, each head's weights rows distributions (or zeros); when it refuses: the message
 // names "multiHeadAttention".
@@ -36,7 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                            mask, scale, rope, rope_base, alibi};
   attnlab::MultiHeadOutputs o{q.data(), k.data(), v.data(), keep_scores ? scores.data() : nullptr,
                           weights.data(), heads.data(), out.data()};
-  const attnlab::Status s = attnlab::multihead_attention_forward(a, o);
+  const attnlab::Status s = attnlab::multi_head_attention_forward(a, o);
   if (!s.ok) {
     fuzz::expect_message(s, "multiHeadAttention");
     return 0;

@@ -1,5 +1,5 @@
-// libFuzzer harness for attnlab::multihead_attention_forward_streaming (the throughput mode),
-// differential: every input is also run through multihead_attention_forward, and the two must agree —
+// libFuzzer harness for attnlab::multi_head_attention_forward_streaming (the throughput mode),
+// differential: every input is also run through multi_head_attention_forward, and the two must agree —
 // both refuse with the same message, or both accept with outputs equal up to float rounding.
 #include <algorithm>
 
@@ -32,14 +32,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                            mask, scale, rope, rope_base, alibi};
 
   auto sq = fuzz::out_buffer(t_q * D), sk = fuzz::out_buffer(t_k * D), sv = fuzz::out_buffer(t_k * D);
-  auto work = fuzz::out_buffer(attnlab::multihead_streaming_workspace_floats(t_k, D, H));
+  auto work = fuzz::out_buffer(attnlab::multi_head_streaming_workspace_floats(t_k, D, H));
   auto sout = fuzz::out_buffer(t_q * D);
   const attnlab::Status s =
-      attnlab::multihead_attention_forward_streaming(a, {sq.data(), sk.data(), sv.data(), work.data(), sout.data()});
+      attnlab::multi_head_attention_forward_streaming(a, {sq.data(), sk.data(), sv.data(), work.data(), sout.data()});
 
   auto q = fuzz::out_buffer(t_q * D), k = fuzz::out_buffer(t_k * D), v = fuzz::out_buffer(t_k * D);
   auto weights = fuzz::out_buffer(H * t_q * t_k), heads = fuzz::out_buffer(t_q * D), out = fuzz::out_buffer(t_q * D);
-  const attnlab::Status f = attnlab::multihead_attention_forward(
+  const attnlab::Status f = attnlab::multi_head_attention_forward(
       a, {q.data(), k.data(), v.data(), nullptr, weights.data(), heads.data(), out.data()});
 
   if (!s.ok) fuzz::expect_message(s, "multiHeadAttention");

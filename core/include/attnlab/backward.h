@@ -84,30 +84,30 @@ Status attention_backward(const AttentionArgs& a, const float* weights, const fl
 // Accumulates dx [t_q, D] (self-attention: all three projections' share), dcontext [t_k, D] (cross:
 // keys' and values' share), dwq, dwk, dwv, dwo [D, D], dbq, dbk, dbv, dbo [D]; each nullptr when not
 // wanted (bias gradients are computed whether or not the forward had biases).
-// workspace: multihead_backward_workspace_floats(t_q, t_k, D) floats, overwritten.
+// workspace: multi_head_backward_workspace_floats(t_q, t_k, D) floats, overwritten.
 struct MultiHeadGrads {
   float* dx = nullptr;
   float* dcontext = nullptr;
   float *dwq = nullptr, *dwk = nullptr, *dwv = nullptr, *dwo = nullptr;
   float *dbq = nullptr, *dbk = nullptr, *dbv = nullptr, *dbo = nullptr;
 };
-size_t multihead_backward_workspace_floats(size_t t_q, size_t t_k, size_t d_model);  // SIZE_MAX: overflow
-Status multihead_attention_backward(const MultiHeadArgs& a, const MultiHeadOutputs& saved,
+size_t multi_head_backward_workspace_floats(size_t t_q, size_t t_k, size_t d_model);  // SIZE_MAX: overflow
+Status multi_head_attention_backward(const MultiHeadArgs& a, const MultiHeadOutputs& saved,
                                     const float* dout, const MultiHeadGrads& g, float* workspace);
 
 // Streaming multi-head attention (core/src/ops/attention_streaming.cc), FlashAttention-2 style: the
-// same gradients as multihead_attention_backward (every option) without the [H, t_q, t_k] weights.
-// saved: the buffers multihead_attention_forward_streaming filled with lse and heads given:
+// same gradients as multi_head_attention_backward (every option) without the [H, t_q, t_k] weights.
+// saved: the buffers multi_head_attention_forward_streaming filled with lse and heads given:
 // saved.q (Q after RoPE, kept because heads was given), saved.k, saved.v, saved.lse [H, t_q],
 // saved.heads [t_q, D] (saved.workspace and saved.out are not read). Per head, query blocks meet the
 // key blocks the mask leaves (the forward's blocks), and each tile's scores are recomputed:
 //   P = exp(scale·Q·Kᵀ + M − lse);  dV += Pᵀ·dO;  dP = dO·Vᵀ;  dS = P∘(dP − rowsum(dO∘O))·scale;
 //   dQ += dS·K;  dK += dSᵀ·Q
 // then RoPE and the projections as the all-intermediates backward. dout, g: as there.
-// workspace: multihead_streaming_backward_workspace_floats(t_q, t_k, D) floats, overwritten:
+// workspace: multi_head_streaming_backward_workspace_floats(t_q, t_k, D) floats, overwritten:
 // O((t_q + t_k)·D) plus two block tiles, whatever H.
-size_t multihead_streaming_backward_workspace_floats(size_t t_q, size_t t_k, size_t d_model);  // SIZE_MAX: overflow
-Status multihead_attention_backward_streaming(const MultiHeadArgs& a, const MultiHeadStreamingOutputs& saved,
+size_t multi_head_streaming_backward_workspace_floats(size_t t_q, size_t t_k, size_t d_model);  // SIZE_MAX: overflow
+Status multi_head_attention_backward_streaming(const MultiHeadArgs& a, const MultiHeadStreamingOutputs& saved,
                                               const float* dout, const MultiHeadGrads& g, float* workspace);
 
 // RoPE (rope_forward): a rotation, so dx += R(−θ)·dout. dout, dx: [t, d]; same base and offset.

@@ -72,7 +72,7 @@ struct MultiHeadWeights {
 // reads none of W_O for that. They only decide the common case: when they cannot show the output
 // within float32 range, the call computes the exact per-column bound (docs/hardening.md) as without
 // them, so refusals and messages are the same with or without them.
-//   MultiHeadWeightBounds wb = multihead_weight_bounds(weights, d_model);  // once, after (re)setting them
+//   MultiHeadWeightBounds wb = multi_head_weight_bounds(weights, d_model);  // once, after (re)setting them
 //   MultiHeadArgs a{…, weights, …};  a.weight_bounds = &wb;               // on every call
 // They belong to the arrays they were computed from: wo, bo and d_model are recorded, and a call
 // whose a.w.wo, a.w.bo or a.d_model differ ignores them and computes its own. Recompute them after
@@ -89,7 +89,7 @@ struct MultiHeadWeightBounds {
   float wo_abs_max = 0.0f;    // max |wo[d, c]| (NaN or +∞ when wo holds a NaN or ±∞)
   float bo_abs_max = 0.0f;    // max |bo[c]|, 0 without bo
 };
-MultiHeadWeightBounds multihead_weight_bounds(const MultiHeadWeights& w, size_t d_model);
+MultiHeadWeightBounds multi_head_weight_bounds(const MultiHeadWeights& w, size_t d_model);
 
 struct MultiHeadArgs {
   const float* x; size_t t_q;
@@ -100,7 +100,7 @@ struct MultiHeadArgs {
   float scale = 0.0f;
   bool rope = false; float rope_base = 10000.0f;
   bool alibi = false;
-  // Bounds of w precomputed by multihead_weight_bounds(w, d_model), or nullptr: computed per call.
+  // Bounds of w precomputed by multi_head_weight_bounds(w, d_model), or nullptr: computed per call.
   const MultiHeadWeightBounds* weight_bounds = nullptr;
 };
 struct MultiHeadOutputs {
@@ -110,20 +110,20 @@ struct MultiHeadOutputs {
   float* heads;              // [t_q, D] concatenated head outputs, before W_O
   float* out;                // [t_q, D]
 };
-Status multihead_attention_forward(const MultiHeadArgs& a, const MultiHeadOutputs& o);
+Status multi_head_attention_forward(const MultiHeadArgs& a, const MultiHeadOutputs& o);
 
 // ---- Streaming multi-head attention: the throughput mode, output only ----------------------------
-// The same result as multihead_attention_forward (every option: masks, cross-attention, RoPE, ALiBi),
+// The same result as multi_head_attention_forward (every option: masks, cross-attention, RoPE, ALiBi),
 // and the same refusals with the same messages: scores, values or outputs that could overflow float32
 // are refused by both before computing, by bounds that do not depend on summation order. It works
 // without the [H, t_q, t_k] weights: per head, queries go in blocks and keys stream past them in
 // blocks with an online softmax (running max m and sum l per query, flash-attention style), so
 // memory is O((t_q + t_k)·D) and T = 8192 runs. Causal and window masks skip key blocks they remove.
 //   q: [t_q, D] scratch (Q, then overwritten by the concatenated heads unless heads is given), k, v:
-//   [t_k, D] scratch, workspace: multihead_streaming_workspace_floats(t_k, D, H) floats (each head's K
+//   [t_k, D] scratch, workspace: multi_head_streaming_workspace_floats(t_k, D, H) floats (each head's K
 //   and V packed once, plus query/key block tiles; SIZE_MAX when that count overflows size_t),
 //   out: [t_q, D].
-// For training (multihead_attention_backward_streaming, backward.h), two optional outputs keep what
+// For training (multi_head_attention_backward_streaming, backward.h), two optional outputs keep what
 // the backward needs in O(t_q·(D + H)) instead of the [H, t_q, t_k] weights:
 //   lse: [H, t_q] each head's per-query log Σ_j exp(scaled score) (−∞ for a query that sees no key);
 //   heads: [t_q, D] the concatenated head outputs, so that q keeps Q (after RoPE).
@@ -134,8 +134,8 @@ struct MultiHeadStreamingOutputs {
   float* lse = nullptr;    // [H, t_q] or nullptr: not kept
   float* heads = nullptr;  // [t_q, D] or nullptr: the heads go over q
 };
-size_t multihead_streaming_workspace_floats(size_t t_k, size_t d_model, size_t heads);
-Status multihead_attention_forward_streaming(const MultiHeadArgs& a, const MultiHeadStreamingOutputs& o);
+size_t multi_head_streaming_workspace_floats(size_t t_k, size_t d_model, size_t heads);
+Status multi_head_attention_forward_streaming(const MultiHeadArgs& a, const MultiHeadStreamingOutputs& o);
 
 // ---- Positional encodings -----------------------------------------------------------------------
 // Sinusoidal (Vaswani et al.), interleaved: PE[pos, 2i] = sin(pos / base^(2i/D)),

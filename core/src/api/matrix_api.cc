@@ -83,7 +83,7 @@ MultiHeadResult MultiHeadAttention::run(const ConstRef& x, const ConstRef* conte
   const size_t H = heads_ ? heads_ : 1;
   std::vector<float> weights(H * tq * tk);
   MultiHeadOutputs o{r.q.data(), r.k.data(), r.v.data(), nullptr, weights.data(), r.heads.data(), r.output.data()};
-  throw_if_error(multihead_attention_forward(a, o));
+  throw_if_error(multi_head_attention_forward(a, o));
   for (size_t h = 0; h < heads_; ++h)
     r.weights.emplace_back(Eigen::Map<const RowMatrixXf>(weights.data() + h * tq * tk, tq, tk));
   return r;

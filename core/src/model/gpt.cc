@@ -237,7 +237,7 @@ void Gpt::Impl::layout(Carve& k, size_t B, size_t T) {
   dtmp = k.take(N, D);
   dlogits = k.take(N, V);
   ffn_scratch = mlp ? k.take(N, F) : nullptr;
-  const size_t mws = multihead_backward_workspace_floats(T, T, D);
+  const size_t mws = multi_head_backward_workspace_floats(T, T, D);
   if (mws == SIZE_MAX) k.overflow = true;
   mha_ws = k.take(mws);
 }
@@ -373,7 +373,7 @@ Status Gpt::Impl::run_backward(const char* op) {
       const MultiHeadOutputs saved{a.q + r, a.k + r, a.v + r, nullptr, a.att + b * H * T * T, a.heads + r,
                                    a.attn_out + r};
       mg.dx = dtmp + r;
-      ATTNLAB_CHECK(wrap(op, "attention", l, multihead_attention_backward(ma, saved, dres + r, mg, mha_ws)));
+      ATTNLAB_CHECK(wrap(op, "attention", l, multi_head_attention_backward(ma, saved, dres + r, mg, mha_ws)));
     }
     if (ln)
       ATTNLAB_CHECK(wrap(op, "ln1", l, layer_norm_backward(a.x_in, N, D, w.ln1_w, a.ln1_mean, a.ln1_rstd, dtmp,

@@ -90,7 +90,7 @@ Status layer_forward(const char* op, size_t l, const LayerConfig& c, const Layer
       ma.x = a.ln1 + o;
       ma.t_q = ma.t_k = T;
       const MultiHeadOutputs mo{a.q + o, K + o, V + o, nullptr, a.att + b * H * T * T, a.heads + o, a.attn_out + o};
-      ATTNLAB_CHECK(wrap(op, "attention", l, multihead_attention_forward(ma, mo)));
+      ATTNLAB_CHECK(wrap(op, "attention", l, multi_head_attention_forward(ma, mo)));
     }
     if (r.head_scale) {
       scale_heads(r.head_scale, H, D / H, a.heads, N);

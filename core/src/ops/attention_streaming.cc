@@ -46,7 +46,7 @@ void visible_keys(const Mask& mask, size_t i0, size_t i1, size_t tk, size_t* lo,
 }
 
 // One head: out[t_q, d_k] (row stride ldo) = softmax(scale·q·kᵀ + mask − slope·|i − j|)·v.
-// q: [t_q, d_k] (ldq), k, v: [t_k, d_k] (ldk, ldv). ws: multihead_streaming_workspace_floats() floats:
+// q: [t_q, d_k] (ldq), k, v: [t_k, d_k] (ldk, ldv). ws: multi_head_streaming_workspace_floats() floats:
 // the [Br, Bc] tile, O, m, l, then K and V packed.
 // lse: [t_q] or nullptr, each query's log Σ_j exp(scaled score) = m + log l (−∞ when it sees no key).
 // Returns false when a score is NaN (float32 overflow in q·k, +∞ and −∞ terms), which the online
@@ -160,7 +160,7 @@ bool attention_head_backward_streaming(const float* q, const float* k, const flo
 
 }  // namespace
 
-size_t multihead_streaming_workspace_floats(size_t t_k, size_t d_model, size_t heads) {
+size_t multi_head_streaming_workspace_floats(size_t t_k, size_t d_model, size_t heads) {
   const uint64_t dk = heads ? d_model / heads : d_model, tk = t_k;
   // The tile, O, m, l (attention_head_streaming), then K and V packed (kernels::packed_b_floats, in
   // 64 bits and rounded up to whole strips both ways, so one bound covers both).
@@ -168,7 +168,7 @@ size_t multihead_streaming_workspace_floats(size_t t_k, size_t d_model, size_t h
   return n > SIZE_MAX / sizeof(float) ? SIZE_MAX : static_cast<size_t>(n);  // (wasm32: size_t is 32 bits)
 }
 
-Status multihead_attention_forward_streaming(const MultiHeadArgs& a, const MultiHeadStreamingOutputs& o) {
+Status multi_head_attention_forward_streaming(const MultiHeadArgs& a, const MultiHeadStreamingOutputs& o) {
   constexpr const char* op = "multiHeadAttention";
   ATTNLAB_CHECK(detail::check_multihead_args(a));
   if (!o.q || !o.k || !o.v || !o.workspace || !o.out)
@@ -203,7 +203,7 @@ Status multihead_attention_forward_streaming(const MultiHeadArgs& a, const Multi
 // ---- Backward ------------------------------------------------------------------------------------
 // workspace: dheads [max(t_q, t_k), D] (then the projections' scratch) | dq [t_q, D] | dk [t_k, D] |
 // dv [t_k, D] | the P and dP tiles [Br, Bc] | delta [Br]. 64-bit count: on wasm32 it may not fit.
-size_t multihead_streaming_backward_workspace_floats(size_t t_q, size_t t_k, size_t d_model) {
+size_t multi_head_streaming_backward_workspace_floats(size_t t_q, size_t t_k, size_t d_model) {
   const uint64_t tq = t_q, tk = t_k, rows = t_q > t_k ? tq : tk;
   uint64_t lines = 0, n = 0;
   if (__builtin_add_overflow(rows + tq, 2 * tk, &lines) || tq > UINT64_MAX / 8 || tk > UINT64_MAX / 8 ||
@@ -213,14 +213,14 @@ size_t multihead_streaming_backward_workspace_floats(size_t t_q, size_t t_k, siz
   return static_cast<size_t>(n);
 }
 
-Status multihead_attention_backward_streaming(const MultiHeadArgs& a, const MultiHeadStreamingOutputs& saved,
+Status multi_head_attention_backward_streaming(const MultiHeadArgs& a, const MultiHeadStreamingOutputs& saved,
                                               const float* dout, const MultiHeadGrads& g, float* workspace) {
   constexpr const char* op = "multiHeadAttentionStreamingBackward";
   ATTNLAB_CHECK(detail::check_multihead_backward_args(op, a));  // the forward's rules, under this name
   const size_t D = a.d_model, H = a.heads, dk = D / H;
   const size_t tq = a.t_q, tk = a.context ? a.t_k : a.t_q;
   ATTNLAB_CHECK(detail::check_count(op, "heads·tq", {H, tq}));  // the saved lse
-  if (multihead_streaming_backward_workspace_floats(tq, tk, D) == SIZE_MAX)
+  if (multi_head_streaming_backward_workspace_floats(tq, tk, D) == SIZE_MAX)
     return Status::Fail(std::string(op) + ": workspace is too large, expected sizes whose product fits in memory");
   const struct { const char* name; const void* p; } needed[] = {
       {"saved.q", saved.q},     {"saved.k", saved.k},         {"saved.v", saved.v},

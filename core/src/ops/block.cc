@@ -1,5 +1,5 @@
 // Transformer encoder and decoder layers, built from the ops: multi-head attention
-// (multihead_attention_forward), Add & Norm (residual + LayerNorm) and the feed-forward network.
+// (multi_head_attention_forward), Add & Norm (residual + LayerNorm) and the feed-forward network.
 //   encoder, post-LN (the paper):  y = LN1(x + MHA(x));            out = LN2(y + FFN(y))
 //   encoder, pre-LN (GPT):         y = x + MHA(LN1(x));            out = y + FFN(LN2(y))
 //   decoder adds, between the two, cross-attention to the encoder output: Q from the decoder
@@ -69,7 +69,7 @@ Status attend(const float* x, size_t t, const float* context, size_t t_k, size_t
   a.heads = H;
   a.w = w;
   a.mask = mask;
-  return multihead_attention_forward(a, o);
+  return multi_head_attention_forward(a, o);
 }
 
 void layer_norm(const float* x, size_t t, size_t D, const LayerNormWeights& ln, float eps, float* out) {

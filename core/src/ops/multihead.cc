@@ -79,7 +79,7 @@ float detail::multihead_scale(const MultiHeadArgs& a) {
   return a.scale > 0.0f ? a.scale : 1.0f / std::sqrt(static_cast<float>(a.d_model / a.heads));
 }
 
-MultiHeadWeightBounds multihead_weight_bounds(const MultiHeadWeights& w, size_t d_model) {
+MultiHeadWeightBounds multi_head_weight_bounds(const MultiHeadWeights& w, size_t d_model) {
   MultiHeadWeightBounds b;
   b.wo = w.wo;
   b.bo = w.bo;
@@ -130,7 +130,7 @@ Status detail::check_multihead_bounds(const MultiHeadArgs& a, const float* q, co
   // max|wo| and max|bo| come from the caller's precomputed bounds when they describe these weights.
   const MultiHeadWeightBounds* given = a.weight_bounds;
   const MultiHeadWeightBounds wb = given && given->wo == a.w.wo && given->bo == a.w.bo && given->d_model == D
-                                       ? *given : multihead_weight_bounds(a.w, D);
+                                       ? *given : multi_head_weight_bounds(a.w, D);
   const double quick = (static_cast<double>(D) * static_cast<double>(vmax_all) * static_cast<double>(wb.wo_abs_max) +
                         static_cast<double>(wb.bo_abs_max)) * margin;
   if (quick <= FLT_MAX / 2) return Status::Ok();  // false for NaN: a non-finite wo or bo goes on
@@ -195,7 +195,7 @@ void detail::multihead_project(const MultiHeadArgs& a, float* q, float* k, float
   }
 }
 
-Status multihead_attention_forward(const MultiHeadArgs& a, const MultiHeadOutputs& o) {
+Status multi_head_attention_forward(const MultiHeadArgs& a, const MultiHeadOutputs& o) {
   ATTNLAB_CHECK(check_multihead(a, o));
   const size_t D = a.d_model, H = a.heads, dk = D / H;
   const size_t tq = a.t_q, tk = a.context ? a.t_k : a.t_q;
@@ -229,7 +229,7 @@ Status multihead_attention_forward(const MultiHeadArgs& a, const MultiHeadOutput
 // ---- Backward ------------------------------------------------------------------------------------
 // workspace: dheads [max(t_q, t_k), D] (then the projections' scratch) | dq [t_q, D] | dk [t_k, D] |
 // dv [t_k, D] | one head's dweights [t_q, t_k].
-size_t multihead_backward_workspace_floats(size_t t_q, size_t t_k, size_t d_model) {
+size_t multi_head_backward_workspace_floats(size_t t_q, size_t t_k, size_t d_model) {
   size_t b = 0, c = 0, n = 0;
   const size_t rows = t_q > t_k ? t_q : t_k;
   if (t_q > SIZE_MAX / 4 || t_k > SIZE_MAX / 4 || __builtin_mul_overflow(rows + t_q + 2 * t_k, d_model, &b) ||
@@ -281,14 +281,14 @@ void detail::multihead_qkv_backward(const MultiHeadArgs& a, float* dq, float* dk
   projection_backward(ctx, tk, D, a.w.wv, dv, dctx, g.dwv, g.dbv, tmp);
 }
 
-Status multihead_attention_backward(const MultiHeadArgs& a, const MultiHeadOutputs& saved,
+Status multi_head_attention_backward(const MultiHeadArgs& a, const MultiHeadOutputs& saved,
                                     const float* dout, const MultiHeadGrads& g, float* workspace) {
   constexpr const char* op = "multiHeadAttentionBackward";
   ATTNLAB_CHECK(detail::check_multihead_backward_args(op, a));  // the forward's rules, under this name
   const size_t D = a.d_model, H = a.heads, dk = D / H;
   const size_t tq = a.t_q, tk = a.context ? a.t_k : a.t_q;
   ATTNLAB_CHECK(detail::check_count(op, "heads·tq·tk", {H, tq, tk}));
-  if (multihead_backward_workspace_floats(tq, tk, D) == SIZE_MAX)
+  if (multi_head_backward_workspace_floats(tq, tk, D) == SIZE_MAX)
     return Status::Fail(std::string(op) + ": workspace is too large, expected sizes whose product fits in memory");
   const struct { const char* name; const void* p; } needed[] = {
       {"saved.q", saved.q},         {"saved.k", saved.k},         {"saved.v", saved.v},

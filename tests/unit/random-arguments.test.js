@@ -58,7 +58,7 @@ function expectFiniteResult(fn, r, path = fn) {
   } else if (typeof r === 'number' && !Number.isFinite(r)) throw new Error(`${path} is ${r}`);
 }
 
-test('seeded random arguments: a finite result or an AttnLabError naming the function, never a crash', () => {
+test('seeded random arguments: a finite result or an AttnLabError naming the function, never a crash', async () => {
   const rand = mulberry32(20261121);
   const refA = lab.attention(ENTRY.attention.good()).output;
   const before = lab.info();
@@ -67,7 +67,9 @@ test('seeded random arguments: a finite result or an AttnLabError naming the fun
     const fn = NAMES[i % NAMES.length];
     const args = randomArgs(rand, ENTRY[fn].good());
     let result, err;
-    try { result = lab[fn](args); } catch (e) { err = e; }
+    // loadModel takes a string as a URL or path now: its answer is a Promise (awaited, so a refusal is
+    // checked like a thrown one, never an unhandled rejection).
+    try { result = lab[fn](args); if (result instanceof Promise) result = await result; } catch (e) { err = e; }
     if (err) {
       if (!(err instanceof AttnLabError) || !err.message.startsWith(fn + ': '))
         throw new Error(`${fn}(${describeArgs(args)}) threw ${err?.name}: ${err?.message}`);

@@ -2,6 +2,8 @@
 // distribution, ablation deltas, random repeated sequences, the KV cache rows of a generation, and
 // token labels. No DOM, no WebAssembly: tested in Node beside this file (logic.test.js).
 import { scores } from '../../train/index.js';
+// Seeded, so "repeat a random sequence" can be reproduced from a link: the widgets' shared generator.
+export { mulberry32 } from '../shared/rng.js';
 
 /** A head is named by a role only when its score reaches this (stated in the widget's legend). */
 export const ROLE_THRESHOLD = 0.5;
@@ -138,18 +140,6 @@ export function repeatedRandom(rng, { length, from, to, prefix = [] }) {
     picked.push(pool[k]);
   }
   return [...prefix, ...picked, ...picked];
-}
-
-/** Mulberry32: a small seeded PRNG ([0, 1) floats), so "repeat a random sequence" can be reproduced from a link. */
-export function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /**

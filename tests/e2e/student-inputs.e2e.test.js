@@ -206,6 +206,58 @@ describe('a bad value never strands a student', () => {
   });
 });
 
+describe('one value limit, whole characters (issue 23 §3)', () => {
+  test('a cell value the editor takes (5000, 999999) a link restores: steps, convex, multi-head', async () => {
+    for (const [S, key, editor] of [['attn-steps', 'steps', 'x'], ['attn-convex', 'convex', 'v'], ['attn-multihead', 'multihead', 'x']]) {
+      const { page, problems } = await open(S);
+      const cell = page.locator(`${S} attn-matrix-editor.${editor} input`).first();
+      for (const typed of ['5000', '999999']) {
+        await cell.fill(typed);
+        await expect.poll(async () => JSON.parse(await hashParam(page, key) ?? '{}')[editor]?.[0]).toBe(Number(typed));
+      }
+      const { page: opened } = await open(S, await page.evaluate(() => location.hash));
+      await expect.poll(() => opened.locator(`${S} attn-matrix-editor.${editor} input`).first().inputValue()).toBe('999999');
+      expect(await opened.locator(`${S} .notice`).count()).toBe(0);
+      expect(problems).toEqual([]);
+      await page.close();
+      await opened.close();
+    }
+  });
+
+  test('an emoji in a token field stays whole in the field, the map labels and the link', async () => {
+    const S = 'attn-steps';
+    const { page, problems } = await open(S);
+    const input = page.locator(`${S} input.tokens`);
+    const lone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+    // 15 letters and an emoji: 16 characters, 17 UTF-16 units (cut at 16 units it left half the emoji).
+    await input.fill('I abcdefghijklmno😀 😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀');
+    await input.dispatchEvent('change');
+    await expect.poll(async () => JSON.parse(await hashParam(page, 'steps') ?? '{}').tokens?.length).toBe(3);
+    const tokens = JSON.parse(await hashParam(page, 'steps')).tokens;
+    expect(tokens).toEqual(['I', 'abcdefghijklmno😀', '😀'.repeat(16)]);
+    expect(await page.locator(`${S} #msg-tokens`).textContent()).toContain('long words cut to 16 characters');
+    expect(lone.test(await input.inputValue())).toBe(false);
+    const labels = await page.locator(`${S} attn-heatmap.weights svg text`).allTextContents();
+    expect(labels.some((t) => lone.test(t))).toBe(false);
+    expect(labels).toContain('😀'.repeat(10));
+    expect(problems).toEqual([]);
+  });
+
+  test('a 500-word paste into cross and block is cut to 8 tokens and says 500 were typed', async () => {
+    const paste = Array.from({ length: 500 }, (_, i) => `w${i}`).join(' ');
+    for (const [S, field] of [['attn-cross', 'source'], ['attn-block', 'tokens']]) {
+      const { page, problems } = await open(S);
+      const input = page.locator(`${S} input.${field}`);
+      await input.fill(paste);
+      await input.dispatchEvent('change');
+      await expect.poll(() => page.locator(`${S} #msg-${field}`).textContent()).toContain('cut to 8 tokens (500 typed; at most 8)');
+      expect(await input.getAttribute('aria-invalid')).toBe('false');
+      expect(problems).toEqual([]);
+      await page.close();
+    }
+  });
+});
+
 describe('the link keeps the whole state', () => {
   test('round trip: stage and edits survive a contents click, the section scrolls on opening', async () => {
     const { page, problems } = await open('attn-steps');

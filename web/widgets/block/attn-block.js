@@ -16,7 +16,7 @@ import { AttnWidget, optionalInt } from '../shared/widget.js';
 import { packPanels, packRow } from '../shared/fit.js';
 import { scaleFor, css as rgbCss } from '../shared/colormap.js';
 import { blockInput, blockWeights } from './logic.js';
-import { parseTokens } from '../shared/tokens.js';
+import { MAX_SENTENCE_CHARS, parseTokens } from '../shared/tokens.js';
 import '../shared/heatmap.js';
 import '../shared/tex.js';
 
@@ -56,7 +56,7 @@ export class AttnBlock extends AttnWidget {
     norm: { type: 'enum', values: ['post', 'pre'] },
     activation: { type: 'enum', values: ['gelu', 'relu'] },
     mask: { type: 'enum', values: ['none', 'causal'] },
-    tokens: { type: 'text', maxChars: 120, nonBlank: true },
+    tokens: { type: 'text', maxChars: MAX_SENTENCE_CHARS, nonBlank: true },
     dModel: { type: 'int', min: 2, max: 16 },
     heads: { type: 'int', min: 1, max: 8 },
     ffnRatio: { type: 'int', min: 1, max: 4 },
@@ -267,7 +267,7 @@ export class AttnBlock extends AttnWidget {
           ${['none', 'causal'].map((m) => html`<option value=${m} ?selected=${m === this.mask}>${m}</option>`)}</select></label>
         <label>heads <select class="heads" @change=${(e) => this.setState({ heads: Number(e.target.value) })}>
           ${[1, 2, 4].filter((h) => D % h === 0).map((h) => html`<option value=${h} ?selected=${h === H}>${h}</option>`)}</select></label>
-        <label>tokens <input type="text" class="tokens" .value=${this.tokens} maxlength="120" aria-invalid=${f.invalid('tokens')} aria-describedby=${f.describedBy('tokens')}
+        <label>tokens <input type="text" class="tokens" .value=${this.tokens} aria-invalid=${f.invalid('tokens')} aria-describedby=${f.describedBy('tokens')}
           @change=${(e) => { const tk = f.tokens('tokens', e.target.value, { maxTokens: 8 }); if (tk) this.setState({ tokens: tk.join(' ') }); }}></label>${f.message('tokens')}
         <label>seed <input type="number" class="seed" min="0" .value=${String(this.seed)} aria-invalid=${f.invalid('seed')} aria-describedby=${f.describedBy('seed')}
           @change=${(e) => { const v = f.number('seed', e.target, { min: 0, max: 1e9, integer: true, name: 'seed' }); if (v !== null) this.setState({ seed: v }); }}></label>${f.message('seed')}

@@ -6,6 +6,7 @@
 // Events: attn-state-change. Numbers: lab.weightedSum.
 import { html, css, nothing } from 'lit';
 import { AttnWidget } from '../shared/widget.js';
+import { cellList } from '../shared/hash.js';
 import { widgetStyles } from '../shared/styles.js';
 import { mulberry32 } from '../shared/rng.js';
 import { convexHull } from '../shared/stats.js';
@@ -42,8 +43,8 @@ export class AttnConvex extends AttnWidget {
   `];
 
   static stateSchema = {
-    a: { type: 'nums', maxLength: 9, min: -100, max: 100 },
-    v: { type: 'nums', maxLength: 6, min: -100, max: 100 },
+    a: cellList(9),
+    v: cellList(6),
     perm: { type: 'nums', maxLength: 3, min: 0, max: 2 },
     seed: { type: 'int', min: 0, max: 1e9 },
   };

@@ -11,7 +11,7 @@
 import { html, css, nothing } from 'lit';
 import { AttnWidget } from '../shared/widget.js';
 import { widgetStyles } from '../shared/styles.js';
-import { parseTokens } from '../shared/tokens.js';
+import { MAX_SENTENCE_CHARS, parseTokens } from '../shared/tokens.js';
 import { DICTIONARY, embed, isKnown, scaledIdentity } from './logic.js';
 import { chunks, choose } from '../shared/pack.js';
 import '../shared/heatmap.js';
@@ -41,8 +41,8 @@ export class AttnCross extends AttnWidget {
     input[type='range'] { width: 8em; vertical-align: middle; }`];
 
   static stateSchema = {
-    source: { type: 'text', maxChars: 120, nonBlank: true },  // free text, shown as text (never HTML)
-    target: { type: 'text', maxChars: 120, nonBlank: true },
+    source: { type: 'text', maxChars: MAX_SENTENCE_CHARS, nonBlank: true },  // free text, shown as text (never HTML)
+    target: { type: 'text', maxChars: MAX_SENTENCE_CHARS, nonBlank: true },
     sharpness: { type: 'num', min: 0.1, max: 20 },
     heads: { type: 'int', min: 1, max: 4 },
   };
@@ -60,7 +60,7 @@ export class AttnCross extends AttnWidget {
   /** A sentence field: an empty one is refused (the last alignment stays), a long one cut to 8 words with a note. */
   #sentence(key, label) {
     const f = this.fields;
-    return html`<label class="sentence">${label} <input type="text" class=${key} .value=${this[key]} maxlength="120"
+    return html`<label class="sentence">${label} <input type="text" class=${key} .value=${this[key]}
       aria-invalid=${f.invalid(key)} aria-describedby=${f.describedBy(key)}
       @change=${(e) => { const tk = f.tokens(key, e.target.value, { maxTokens: 8, name: `${key} sentences` }); if (tk) this.setState({ [key]: tk.join(' ') }); }}></label>${f.message(key)}`;
   }

@@ -16,6 +16,7 @@
 // Numbers: lab.multiHeadAttention (the per-head panels are column slices of its results).
 import { html, css, nothing } from 'lit';
 import { AttnWidget, optionalInt } from '../shared/widget.js';
+import { cellList } from '../shared/hash.js';
 import { widgetStyles } from '../shared/styles.js';
 import { uniformMatrix } from '../shared/rng.js';
 import { resize } from '../shared/rng.js';
@@ -73,11 +74,11 @@ export class AttnMultihead extends AttnWidget {
     mask: { type: 'enum', values: ['none', 'causal'] },
     seed: { type: 'int', min: 0, max: 1e9 },
     tokens: { type: 'strings', maxLength: MAX_T, maxChars: 16 },
-    x: { type: 'nums', maxLength: MAX_T * MAX_D, min: -1000, max: 1000 },
-    wq: { type: 'nums', maxLength: MAX_D * MAX_D, min: -1000, max: 1000 },
-    wk: { type: 'nums', maxLength: MAX_D * MAX_D, min: -1000, max: 1000 },
-    wv: { type: 'nums', maxLength: MAX_D * MAX_D, min: -1000, max: 1000 },
-    wo: { type: 'nums', maxLength: MAX_D * MAX_D, min: -1000, max: 1000 },
+    x: cellList(MAX_T * MAX_D),
+    wq: cellList(MAX_D * MAX_D),
+    wk: cellList(MAX_D * MAX_D),
+    wv: cellList(MAX_D * MAX_D),
+    wo: cellList(MAX_D * MAX_D),
     stage: { type: 'int', min: 0, max: 4 },  // "show up to" (absent: all)
   };
 

@@ -8,6 +8,8 @@
 //     @change=${(e) => { const v = f.number('d-in', e.target, { min: 1, max: 8, integer: true, name: 'd_model' }); if (v !== null) … }}>
 //   ${f.message('d-in')}
 import { html, nothing } from 'lit';
+import { CELL_LIMIT } from './hash.js';
+import { MAX_TOKEN_CHARS, charCount, cutChars } from './tokens.js';
 
 /** "between 1 and 8" / "a whole number between 1 and 8". */
 export function rangeText({ min, max, integer = false } = {}) {
@@ -40,18 +42,19 @@ export function readNumber(text, { min, max, integer = false, name = 'this field
  * Returns { tokens, note } — note says what was cut ('' when nothing was), or a refusal
  * { tokens: [], message } when there is no word at all.
  */
-export function readTokens(text, { maxTokens = 8, maxChars = 16, name = 'tokens' } = {}) {
+export function readTokens(text, { maxTokens = 8, maxChars = MAX_TOKEN_CHARS, name = 'tokens' } = {}) {
   const words = String(text ?? '').split(/\s+/).filter(Boolean);
   if (!words.length) return { tokens: [], message: `empty: type at least one word (${name} take 1 to ${maxTokens} words)` };
-  const tokens = words.slice(0, maxTokens).map((w) => w.slice(0, maxChars));
+  // Characters are graphemes: an emoji is one, and a cut never splits it.
+  const tokens = words.slice(0, maxTokens).map((w) => cutChars(w, maxChars));
   const notes = [];
   if (words.length > maxTokens) notes.push(`cut to ${maxTokens} tokens (${words.length} typed; at most ${maxTokens})`);
-  if (words.some((w, i) => i < maxTokens && w.length > maxChars)) notes.push(`long words cut to ${maxChars} letters`);
+  if (words.some((w, i) => i < maxTokens && charCount(w) > maxChars)) notes.push(`long words cut to ${maxChars} characters`);
   return { tokens, note: notes.join('; ') };
 }
 
 /** The reason a matrix cell's text is refused ('' when it is a usable number). */
-export function cellProblem(text, limit = 1e6) {
+export function cellProblem(text, limit = CELL_LIMIT) {
   const t = String(text ?? '').trim().replace(/^−/, '-');
   if (t === '') return 'empty: type a number';
   const x = Number(t);

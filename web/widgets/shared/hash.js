@@ -5,14 +5,27 @@
 // Each widget with a `hash-key` owns one parameter: its state as JSON. Reading is defensive: the hash
 // comes from anyone's link. A value that does not match the widget's schema (wrong type, out of range,
 // too long, not JSON) gives the default state and a notice — never an exception, never a partial state.
+import { charCount } from './tokens.js';
 
-export const MAX_PARAM_CHARS = 4000;
+// A widget's largest state with every matrix cell at the cell limit fits: <attn-multihead>'s five 8×8
+// matrices of "-999999.999" are 320 × 12 characters, plus 8 tokens of 16 characters (an emoji with
+// joiners is up to ~11 UTF-16 units each).
+export const MAX_PARAM_CHARS = 16000;
+
+/**
+ * The largest |value| a matrix cell takes, typed (attn-matrix-editor, cellProblem) or from a link (the
+ * schema's cellList): one limit for both, so whatever a student can type, a link restores.
+ */
+export const CELL_LIMIT = 1e6;
+
+/** Schema rule for a matrix of at most `maxLength` cells, each within ±CELL_LIMIT. */
+export const cellList = (maxLength) => ({ type: 'nums', maxLength, min: -CELL_LIMIT, max: CELL_LIMIT });
 
 /**
  * Schema entries: { type: 'int', min, max } | { type: 'num', min, max } | { type: 'bool' }
  * | { type: 'enum', values } | { type: 'nums', maxLength, min?, max? } (a flat number list)
  * | { type: 'strings', maxLength, maxChars } (token lists) | { type: 'text', maxChars, nonBlank? }
- * (nonBlank: a sentence the widget cannot do without — an empty one is refused like any bad value).
+ * (maxChars counts characters as read: graphemes, an emoji is one; nonBlank: a sentence the widget cannot do without — an empty one is refused like any bad value).
  * Returns { ok: true, state } with only the schema's keys, or { ok: false, problem }.
  */
 export function sanitize(raw, schema) {
@@ -45,12 +58,12 @@ export function sanitize(raw, schema) {
         }
         break;
       case 'text':
-        if (typeof v !== 'string' || v.length > rule.maxChars) return bad('is not a short text');
+        if (typeof v !== 'string' || charCount(v) > rule.maxChars) return bad('is not a short text');
         if (rule.nonBlank && !v.trim()) return bad('is empty');
         break;
       case 'strings':
         if (!Array.isArray(v) || v.length > rule.maxLength || v.length === 0) return bad('is not a short list of words');
-        for (const s of v) if (typeof s !== 'string' || s.length > rule.maxChars) return bad('holds a word that is too long');
+        for (const s of v) if (typeof s !== 'string' || charCount(s) > rule.maxChars) return bad('holds a word that is too long');
         break;
       default:
         return bad('has an unknown rule');

@@ -14,6 +14,7 @@
 import { LitElement, html, svg, css, nothing } from 'lit';
 import { scaleFor, css as rgbCss, textOn } from './colormap.js';
 import { fmt } from './format.js';
+import { cutChars } from './tokens.js';
 
 const FONT = 'system-ui, -apple-system, Segoe UI, Roboto, sans-serif';
 
@@ -284,12 +285,12 @@ export class AttnHeatmap extends LitElement {
       const rowEvery = Math.ceil((rowFont + 1) / g.cell);
       const colEvery = Math.ceil(span(colFont) / g.cell);
       for (let i = 0; i < rows && !g.noRowLabels; i += rowEvery)
-        labels.push(svg`<text x=${g.left - 5} y=${g.top + (i + 0.5) * g.cell} font-size=${rowFont} text-anchor="end" dominant-baseline="central" fill="#24292f" font-family=${FONT}>${String(this.#rowLabel(i)).slice(0, 10)}</text>`);
+        labels.push(svg`<text x=${g.left - 5} y=${g.top + (i + 0.5) * g.cell} font-size=${rowFont} text-anchor="end" dominant-baseline="central" fill="#24292f" font-family=${FONT}>${cutChars(this.#rowLabel(i), 10)}</text>`);
       for (let j = 0; j < cols; j += colEvery) {
         const cx = g.left + (j + 0.5) * g.cell;
         labels.push(g.rotate
-          ? svg`<text transform=${`translate(${cx + 4},${g.top - 4}) rotate(-60)`} font-size=${colFont} fill="#24292f" font-family=${FONT}>${String(this.#colLabel(j)).slice(0, 10)}</text>`
-          : svg`<text x=${cx} y=${g.top - 6} font-size=${colFont} text-anchor="middle" fill="#24292f" font-family=${FONT}>${String(this.#colLabel(j)).slice(0, 10)}</text>`);
+          ? svg`<text transform=${`translate(${cx + 4},${g.top - 4}) rotate(-60)`} font-size=${colFont} fill="#24292f" font-family=${FONT}>${cutChars(this.#colLabel(j), 10)}</text>`
+          : svg`<text x=${cx} y=${g.top - 6} font-size=${colFont} text-anchor="middle" fill="#24292f" font-family=${FONT}>${cutChars(this.#colLabel(j), 10)}</text>`);
       }
     }
     const c = this._cursor;

@@ -9,6 +9,7 @@
 import { LitElement, html, css } from 'lit';
 import { scaleFor, css as rgbCss, textOn } from './colormap.js';
 import { cellProblem } from './field.js';
+import { CELL_LIMIT } from './hash.js';
 
 export class AttnMatrixEditor extends LitElement {
   static properties = {
@@ -63,7 +64,8 @@ export class AttnMatrixEditor extends LitElement {
 
   #set(index, x) {
     const values = Array.from(this.values);
-    values[index] = Math.round(x * 1000) / 1000;
+    // A drag or Alt+Shift step stops at the cell limit (a link restores no more than that either).
+    values[index] = Math.round(Math.max(-CELL_LIMIT, Math.min(CELL_LIMIT, x)) * 1000) / 1000;
     this.#emit(values);
   }
 

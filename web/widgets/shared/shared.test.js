@@ -184,7 +184,57 @@ describe('inline field messages (field.js): a bad value is refused with its rang
     expect(r.tokens).toEqual(['w0', 'w1', 'w2', 'w3', 'w4', 'w5', 'w6', 'w7']);
     expect(r.note).toBe('cut to 8 tokens (40 typed; at most 8)');
     expect(readTokens('the cat sat')).toEqual({ tokens: ['the', 'cat', 'sat'], note: '' });
-    expect(readTokens('a'.repeat(20)).note).toBe('long words cut to 16 letters');
+    expect(readTokens('a'.repeat(20)).note).toBe('long words cut to 16 characters');
+  });
+  test('tokens: an emoji is one character, never cut in half (field, parse, label)', async () => {
+    const { readTokens } = await import('./field.js');
+    const { cutChars, charCount, parseTokens, graphemes } = await import('./tokens.js');
+    const lone = (s) => /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s);
+    // 15 letters then an emoji (2 UTF-16 units): 16 characters, kept whole (slice(0, 16) left half the emoji).
+    const w = 'abcdefghijklmno😀';
+    expect(readTokens(w)).toEqual({ tokens: [w], note: '' });
+    expect(parseTokens(w)).toEqual([w]);
+    // 20 emoji: cut to 16 whole emoji, and the note says so.
+    const r = readTokens('😀'.repeat(20));
+    expect(r.tokens).toEqual(['😀'.repeat(16)]);
+    expect(r.note).toBe('long words cut to 16 characters');
+    // A family emoji (joined by ZWJ) and a flag are one character each.
+    expect(charCount('👩‍👩‍👧‍👦🇫🇷')).toBe(2);
+    expect(graphemes('a👩‍👩‍👧‍👦b')).toEqual(['a', '👩‍👩‍👧‍👦', 'b']);
+    for (const n of [1, 2, 3, 9, 10]) expect(lone(cutChars('x😀'.repeat(8), n))).toBe(false);
+    expect(cutChars('x😀'.repeat(8), 3)).toBe('x😀x');
+  });
+  test('tokens: a long paste is cut to 8 tokens and says how many were typed (no silent field limit)', async () => {
+    const { readTokens } = await import('./field.js');
+    const { MAX_SENTENCE_CHARS } = await import('./tokens.js');
+    const paste = Array.from({ length: 500 }, (_, i) => `word${i}`).join(' ');
+    const r = readTokens(paste, { maxTokens: 8 });
+    expect(r.note).toBe('cut to 8 tokens (500 typed; at most 8)');
+    // The longest sentence a widget keeps is a valid link value (block, cross: type 'text').
+    const longest = Array.from({ length: 8 }, () => '😀'.repeat(16)).join(' ');
+    expect(sanitize({ s: longest }, { s: { type: 'text', maxChars: MAX_SENTENCE_CHARS } }).ok).toBe(true);
+    expect(sanitize({ s: longest + 'x' }, { s: { type: 'text', maxChars: MAX_SENTENCE_CHARS } }).ok).toBe(false);
+    expect(sanitize({ w: ['😀'.repeat(16)] }, { w: { type: 'strings', maxLength: 8, maxChars: 16 } }).ok).toBe(true);
+  });
+  test('one value limit for a matrix cell, typed or from a link', async () => {
+    const { cellProblem } = await import('./field.js');
+    const { CELL_LIMIT, cellList } = await import('./hash.js');
+    expect(CELL_LIMIT).toBe(1e6);
+    for (const x of [CELL_LIMIT, -CELL_LIMIT, 5000, -999999.999]) {
+      expect(cellProblem(String(x))).toBe('');
+      expect(sanitize({ x: [x] }, { x: cellList(1) }).ok).toBe(true);
+    }
+    for (const x of [CELL_LIMIT * 1.001, -2e6]) {
+      expect(cellProblem(String(x))).toMatch(/^too large/);
+      expect(sanitize({ x: [x] }, { x: cellList(1) }).ok).toBe(false);
+    }
+    // The largest state (five 8×8 matrices of -999999.999 and 8 long tokens) fits one link parameter.
+    const m = () => Array(64).fill(-999999.999);
+    const big = { tokens: Array(8).fill('👩‍👩‍👧‍👦'.repeat(16)), x: m(), wq: m(), wk: m(), wv: m(), wo: m() };
+    const schema = { tokens: { type: 'strings', maxLength: 8, maxChars: 16 }, x: cellList(64), wq: cellList(64), wk: cellList(64), wv: cellList(64), wo: cellList(64) };
+    const back = readHashState(writeHashState('', 'mh', big), 'mh', schema);
+    expect(back.notice).toBeUndefined();
+    expect(back.state).toEqual(big);
   });
   test('cellProblem names why a matrix cell is refused', async () => {
     const { cellProblem } = await import('./field.js');

@@ -13,6 +13,7 @@
 // lab.attention.
 import { html, css, nothing } from 'lit';
 import { AttnWidget, optionalInt } from '../shared/widget.js';
+import { cellList } from '../shared/hash.js';
 import { widgetStyles } from '../shared/styles.js';
 import { project } from '../shared/lab.js';
 import { rowEntropies } from '../shared/stats.js';
@@ -57,10 +58,10 @@ export class AttnSteps extends AttnWidget {
     tokens: { type: 'strings', maxLength: MAX_TOKENS, maxChars: 16 },
     dIn: { type: 'int', min: 1, max: MAX_DIM },
     dk: { type: 'int', min: 1, max: MAX_DIM },
-    x: { type: 'nums', maxLength: MAX_TOKENS * MAX_DIM, min: -1000, max: 1000 },
-    wq: { type: 'nums', maxLength: MAX_DIM * MAX_DIM, min: -1000, max: 1000 },
-    wk: { type: 'nums', maxLength: MAX_DIM * MAX_DIM, min: -1000, max: 1000 },
-    wv: { type: 'nums', maxLength: MAX_DIM * MAX_DIM, min: -1000, max: 1000 },
+    x: cellList(MAX_TOKENS * MAX_DIM),
+    wq: cellList(MAX_DIM * MAX_DIM),
+    wk: cellList(MAX_DIM * MAX_DIM),
+    wv: cellList(MAX_DIM * MAX_DIM),
     mask: { type: 'enum', values: ['none', 'causal', 'window', 'padding', 'custom'] },
     window: { type: 'int', min: 0, max: MAX_TOKENS },
     padding: { type: 'int', min: 0, max: MAX_TOKENS - 1 },

@@ -243,6 +243,33 @@ describe('one value limit, whole characters (issue 23 §3)', () => {
     expect(problems).toEqual([]);
   });
 
+  test('steps with 1e6 entries: colour bars read 2.0e24, cells show exponents, X shows its whole number, M shows 0 and −∞', async () => {
+    const S = 'attn-steps';
+    const big = (n) => Array.from({ length: n }, (_, i) => (i % 2 ? 1e6 : -1e6 + i));
+    const st = { preset: 'custom', tokens: ['I', 'play', 'football'], dIn: 3, dk: 2, x: big(9), wq: big(6), wk: big(6), wv: big(6), mask: 'causal' };
+    const { page, problems } = await open(S, '#steps=' + encodeURIComponent(JSON.stringify(st)));
+    await page.locator(`${S} attn-heatmap.scores svg .legend text`).first().waitFor({ state: 'attached' });
+    const legend = await page.locator(`${S} attn-heatmap.scores svg .legend text`).allTextContents();
+    expect(legend).toEqual(['-2.0e24', '0.0', '2.0e24']);
+    // Every label lies inside the figure (was cut at the svg's edge).
+    const inside = await page.locator(`${S} attn-heatmap.scores`).evaluate((h) => {
+      const svg = h.shadowRoot.querySelector('svg'), right = svg.getBoundingClientRect().right;
+      return [...svg.querySelectorAll('.legend text')].every((t) => t.getBoundingClientRect().right <= right + 0.5);
+    });
+    expect(inside).toBe(true);
+    const nums = await page.locator(`${S} attn-heatmap.scores svg text.num`).allTextContents();
+    expect(nums[0]).toBe('2.00e24');
+    // The X cell: the whole "-1000000", not its tail.
+    const x = page.locator(`${S} attn-matrix-editor.x input`).first();
+    expect(await x.inputValue()).toBe('-1000000');
+    expect(await x.evaluate((e) => e.scrollWidth <= e.clientWidth)).toBe(true);
+    // M: "0" in visible cells, "−∞" in masked ones (with −∞ counted as 12 characters it showed none).
+    const m = await page.locator(`${S} attn-heatmap.mask-m svg text.num`).allTextContents();
+    expect(m).toEqual(['0', '−∞', '−∞', '0', '0', '−∞', '0', '0', '0']);
+    expect(await page.locator(`${S} .notice`).count()).toBe(0);
+    expect(problems).toEqual([]);
+  });
+
   test('a 500-word paste into cross and block is cut to 8 tokens and says 500 were typed', async () => {
     const paste = Array.from({ length: 500 }, (_, i) => `w${i}`).join(' ');
     for (const [S, field] of [['attn-cross', 'source'], ['attn-block', 'tokens']]) {

@@ -13,7 +13,7 @@
 // `rowWeights`, and `readoutFor(row, col)` for a readout that shows the cell's arithmetic.
 import { LitElement, html, svg, css, nothing } from 'lit';
 import { scaleFor, css as rgbCss, textOn } from './colormap.js';
-import { fmt } from './format.js';
+import { BIG, fmt } from './format.js';
 import { cutChars } from './tokens.js';
 
 const FONT = 'system-ui, -apple-system, Segoe UI, Roboto, sans-serif';
@@ -216,6 +216,21 @@ export class AttnHeatmap extends LitElement {
   #colLabel(j) { return labelText(this.colLabels, j); }
 
   #geometry() {
+    const g = this.#baseGeometry();
+    // A colour bar's labels longer than the room heatmapGeometry leaves ("-1.0e24"): the figure widens.
+    if (this._legendExtra > 0 && this.legend && !g.below) g.w += this._legendExtra;
+    return g;
+  }
+
+  /** Extra width (px) the right-hand colour bar's longest label needs beyond geometry `g`'s. */
+  #legendOverflow(g, scale) {
+    if (!this.legend || g.below) return 0;
+    const longest = Math.max(...[0, 0.5, 1].map((t) => this.#legendLabel(scale, t).length));
+    const need = g.legendX + 20 + longest * 0.6 * 0.9 * g.ls + 2;
+    return Math.max(0, Math.ceil(need - g.w));
+  }
+
+  #baseGeometry() {
     return heatmapGeometry({
       rows: this.rows, cols: this.cols, rowLabels: this.rowLabels, colLabels: this.colLabels, label: this.label,
       compact: this.compact, legend: this.legend, legendPos: this.legendPos, noRowLabels: this.noRowLabels, cellSize: this.cellSize, maxWidth: this.maxWidth, minFont: this.minFont,
@@ -226,7 +241,11 @@ export class AttnHeatmap extends LitElement {
   /** Numbers in cells: the decimals and font size that fit a cell, or null when none fit. */
   #numberStyle(cell, v) {
     let longest = 1;
-    for (let i = 0; i < Math.min(v.length, this.rows * this.cols); i++) longest = Math.max(longest, Math.abs(v[i]) >= 1e6 ? 12 : String(Math.trunc(Math.abs(v[i]))).length + (v[i] < 0 ? 1 : 0));
+    // Characters before the decimals: "−∞" is 2, a big number's exponent form ("-1e24" + decimals) its own length.
+    for (let i = 0; i < Math.min(v.length, this.rows * this.cols); i++) {
+      const x = v[i], a = Math.abs(x);
+      longest = Math.max(longest, !Number.isFinite(x) ? 2 : a >= BIG ? fmt(x, 0).length : String(Math.trunc(a)).length + (x < 0 ? 1 : 0));
+    }
     // On a slide the deck scales the canvas: numbers must reach an 18 px glyph box (≈ 1.16 em) on screen.
     const minFont = this.#fit ? Math.min(26, Math.max(this.minFont, Math.ceil(18.5 / (1.16 * this._screenScale)))) : 10;
     const maxFont = this.#fit ? Math.min(30, Math.round(cell * 0.36)) : cell >= 44 ? 12 : 10;
@@ -245,9 +264,12 @@ export class AttnHeatmap extends LitElement {
     const { rows, cols } = this;
     const v = this.values ?? [];
     if (!rows || !cols || v.length < rows * cols) return html`<figure><figcaption>${this.label}</figcaption></figure>`;
-    const g = this.#geometry();
     const domain = Number.isFinite(this.vmin) && Number.isFinite(this.vmax) ? [this.vmin, this.vmax] : null;
     const scale = scaleFor(v, this.colormap, domain);
+    this._legendExtra = 0;
+    const g = this.#geometry();
+    this._legendExtra = this.#legendOverflow(g, scale);
+    g.w += this._legendExtra;
     const numbers = this.#numberStyle(g.cell, v);
     const veil = this.#veil();  // linked highlighting: cells outside it fade towards white (their numbers stay readable)
     const cells = [];
@@ -396,14 +418,17 @@ export class AttnHeatmap extends LitElement {
     return url;
   }
 
+  /** The colour bar's label at t ∈ [0, 1] of the scale (~1e24: "1.0e24", never a cut "1.0000…"). */
+  #legendLabel(scale, t) {
+    const value = scale.min + (scale.max - scale.min) * t, a = Math.abs(scale.max - scale.min);
+    return fmt(value, a >= BIG ? 1 : a >= 100 ? 0 : a >= 10 ? 1 : 2);
+  }
+
   /** The colour bar: what the colours stand for, from the scale's min to its max. */
   #legend(g, scale) {
     const stops = Array.from({ length: 11 }, (_, i) => i / 10);
     const at = (t) => scale.min + (scale.max - scale.min) * t;
-    const label = (t) => {
-      const value = at(t), a = Math.abs(scale.max - scale.min);
-      return fmt(value, a >= 100 ? 0 : a >= 10 ? 1 : 2);
-    };
+    const label = (t) => this.#legendLabel(scale, t);
     if (g.below) {
       const x = g.legendX, y = g.legendY, w = g.barW;
       return svg`<g class="legend" aria-hidden="true">

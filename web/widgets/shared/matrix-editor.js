@@ -35,7 +35,7 @@ export class AttnMatrixEditor extends LitElement {
     th[scope='row'] { text-align: right; }
     /* touch-action none on the cells only: a finger dragging a cell changes its number (the page scrolls
        from anywhere else, labels included). */
-    input { width: 3.6em; font: inherit; font-size: 14px; text-align: right; font-variant-numeric: tabular-nums; border: 1px solid #fff;
+    input { width: var(--cell-w, 3.6em); font: inherit; font-size: 14px; text-align: right; font-variant-numeric: tabular-nums; border: 1px solid #fff;
       padding: 4px 3px; border-radius: 3px; cursor: ns-resize; touch-action: none; }
     .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
     input:focus { cursor: text; }
@@ -187,9 +187,12 @@ export class AttnMatrixEditor extends LitElement {
     const v = this.values ?? [];
     const scale = scaleFor(v, 'diverging');  // inputs and weights are signed: the palette of Q, K, V and the scores
     const active = Math.min(this._active, Math.max(0, rows * cols - 1));
+    // Cells as wide as the longest number (999999 or -123456.789 whole, never its last digits only).
+    const chars = Math.max(0, ...Array.from(v.slice(0, rows * cols), (x) => String(x ?? '').length));
+    const cellW = `${Math.max(3.6, 0.62 * chars + 0.8).toFixed(2)}em`;
     return html`<div class="cap">${this.label}</div>
       <span class="sr-only" id="keys">Arrow keys move between cells; type a number, or Enter to edit in place; Alt+Up or Alt+Down changes the number by ${this.step}.</span>
-      <table role="grid" aria-label="${this.label} (editable)" aria-describedby="keys">
+      <table role="grid" aria-label="${this.label} (editable)" aria-describedby="keys" style=${`--cell-w:${cellW}`}>
         ${this.colLabels ? html`<tr><th scope="col"><span class="sr-only">row \\ column</span></th>${Array.from({ length: cols }, (_, j) => html`<th scope="col">${this.colLabels[j]}</th>`)}</tr>` : ''}
         ${Array.from({ length: rows }, (_, i) => html`<tr>
           ${this.rowLabels ? html`<th scope="row">${this.rowLabels[i]}</th>` : ''}

@@ -216,6 +216,13 @@ describe('inline field messages (field.js): a bad value is refused with its rang
     expect(sanitize({ s: longest + 'x' }, { s: { type: 'text', maxChars: MAX_SENTENCE_CHARS } }).ok).toBe(false);
     expect(sanitize({ w: ['😀'.repeat(16)] }, { w: { type: 'strings', maxLength: 8, maxChars: 16 } }).ok).toBe(true);
   });
+  test('fmt: |x| ≥ 1e6 in exponent form (a cell or a colour bar never cuts 25 digits)', () => {
+    expect(fmt(2e24, 1)).toBe('2.0e24');
+    expect(fmt(-1.41e24, 4)).toBe('-1.41e24');
+    expect(fmt(1e6, 0)).toBe('1e6');
+    expect(fmt(999999.5, 1)).toBe('999999.5');
+    expect(fmt(-Infinity)).toBe('−∞');
+  });
   test('one value limit for a matrix cell, typed or from a link', async () => {
     const { cellProblem } = await import('./field.js');
     const { CELL_LIMIT, cellList } = await import('./hash.js');

@@ -272,6 +272,28 @@ describe('the app and its widgets', () => {
     await page.close();
   });
 
+  test('cost at d_model 256, 8 heads: the timed calls run in a Web Worker, none on the page's thread (a T = 2048 call is ~250 ms)', async () => {
+    const { page, problems } = await open('#cost=' + encodeURIComponent(JSON.stringify({ dModel: 256, heads: 8, maxT: 128 })));
+    await page.locator('attn-cost button.run').waitFor();
+    await expect.poll(() => page.evaluate(() => !!document.querySelector('attn-cost')._lab)).toBe(true);
+    // Every multi-head call the page's thread makes from now on is counted.
+    await page.evaluate(() => {
+      const lab = document.querySelector('attn-cost')._lab, f = lab.multiHeadAttention.bind(lab);
+      window.__pageCalls = 0;
+      lab.multiHeadAttention = (a) => { window.__pageCalls++; return f(a); };
+    });
+    const done = page.evaluate(() => new Promise((ok) => document.querySelector('attn-cost').addEventListener('attn-cost-complete', (e) => ok(e.detail.where), { once: true })));
+    await page.locator('attn-cost button.run').click();
+    expect(await done).toBe('worker');
+    expect(await page.locator('attn-cost table.timings tr').count()).toBe(1 + 4);
+    const ms = await page.locator('attn-cost table.timings tr td:nth-child(2)').allTextContents();
+    for (const m of ms) expect(Number(m)).toBeGreaterThan(0);
+    expect(await page.evaluate(() => window.__pageCalls)).toBe(0);
+    expect(await page.locator('attn-cost p.note').textContent()).toContain('in a background thread (a Web Worker)');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   test('a browser without WASM SIMD gets a clear message, not a blank page', async () => {
     const { page, problems } = await watchedPage(browser.context);
     await page.addInitScript(() => { WebAssembly.validate = () => false; });  // what an engine without SIMD answers

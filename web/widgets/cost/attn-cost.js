@@ -1,19 +1,20 @@
 // <attn-cost>: how attention's cost grows with T, measured in this page.
 // Times lab.multiHeadAttention at T = 16 … max-t (output only when the API offers
-// `intermediates: false`), spreading the work over many short tasks so the page stays responsive,
-// and fits time ≈ c·(4T²D + 8TD²) (the flop count) by least squares in relative error.
+// `intermediates: false`) in a Web Worker with its own module (cost.worker.js; the page's thread only
+// draws the results), or, without workers, on the page's thread in short slices (timing.js), and fits
+// time ≈ c·(4T²D + 8TD²) (the flop count) by least squares in relative error.
 //
-// Attributes: d-model, heads, max-t, autorun, hash-key. Events: attn-state-change; attn-cost-complete
-// { results } when a run finishes. Times are this machine's; nothing here is a test assertion.
+// Attributes: d-model, heads, max-t, autorun, in-page (time on the page's thread), hash-key.
+// Events: attn-state-change; attn-cost-complete { results, outputOnly, where } when a run finishes. Times are this machine's; nothing here is a test assertion.
 import { html, css, nothing } from 'lit';
 import { AttnWidget } from '../shared/widget.js';
-import { uniformMatrix } from '../shared/rng.js';
 import { fitProportionalRelative } from '../shared/stats.js';
 import { plot, SERIES_COLORS } from '../shared/plot.js';
 import { widgetStyles } from '../shared/styles.js';
 import { FitBoxes, SLIDE_CSS, padRange, plotInner } from '../shared/fit-boxes.js';
 import { fmt } from '../shared/format.js';
 import { attentionFlops, lengths } from './logic.js';
+import { hasOutputOnly, timeLengths } from './timing.js';
 import '../shared/tex.js';
 
 const SLICE_MS = 20;      // longest stretch of work between two yields to the page
@@ -27,7 +28,11 @@ export class AttnCost extends AttnWidget {
     heads: { type: Number },
     maxT: { type: Number, attribute: 'max-t' },
     autorun: { type: Boolean },
+    /** Time on the page's thread, in slices (default: in a Web Worker where the runtime has one). */
+    inPage: { type: Boolean, attribute: 'in-page' },
     _results: { state: true },
+    _where: { state: true },
+    _error: { state: true },
     _progress: { state: true },
     _running: { state: true },
   };
@@ -56,6 +61,9 @@ export class AttnCost extends AttnWidget {
     this.heads = 4;
     this.maxT = 1024;
     this.autorun = false;
+    this.inPage = false;
+    this._where = null;  // where the last run timed: 'worker' or 'page'
+    this._error = '';
     this._results = [];
     this._progress = 0;
     this._running = false;
@@ -69,71 +77,88 @@ export class AttnCost extends AttnWidget {
 
   disconnectedCallback() {
     super.disconnectedCallback();
-    this._runId++;  // stops a run in progress
+    this.#stop();  // stops a run in progress
+    this.#stopWorker();
   }
 
   #outputOnly(lab) {
-    if (this._outputOnly !== undefined) return this._outputOnly;
-    try {
-      const w = new Float32Array(4);
-      lab.multiHeadAttention({ x: new Float32Array(2), tq: 1, dModel: 2, heads: 1, wq: w, wk: w, wv: w, wo: w, intermediates: false });
-      this._outputOnly = true;
-    } catch {
-      this._outputOnly = false;
-    }
+    this._outputOnly ??= hasOutputOnly(lab);
     return this._outputOnly;
   }
 
-  /** Times every T, yielding to the page between slices of work. */
+  /** The worker that times the calls (made on the first run), or null where there is none. */
+  #worker() {
+    if (this._worker !== undefined) return this._worker;
+    try {
+      this._worker = typeof Worker === 'function' && !this.inPage ? new Worker(new URL('./cost.worker.js', import.meta.url), { type: 'module' }) : null;
+    } catch {
+      this._worker = null;
+    }
+    return this._worker;
+  }
+
+  /** Ends the worker (a call in it cannot be interrupted: a stop or a new setting starts afresh). */
+  #stopWorker() {
+    this._worker?.terminate();
+    this._worker = undefined;
+  }
+
+  /**
+   * Times every T: in a Web Worker (one call at d_model 256, 8 heads, T = 2048 takes ~250 ms, which no
+   * slice of the page's thread could hold), else on this thread in slices of ≤ SLICE_MS between yields.
+   */
   async run() {
     const lab = this._lab;
     if (!lab || this._running) return;
     const id = ++this._runId, D = this.dModel, H = this.dModel % this.heads ? 1 : this.heads;
     const Ts = lengths(this.maxT), outputOnly = this.#outputOnly(lab);
-    const f32 = (seed, n) => Float32Array.from(uniformMatrix(seed, n));  // typed arrays: no per-call conversion
-    const w = { wq: f32(1, D * D), wk: f32(2, D * D), wv: f32(3, D * D), wo: f32(4, D * D) };
-    const opt = outputOnly ? { intermediates: false } : {};
+    const job = { dModel: D, heads: H, Ts, outputOnly, warmupMs: WARMUP_MS, minTimeMs: MIN_TIME_MS, sliceMs: SLICE_MS };
+    const add = (r) => {
+      this._results = [...this._results, { T: r.T, ms: r.ms, calls: r.calls, flops: attentionFlops(r.T, D) }];
+      this._progress = this._results.length / Ts.length;
+    };
     this._running = true;
     this._results = [];
     this._progress = 0;
+    this._error = '';
     try {
-      const warm = { x: f32(5, 64 * D), tq: 64, dModel: D, heads: H, ...w, ...opt };
-      for (let spent = 0; spent < WARMUP_MS;) {
-        await yieldToPage();
+      const worker = this.#worker();
+      this._where = worker ? 'worker' : 'page';
+      if (worker) {
+        const ok = await new Promise((resolve) => {
+          this._settle = resolve;
+          worker.onmessage = (e) => {
+            const m = e.data;
+            if (m.id !== id || id !== this._runId) return;
+            if (m.type === 'result') add(m);
+            else if (m.type === 'done') resolve(true);
+            else if (m.type === 'error') { this._error = m.message; resolve(false); }
+          };
+          worker.onerror = (e) => { e.preventDefault?.(); this._error = e.message || 'the timing worker could not start'; this.#stopWorker(); resolve(false); };
+          worker.postMessage({ type: 'run', id, ...job });
+        });
+        this._settle = null;
+        if (!ok || id !== this._runId) return;
+      } else {
+        await timeLengths(lab, job, { stopped: () => id !== this._runId, onResult: add, pause: yieldToPage });
         if (id !== this._runId) return;
-        const t0 = performance.now();
-        while (performance.now() - t0 < SLICE_MS) lab.multiHeadAttention(warm);
-        spent += performance.now() - t0;
       }
-      for (const [n, T] of Ts.entries()) {
-        const args = { x: f32(5, T * D), tq: T, dModel: D, heads: H, ...w, ...opt };
-        lab.multiHeadAttention(args);  // warm-up: memory growth, first touch
-        let calls = 0, spent = 0;
-        while (spent < MIN_TIME_MS || calls < 3) {
-          await yieldToPage();
-          if (id !== this._runId) return;
-          const t0 = performance.now();
-          let inSlice = 0;
-          do {
-            lab.multiHeadAttention(args);
-            calls++;
-            inSlice = performance.now() - t0;
-          } while (inSlice < SLICE_MS && spent + inSlice < MIN_TIME_MS);
-          spent += inSlice;
-        }
-        this._results = [...this._results, { T, ms: spent / calls, calls, flops: attentionFlops(T, D) }];
-        this._progress = (n + 1) / Ts.length;
-      }
-      this.dispatchEvent(new CustomEvent('attn-cost-complete', { detail: { results: this._results, outputOnly }, bubbles: true, composed: true }));
+      this.dispatchEvent(new CustomEvent('attn-cost-complete', { detail: { results: this._results, outputOnly, where: this._where }, bubbles: true, composed: true }));
     } finally {
       if (id === this._runId) this._running = false;
     }
   }
 
-  #set(patch) {
-    Object.assign(this, patch);
+  /** Stops a run in progress (its worker too). */
+  #stop() {
     this._runId++;
     this._running = false;
+    if (this._settle) { this.#stopWorker(); this._settle(false); this._settle = null; }
+  }
+
+  #set(patch) {
+    Object.assign(this, patch);
+    this.#stop();
     this._results = [];
     this.stateChanged();
   }
@@ -143,7 +168,7 @@ export class AttnCost extends AttnWidget {
     // aria-disabled, not disabled, while it runs: a disabled button drops the keyboard focus (to the
     // page's start), and a run that finishes would leave a keyboard user nowhere.
     return html`<button type="button" class="run" aria-disabled=${String(this._running)} @click=${() => this.run()}>${res.length ? 'Measure again' : 'Measure'}</button>
-        ${this._running ? html`<button type="button" class="stop" @click=${() => { this._runId++; this._running = false; }}>Stop</button>` : nothing}
+        ${this._running ? html`<button type="button" class="stop" @click=${() => this.#stop()}>Stop</button>` : nothing}
         <progress max="1" .value=${this._progress} aria-label="measurement progress"></progress>
         <span role="status">${this._running ? `timing T = ${lengths(this.maxT)[res.length] ?? ''}…` : !this._running && res.length ? html`<span class="done">done</span>` : full ? '' : 'times this computer'}</span>`;
   }
@@ -175,7 +200,9 @@ export class AttnCost extends AttnWidget {
       <attn-tex class="formula" display .expr=${`\\text{time}(T) \\approx c\\,\\big(\\underbrace{4T^2 d}_{QK^\\top,\\ AV} + \\underbrace{8T d^2}_{\\text{projections}}\\big) = O(T^2 d + T d^2),\\quad d = ${D}`}></attn-tex>
       <div class="controls">${this.#settings(D)}${this.#measureControls(true)}</div>
       <p class="note">${this.#outputOnly(lab) ? 'Output only (intermediates: false).' : 'With every intermediate (scores and weights per head).'}
-        After ${WARMUP_MS} ms of warm-up, each T is timed for at least ${MIN_TIME_MS} ms in slices of ≤ ${SLICE_MS} ms, so the page stays usable while it runs. Small T is dominated by per-call overhead, not flops.</p>
+        After ${WARMUP_MS} ms of warm-up, each T is timed for at least ${MIN_TIME_MS} ms${(this._where ?? (typeof Worker === 'function' && !this.inPage ? 'worker' : 'page')) === 'page'
+          ? html` on this page's thread, in slices of ≤ ${SLICE_MS} ms (one call at a large T can take longer than a slice: the page may pause)`
+          : ' in a background thread (a Web Worker), so the page stays usable while it runs'}. Small T is dominated by per-call overhead, not flops.${this._error ? html` <span class="run-error" role="alert">The measurement stopped: ${this._error}</span>` : nothing}</p>
       ${res.length ? html`<div class="row">
         ${plot({ title: 'time per multi-head attention call', xLabel: 'sequence length T', yLabel: 'ms', logX: true, logY: true, width: this.pageFit(440), height: 280,
           xDomain: this.#xDomain(this.pageFit(440), 12), series: this.#series(res, c, true) })}

@@ -99,6 +99,8 @@ def show(tag, **attributes):
     attrs = {}
     for name, value in attributes.items():
         attr = name.replace("_", "-")
+        if value is None:
+            continue
         if isinstance(value, bool):
             if value:
                 attrs[attr] = ""
@@ -194,13 +196,15 @@ def attention(q, k, v, mask=None, *, tokens=None, keys=None, batch=None, head=No
     raw = {"q": q, "k": k, "v": v}
     arrays = {name: _arrays.as_array(x, fn, name) for name, x in raw.items()}
     extra = arrays["q"].ndim - 2
-    picked = {name: _arrays.pick(a, fn, name, 2, ("tq" if name == "q" else "tk", "dv" if name == "v" else "dk"), batch, head)
-              for name, a in arrays.items()}
+    if not 2 <= arrays["q"].ndim <= 4:  # q's own layout first: its message lists the layouts taken
+        _arrays.pick(arrays["q"], fn, "q", 2, ("tq", "dk"), batch, head)
     for name, a in arrays.items():
         if a.ndim != arrays["q"].ndim:
             raise AttnLabError(f"{fn}: {name} has shape {a.shape_text()} but q has {arrays['q'].shape_text()}: give q, k and v the same layout")
         if a.ndim > 2 and a.shape[:a.ndim - 2] != arrays["q"].shape[:a.ndim - 2]:
             raise AttnLabError(f"{fn}: {name} has shape {a.shape_text()}; its batch/head axes differ from q's {arrays['q'].shape_text()}")
+    picked = {name: _arrays.pick(a, fn, name, 2, ("tq" if name == "q" else "tk", "dv" if name == "v" else "dk"), batch, head)
+              for name, a in arrays.items()}
     qa, ka, va = picked["q"], picked["k"], picked["v"]
     tq, dk = qa.shape
     tk, dk2 = ka.shape

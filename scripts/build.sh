@@ -9,3 +9,6 @@ npx vite build -c web/app/vite.config.js --logLevel warn
 
 # --- lecture decks: dist/slides/reveal/ and dist/slides/slidev/, relative URLs ---
 bash scripts/build-decks.sh
+
+# --- standalone/: attnlab for pages without a bundler (attnlab.js, attnlab.inline.js; README "One script tag")
+bash scripts/build-standalone.sh

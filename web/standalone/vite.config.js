@@ -1,0 +1,127 @@
+// Vite for the standalone build (scripts/build-standalone.sh runs it twice):
+//   ATTNLAB_STANDALONE=module  standalone/attnlab.js: an ES module; the .wasm, the training worker,
+//                              the snapshots, KaTeX's fonts and lazy chunks as files under assets/
+//   ATTNLAB_STANDALONE=inline  standalone/attnlab.inline.js: a classic script (global `attnlab`) with
+//                              every file inlined (base64), the worker as a Blob: works from file://
+import { defineConfig } from 'vite';
+import { resolve } from 'node:path';
+
+const repo = resolve(import.meta.dirname, '../..');
+const entry = resolve(import.meta.dirname, 'attnlab.js');
+// The inline build also writes its workers' bundles as files (Vite's worker cache): build-standalone.sh
+// points it at a scratch folder and keeps attnlab.inline.js alone.
+const outDir = process.env.ATTNLAB_STANDALONE_OUT ?? resolve(repo, 'standalone');
+const inline = process.env.ATTNLAB_STANDALONE === 'inline';
+
+// KaTeX's stylesheet lists each font as woff2, woff and ttf; every browser with WebAssembly SIMD reads
+// woff2, so the other two are dropped (inlined, they tripled the fonts' size). Inside shadow roots
+// (the `?inline` copy) @font-face is ignored by browsers: dropped there, so fonts are not inlined twice.
+function katexFonts() {
+  return {
+    name: 'attnlab:katex-fonts',
+    enforce: 'pre',
+    transform(code, id) {
+      if (!/katex\.min\.css(\?|$)/.test(id)) return null;
+      if (/[?&]inline\b/.test(id) && !/[?&]document\b/.test(id)) return code.replace(/@font-face\{[^}]*\}/g, '');
+      return code.replace(/,url\([^)]*\.woff\) format\("woff"\),url\([^)]*\.ttf\) format\("truetype"\)/g, '');
+    },
+  };
+}
+
+// tex.js imports KaTeX's stylesheet for the document; here the entry links it itself (a page has no
+// bundler to put it in <head>), so that import is empty.
+function noDocumentKatexImport() {
+  const empty = '\0attnlab-empty-css';
+  return {
+    name: 'attnlab:no-document-katex-import',
+    enforce: 'pre',
+    resolveId(source) { return source === 'katex/dist/katex.min.css' ? empty : null; },
+    load(id) { return id === empty ? '' : null; },
+  };
+}
+
+// The inline build: katex-document.inline.js instead of katex-document.js (a <style> with the fonts
+// inlined), and the Emscripten glue's own default URL of the .wasm left out (the facade always passes
+// locateFile or wasmBinary; inlined, that default would be a second base64 copy of the .wasm).
+function inlineSwaps() {
+  return {
+    name: 'attnlab:inline-swaps',
+    enforce: 'pre',
+    resolveId(source, importer) {
+      if (source === './katex-document.js' && importer?.endsWith('/web/standalone/attnlab.js'))
+        return resolve(import.meta.dirname, 'katex-document.inline.js');
+      return null;
+    },
+    transform(code, id) {
+      if (!id.endsWith('/web/api/wasm/attnlab-core.mjs')) return null;
+      const from = 'new URL("attnlab-core.wasm",import.meta.url).toString()';
+      if (!code.includes(from)) this.error(`attnlab-core.mjs no longer names its .wasm as ${from}`);
+      return code.replace(from, '"attnlab-core.wasm"');
+    },
+  };
+}
+
+// The inline build's workers (training: web/train/trainer.js; <attn-model>: web/widgets/model/backend.js):
+// each `new Worker(new URL('./x.worker.js', import.meta.url), { type: 'module' })` becomes Vite's inline
+// worker (the worker's bundle as a string, started from a Blob URL), since a file:// page may not start
+// a worker from a file.
+const WORKER_RE = /new Worker\(new URL\('(\.\/[\w-]+\.worker\.js)', import\.meta\.url\), \{ type: 'module' \}\)/g;
+function inlineWorkers() {
+  const expected = ['/web/train/trainer.js', '/web/widgets/model/backend.js'];
+  const seen = new Set();
+  return {
+    name: 'attnlab:inline-workers',
+    enforce: 'pre',
+    transform(code, id) {
+      if (!/\/web\/.*\.js$/.test(id) || !code.includes('new Worker(')) return null;
+      const imports = [];
+      const out = code.replace(WORKER_RE, (_, file) => {
+        const name = `AttnLabInlineWorker${imports.length}`;
+        imports.push(`import ${name} from '${file}?worker&inline';`);
+        return `new ${name}()`;
+      });
+      if (!imports.length) this.error(`${id} starts a worker in a form the inline build does not know`);
+      seen.add(expected.find((e) => id.endsWith(e)) ?? id);
+      return `${imports.join('\n')}\n${out}`;
+    },
+    buildEnd() {
+      for (const e of expected) if (!seen.has(e)) this.error(`the inline build inlined no worker from ${e}`);
+    },
+  };
+}
+
+export default defineConfig({
+  root: import.meta.dirname,
+  base: './',
+  publicDir: false,
+  logLevel: 'warn',
+  plugins: [katexFonts(), noDocumentKatexImport(), ...(inline ? [inlineSwaps(), inlineWorkers()] : [])],
+  // Workers are bundled by a build of their own: the plugins that apply inside them again.
+  worker: { format: 'es', plugins: () => [katexFonts(), ...(inline ? [inlineSwaps()] : [])] },
+  build: {
+    outDir,
+    emptyOutDir: false,
+    target: 'es2022',
+    chunkSizeWarningLimit: 5000,
+    ...(inline ? {
+      // Library mode inlines every asset (the .wasm, snapshots, fonts) as a data: URL.
+      lib: { entry, formats: ['iife'], name: 'attnlab', fileName: () => 'attnlab.inline.js' },
+      // A classic script has no import.meta: its URL is document.currentScript's, read as it starts.
+      rollupOptions: {
+        transform: { define: { 'import.meta.url': '__attnlabScriptUrl' } },
+        output: { intro: "const __attnlabScriptUrl = (typeof document < 'u' && document.currentScript?.src) || globalThis.location?.href;" },
+      },
+    } : {
+      assetsInlineLimit: 0,  // the .wasm stays a file: streaming compilation, cached apart from the JS
+      rollupOptions: {
+        input: { attnlab: entry },
+        preserveEntrySignatures: 'exports-only',
+        output: {
+          entryFileNames: '[name].js',
+          chunkFileNames: 'assets/[name]-[hash].js',
+          assetFileNames: 'assets/[name]-[hash][extname]',
+        },
+      },
+    }),
+  },
+});

@@ -2,7 +2,8 @@
 //
 // Attributes: preset ("football" | "cat-sat"), stage (0 inputs … 6 output; absent = all), mask
 // ("none" | "causal" | "window" | "padding" | "custom"), window, padding, scale ("sqrt" | "none"),
-// temperature, seed, weight-range ("fixed": weights coloured on [0, 1], default; "map": the map's own
+// temperature, seed, predict (a "predict" stage before the softmax: stages 0 … 7), predict-row,
+// weight-range ("fixed": weights coloured on [0, 1], default; "map": the map's own
 // range), hash-key, and AttnWidget's layout / controls / fit-height.
 // Page layout: every stage up to `stage`, one below the other, with editors. Slide layout: the stage
 // strip, the current stage's formula, and the current stage's matrices (with the ones it is computed
@@ -25,8 +26,12 @@ import { linkFrom, linkProps, readoutFor } from './link.js';
 import '../shared/heatmap.js';
 import '../shared/matrix-editor.js';
 import '../shared/tex.js';
+import { guessRow, predictStyles, revealLine } from '../shared/predict.js';
+import { PREDICT, fitGuess, fitRow, revealRow } from './predict.js';
 
 const STAGES = ['inputs', 'Q, K, V', 'scores', 'scaled', 'masked', 'softmax', 'output'];
+/** The predict stage's formula: the softmax with its result asked for. */
+const GUESS_FORMULA = 'A_{ij} = \\dfrac{\\exp(s_{ij})}{\\sum_{k} \\exp(s_{ik})} = \\;?';
 
 // M holds two values, 0 (key visible: white) and −∞ (masked: grey): no colour bar, "0" and "−∞" in the cells.
 const M_PANEL = { clickable: true, colormap: 'diverging', range: [-1, 1], legend: false, digits: 0 };
@@ -51,6 +56,12 @@ export class AttnSteps extends AttnWidget {
     dIn: { attribute: false },
     dk: { attribute: false },
     keep: { attribute: false },
+    /** Predict, then reveal: a "predict" stage before the softmax (stages 0 … 7, see predict.js). */
+    predict: { type: Boolean, reflect: true },
+    /** The query whose row is predicted (0-based). */
+    predictRow: { type: Number, attribute: 'predict-row' },
+    /** The predicted row as slider positions 0 … 100 per key (normalised when shown). */
+    guess: { attribute: false },
   };
 
   static stateSchema = {
@@ -69,7 +80,10 @@ export class AttnSteps extends AttnWidget {
     scale: { type: 'enum', values: ['sqrt', 'none'] },
     temperature: { type: 'num', min: 0.05, max: 20 },
     seed: { type: 'int', min: 0, max: 1e9 },
-    stage: { type: 'int', min: 0, max: 6 },  // "show up to" (absent: all)
+    stage: { type: 'int', min: 0, max: 7 },  // "show up to" (absent: all; 7 with the predict stage)
+    predict: { type: 'bool' },
+    predictRow: { type: 'int', min: 0, max: MAX_TOKENS - 1 },
+    guess: { type: 'nums', maxLength: MAX_TOKENS, min: 0, max: 100 },
   };
 
   /** Sizes that must agree (the schema checks each value alone). */
@@ -84,7 +98,7 @@ export class AttnSteps extends AttnWidget {
     return '';
   }
 
-  static styles = [widgetStyles, css`.entropy td, .entropy th { font-size: 0.9em; }
+  static styles = [widgetStyles, predictStyles, css`.entropy td, .entropy th { font-size: 0.9em; }
     .entropy tr.hl th, .entropy tr.hl td { background: #fff8c5; font-weight: 600; }
     .slide-head { display: flex; flex-direction: column; gap: 4px; }
     .slide-head .controls { margin: 0; gap: 4px 16px; font-size: 16px; }
@@ -92,7 +106,11 @@ export class AttnSteps extends AttnWidget {
     .slide-main { display: flex; flex-direction: column; gap: 8px; margin-top: 8px; }
     .slide-row { display: flex; gap: 16px; align-items: flex-start; }
     .slide-main .arrow { align-self: center; font-size: 28px; color: #57606a; }
-    input[type='range'] { width: 9em; vertical-align: middle; }`];
+    input[type='range'] { width: 9em; vertical-align: middle; }
+    .slide-main.with-side { flex-direction: row; gap: 16px; align-items: flex-start; }
+    .slide-main .maps { display: flex; flex-direction: column; gap: 8px; }
+    .predict input[type='range'] { width: 100%; }
+    input.predict-toggle { width: 24px; height: 24px; vertical-align: middle; }`];
 
   constructor() {
     super();
@@ -110,6 +128,9 @@ export class AttnSteps extends AttnWidget {
     this._loadedPreset = null;
     this._link = null;
     this._hovers = new Map();
+    this.predict = false;
+    this.predictRow = 0;
+    this.guess = null;
   }
 
   applyState(state) {
@@ -205,7 +226,7 @@ export class AttnSteps extends AttnWidget {
   /** Slide layout: strip, compact controls, the stage's formula, its matrices as large as fit. */
   #renderSlide(c) {
     const { tokens, dIn, dk } = this, t = tokens.length;
-    const stage = Math.max(0, Math.min(6, this.stage ?? 6));
+    const pv = this.#predictView, stage = Math.max(0, Math.min(6, pv.own ?? 6));
     const dims = (n) => Array.from({ length: n }, (_, j) => `d${j + 1}`);
     const probability = this.weightRange !== 'map';
     const P = (cls, label, values, rows, cols, colLabels, opts = {}) => ({ cls, label, values, rows, cols, colLabels, rowLabels: opts.rowLabels ?? tokens, weight: opts.weight ?? 1, ...opts });
@@ -221,9 +242,12 @@ export class AttnSteps extends AttnWidget {
       [P('masked', 'scaled + M', c.r.scaled, t, t, tokens, { weight: 0.6, ...sr }), P('weights', 'weights A', c.r.weights, t, t, tokens, { colormap: 'sequential', probability })],
       [P('weights', 'A', c.r.weights, t, t, tokens, { colormap: 'sequential', probability, weight: 0.7 }), P('v', 'V', c.v, t, dk, dims(dk), { weight: 0.7 }),
         P('output', 'output Z = AV', c.r.output, t, dk, dims(dk))],
-    ][stage].map((p) => ({ ...p, compact: true, legend: p.legend ?? true, shareRows: true }));
+    ][stage].filter((p) => (pv.phase === 'guess' ? p.cls === 'masked' : !(this.predict && pv.phase === 'reveal' && stage === 5 && this.box.width >= 700) || p.cls === 'weights')).map((p) => ({ ...p, compact: true, legend: p.legend ?? true, shareRows: true }));
     const { width, height } = this.box, links = this.#links(c);
-    const layout = packPanels(panels, width, Math.max(60, height - this._headH - 8), { maxCell: 120 });
+    // The predict stage and its reveal: the sliders / comparison beside the maps when the box is wide, above them when not.
+    const shown = this.predict && (pv.phase === 'guess' || (pv.phase === 'reveal' && stage === 5));
+    const side = shown && width >= 700 ? Math.min(420, Math.round(width * 0.42)) : 0;
+    const layout = packPanels(panels, width - (side ? side + 16 : 0), Math.max(60, height - this._headH - 8), { maxCell: 120 });
     const scaleFactor = (this.scale === 'none' ? 1 : 1 / Math.sqrt(dk)) / this.temperature;
     const controls = this.controlsMode === 'none' ? nothing : html`<div class="controls">
       <label>example <select class="preset" @change=${(e) => { this.preset = e.target.value; this.#loadPreset(e.target.value); this.stateChanged(); }}>
@@ -236,15 +260,60 @@ export class AttnSteps extends AttnWidget {
         ${['none', 'causal', 'window', 'padding', 'custom'].map((m) => html`<option value=${m} ?selected=${this.mask === m}>${m === 'custom' ? 'hand-edited' : m}</option>`)}
       </select></label>
       <span class="note">scores × ${fmt(scaleFactor, 4)}</span></div>`;
-    return html`<div class="slide-head">${this.stageStrip(STAGES)}${controls}
-        <attn-tex class="formula current" .expr=${this.#stageFormula(stage)}></attn-tex></div>
-      <div class="slide-main stage s${stage}">${layout.rows.map((row) => html`<div class="slide-row">${row.map((p) => html`<attn-heatmap class=${p.cls}
+    return html`<div class="slide-head">${this.stageStrip(this.predict ? PREDICT.names : STAGES)}${controls}
+        <attn-tex class="formula current" .expr=${pv.phase === 'guess' ? GUESS_FORMULA : this.#stageFormula(stage)}></attn-tex>${side ? nothing : this.#predictBlock(c, pv, stage)}</div>
+      <div class=${`slide-main stage s${stage}${side ? ' with-side' : ''}`}><div class="maps">${layout.rows.map((row) => html`<div class="slide-row">${row.map((p) => html`<attn-heatmap class=${p.cls}
         .label=${p.label} .values=${p.values} .rows=${p.rows} .cols=${p.cols} .rowLabels=${p.rowLabels} .colLabels=${p.colLabels}
         .colormap=${p.colormap ?? 'diverging'} .vmin=${p.probability ? 0 : p.range?.[0] ?? null} .vmax=${p.probability ? 1 : p.range?.[1] ?? null}
         .digits=${p.digits ?? 4} .cellSize=${120} compact .legend=${p.legend} .legendPos=${p.legendPos} ?no-row-labels=${p.noRowLabels} .fitWidth=${p.fitWidth} .fitHeight=${p.fitHeight} ?clickable=${!!p.clickable}
         @attn-cell-toggle=${p.clickable ? (e) => this.#toggleMask(e, c.r.scaled) : null}
-        .highlightRows=${links[p.cls]?.rows} .highlightCols=${links[p.cls]?.cols} .rowWeights=${links[p.cls]?.weights} .readoutFor=${links[p.cls]?.readout}
-        @attn-cell-hover=${(e) => this.#hover(p.cls, e)}></attn-heatmap>`)}</div>`)}</div>`;
+        .highlightRows=${pv.phase === 'guess' ? [fitRow(this.predictRow, t)] : links[p.cls]?.rows} .highlightCols=${links[p.cls]?.cols} .rowWeights=${links[p.cls]?.weights} .readoutFor=${links[p.cls]?.readout}
+        @attn-cell-hover=${(e) => this.#hover(p.cls, e)}></attn-heatmap>`)}</div>`)}</div>${side ? html`<div class="side" style=${`width:${side}px`}>${this.#predictBlock(c, pv, stage)}</div>` : nothing}</div>`;
+  }
+
+  /** With `predict`: the phase ('before' | 'guess' | 'reveal') and the widget's own stage to draw (predict.js). */
+  get #predictView() {
+    return this.predict ? { phase: PREDICT.phase(this.stage), own: PREDICT.own(this.stage) } : { phase: null, own: this.stage ?? null };
+  }
+
+  /** The widget's own stage i is shown (the predict stage hides the softmax and what follows it). */
+  shows(i) {
+    const own = this.#predictView.own;
+    return own === null || own === undefined || own >= i;
+  }
+
+  /** Page, full controls: predict the softmax before seeing it (a self-check). */
+  #predictToggle() {
+    if (this.controlsMode !== 'full') return nothing;
+    return html`<div class="controls"><label><input type="checkbox" class="predict-toggle" .checked=${!!this.predict}
+      @change=${(e) => { this.predict = e.target.checked; this.stage = this.predict ? PREDICT.at : null; this.stateChanged(); }}>
+      predict first (self-check)</label></div>`;
+  }
+
+  /**
+   * The predict stage: sliders for the predicted row of one query (the softmax hidden); at the reveal
+   * (the softmax stage), the guess beside the core's row and their total-variation distance.
+   */
+  #predictBlock(c, pv, own, page = false) {
+    if (!this.predict || pv.phase === 'before' || pv.phase === null || (pv.phase === 'reveal' && !page && own !== 5)) return nothing;
+    const { tokens } = this, t = c.t, row = fitRow(this.predictRow, t), guess = fitGuess(this.guess, t);
+    const toStage = (s) => { this.stage = s; this.stateChanged(); };
+    if (pv.phase === 'guess') {
+      const set = (j, v) => { const g = [...guess]; g[j] = v; this.guess = g; this.stateChanged(); };
+      const picker = page ? html`<label>query <select class="predict-row" @change=${(e) => { this.predictRow = Number(e.target.value); this.stateChanged(); }}>
+        ${tokens.map((w, i) => html`<option value=${i} ?selected=${i === row}>${w}</option>`)}</select></label>` : nothing;
+      return html`<div class="predict guess"><p class="ask">Predict the softmax: how does “${tokens[row]}” share its attention?</p>${picker}
+        ${guessRow({ keys: tokens, values: guess, query: tokens[row], onInput: set })}
+        ${page ? html`<div class="actions"><button type="button" class="reveal" @click=${() => toStage(PREDICT.at + 1)}>Reveal the softmax</button></div>` : nothing}</div>`;
+    }
+    const r = revealRow({ guess, weights: c.r.weights, row, t });
+    const top = r.tied ? `the top key is “${tokens[r.top]}”; your guess had no single top key` : r.top === r.topGuess ? `you put most on the top key, “${tokens[r.top]}”` : `the top key is “${tokens[r.top]}”, you put most on “${tokens[r.topGuess]}”`;
+    return html`<div class="predict reveal"><table class="compare" aria-label=${`attention of “${tokens[row]}”: your guess and the softmax`}>
+        <tr><th scope="col">“${tokens[row]}” →</th>${tokens.map((k) => html`<th scope="col">${k}</th>`)}</tr>
+        <tr class="yours"><th scope="row">your guess</th>${r.guess.map((p) => html`<td>${fmt(p, 2)}</td>`)}</tr>
+        <tr class="computed"><th scope="row">softmax</th>${r.computed.map((p) => html`<td>${fmt(p, 2)}</td>`)}</tr></table>
+      ${revealLine(html`off by <strong class="tvd">${fmt(r.tvd, 2)}</strong> (total variation, ${r.verdict}): `, top)}
+      ${page ? html`<div class="actions"><button type="button" class="predict-again" @click=${() => toStage(PREDICT.at)}>Predict again</button></div>` : nothing}</div>`;
   }
 
   /** Everything the widget displays, from the core. */
@@ -323,7 +392,7 @@ export class AttnSteps extends AttnWidget {
           aria-invalid=${f.invalid('padding')} aria-describedby=${f.describedBy('padding')}
           @input=${(e) => { const v = f.number('padding', e.target, { min: 0, max: t - 1, integer: true, name: `padding (still ${this.padding}; with ${t} tokens at least one must be real)` }); if (v !== null) this.#edit({ padding: v }); }}></label>${f.message('padding')}` : nothing}
       </div>
-      ${this.stageBar(STAGES)}
+      ${this.#predictToggle()}${this.stageBar(this.predict ? PREDICT.names : STAGES)}
 
       <div class="stage s0"><h3>0 · Inputs: X (one row per token) and the projections</h3>
         <p class="note">Type in a cell, drag it up/down, or use ↑/↓ (Shift: ×10).</p>
@@ -343,6 +412,7 @@ export class AttnSteps extends AttnWidget {
         <p class="note">Click a cell of M (or focus it, move with the arrows and press Enter) to mask or unmask it.</p>
         <div class="row">${hm('mask-m', c.noMask ? 'no mask: M = 0 everywhere' : 'M (grey: −∞, white: 0)', c.m, t, t, tokens, { ...M_PANEL, onToggle: (e) => this.#toggleMask(e, c.r.scaled) })}
           ${hm('masked', 'scaled + M', c.r.scaled, t, t, tokens, sr)}</div></div>` : nothing}
+      ${this.#predictBlock(c, this.#predictView, 5, true)}
       ${this.shows(5) ? html`<div class="stage s5"><h3>5 · Softmax of each row: the attention weights</h3>
         <attn-tex .expr=${'A_{ij} = \\frac{e^{s_{ij}}}{\\sum_{j\'} e^{s_{ij\'}}},\\qquad H_i = -\\sum_j A_{ij}\\ln A_{ij} \\le \\ln t_k'}></attn-tex>
         <div class="row">${hm('weights', 'weights A', c.r.weights, t, t, tokens, { colormap: 'sequential', probability: true })}

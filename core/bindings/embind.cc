@@ -375,6 +375,10 @@ struct CreateModelCall {
 // tokenLosses [batch·t].
 struct ModelForwardCall { Addr ids, targets; int batch, t; Addr logits, attention, tokenLosses; };
 
+// The logit lens of the last forward (Gpt::logit_lens): sequence 0 at `position`, the top k of each of
+// the layers + 1 readouts. ids [(layers + 1)·k] int32, probs [(layers + 1)·k].
+struct LensCall { int position, k; Addr ids, probs; };
+
 // One AdamW step's options: doubles, as torch's Python floats (optimizer.h) — float32 would round
 // β2 = 0.999.
 struct TrainStepCall {
@@ -525,6 +529,12 @@ class Model {
     }
     r.ok = true;
     return r;
+  }
+
+  int logit_lens(const LensCall& c) {
+    auto dim = [](int v) { return v < 0 ? SIZE_MAX : size_t(v); };  // negative: refused as out of range
+    return report(m_->logit_lens(0, dim(c.position), dim(c.k), reinterpret_cast<int*>(uintptr_t(c.ids)),
+                                 c.probs ? out(c.probs) : nullptr));
   }
 
   // Forward and backward: the gradients stay in the model (gradients()).
@@ -835,6 +845,9 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .field("batch", &ModelForwardCall::batch).field("t", &ModelForwardCall::t)
       .field("logits", &ModelForwardCall::logits).field("attention", &ModelForwardCall::attention)
       .field("tokenLosses", &ModelForwardCall::tokenLosses);
+  value_object<LensCall>("LensCall")
+      .field("position", &LensCall::position).field("k", &LensCall::k)
+      .field("ids", &LensCall::ids).field("probs", &LensCall::probs);
   value_object<TrainStepCall>("TrainStepCall")
       .field("ids", &TrainStepCall::ids).field("targets", &TrainStepCall::targets)
       .field("batch", &TrainStepCall::batch).field("t", &TrainStepCall::t)
@@ -864,6 +877,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .function("parameters", &Model::parameters)
       .function("gradients", &Model::gradients)
       .function("forward", &Model::forward)
+      .function("logitLens", &Model::logit_lens)
       .function("computeGradients", &Model::compute_gradients)
       .function("trainStep", &Model::train_step)
       .function("generate", &Model::generate)

@@ -11,6 +11,7 @@
 
 #include "attnlab/gpt.h"
 #include "golden_json.h"
+#include "tolerance.h"
 
 namespace {
 
@@ -120,6 +121,55 @@ TEST(Gpt2Checkpoint, EveryGeneratedFileMatchesTorch) {
     const attnlab::Status t = m->backward();
     EXPECT_FALSE(t.ok);
     EXPECT_NE(t.message.find("inference-only"), std::string::npos) << t.message;
+  }
+}
+
+// The logit lens against torch's (ids exact, each prob within 1e-4 of itself: tol::kModel's bound, per
+// value, as the brief of the lens asks), and its last row against the forward's own softmax, bit for bit.
+TEST(Gpt2Checkpoint, LogitLensMatchesTorchAndEndsAtTheNextTokenDistribution) {
+  const Json ref = Json::load("gpt2/reference.json");
+  for (const Json& c : ref["cases"].items) {
+    SCOPED_TRACE(c["file"].str);
+    const std::vector<uint8_t> bytes = read_file(c["file"].str);
+    std::unique_ptr<Gpt> m;
+    ASSERT_TRUE(attnlab::load_gpt2_safetensors(bytes.data(), bytes.size(), config_of(c["config"]), &m).ok);
+    std::vector<int> ids;
+    for (const Json& j : c["ids"].items) ids.push_back(int(j.number()));
+    const size_t T = ids.size(), V = m->config().vocab, R = m->config().layers + 1;
+    ASSERT_TRUE(m->forward(ids.data(), nullptr, 1, T, nullptr).ok);
+    for (const Json& lens : c["lens"].items) {
+      const size_t pos = size_t(lens["position"].number()), k = size_t(lens["k"].number());
+      std::vector<int> got_ids(R * k, -1);
+      std::vector<float> got_p(R * k, -1.0f);
+      const attnlab::Status s = m->logit_lens(0, pos, k, got_ids.data(), got_p.data());
+      ASSERT_TRUE(s.ok) << s.message;
+      ASSERT_EQ(lens["ids"].size(), R);
+      for (size_t l = 0; l < R; ++l)
+        for (size_t j = 0; j < k; ++j) {
+          EXPECT_EQ(got_ids[l * k + j], int(lens["ids"][l][j].number())) << "layer " << l << " rank " << j;
+          const double want = lens["probs"][l][j].number();
+          EXPECT_LE(std::fabs(got_p[l * k + j] - want), attnlab_test::tol::kModel.rel * want) << "layer " << l << " rank " << j;
+        }
+      // The last row is softmax of the forward's own logits at pos (in double here: within float32 rounding).
+      const float* lg = m->logits() + pos * V;
+      double mx = lg[0], sum = 0;
+      for (size_t i = 1; i < V; ++i) mx = std::max(mx, double(lg[i]));
+      for (size_t i = 0; i < V; ++i) sum += std::exp(lg[i] - mx);
+      for (size_t j = 0; j < k; ++j) {
+        const double want = std::exp(lg[got_ids[(R - 1) * k + j]] - mx) / sum;
+        EXPECT_NEAR(got_p[(R - 1) * k + j], want, 1e-6 * want) << "rank " << j;
+      }
+    }
+    // Refusals name the option.
+    std::vector<int> i5(R * 5);
+    std::vector<float> p5(R * 5);
+    attnlab::Status s = m->logit_lens(0, T, 5, i5.data(), p5.data());
+    EXPECT_FALSE(s.ok);
+    EXPECT_NE(s.message.find("lens.position is " + std::to_string(T)), std::string::npos) << s.message;
+    s = m->logit_lens(0, 0, V + 1, i5.data(), p5.data());
+    EXPECT_NE(s.message.find("lens.k is"), std::string::npos) << s.message;
+    s = m->logit_lens(1, 0, 5, i5.data(), p5.data());
+    EXPECT_NE(s.message.find("past batch = 1"), std::string::npos) << s.message;
   }
 }
 

@@ -12,8 +12,9 @@ LayerNorm(eps = layer_norm_epsilon); MLP c_fc → gelu_new (tanh approximation) 
 ln_f; logits = ln_f(x)·wteᵀ (the tied lm_head, no bias). No transformers package is needed.
 
 The reference holds, per file: the logits of a prompt, every layer's attention maps [L][H][T][T], the
-residual stream entering each layer and after the last one ([L+1][T][D], for the logit lens), and a
-greedy generation. F16/BF16 files hold rounded weights; the reference is computed from exactly those
+residual stream entering each layer and after the last one ([L+1][T][D]), the logit lens at two
+positions (each residual row through ln_f and the tied unembedding, softmaxed, top k: ids and probs
+[L+1][k]; the last row is the model's own next-token distribution), and a greedy generation. F16/BF16 files hold rounded weights; the reference is computed from exactly those
 values (as float64). Deterministic (seeded): running it again gives the same files.
 """
 import json
@@ -84,6 +85,22 @@ def forward(W, ids, cfg, prefix=""):
     res.append(x.clone())
     logits = layer_norm(x, W["ln_f.weight"], W["ln_f.bias"], eps) @ W["wte.weight"].T
     return logits, attn, res
+
+
+def logit_lens(W, res, position, k, cfg):
+    """The top k of softmax(ln_f(res[l][position])·wteᵀ) for l = 0 … L: {"position", "k", "ids", "probs"}.
+    Refuses a near-tie at the k-th place (float32 could order it either way)."""
+    ids, probs = [], []
+    for r in res:
+        logits = layer_norm(r[position], W["ln_f.weight"], W["ln_f.bias"], cfg["layer_norm_epsilon"]) @ W["wte.weight"].T
+        p = torch.softmax(logits, dim=-1)
+        top = torch.topk(p, min(k + 1, p.numel()))
+        vals = top.values.tolist()
+        for a, b in zip(vals, vals[1:]):
+            assert a - b > 1e-5 * a, "a near-tie in the lens's top k: pick another seed"
+        ids.append(top.indices[:k].tolist())
+        probs.append(vals[:k])
+    return {"position": position, "k": k, "ids": ids, "probs": probs}
 
 
 def greedy(W, prompt, steps, cfg):
@@ -189,6 +206,7 @@ def make_case(case, seed):
         "logits": logits.flatten().tolist(),
         "attention": [[a[h].flatten().tolist() for h in range(a.shape[0])] for a in attn],
         "residuals": [r.flatten().tolist() for r in res],
+        "lens": [logit_lens(W64, res, T - 1, 5, fcfg), logit_lens(W64, res, 2, 7, fcfg)],
         "prompt": prompt, "steps": steps, "greedy": greedy(W64, prompt, steps, fcfg),
     }
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createAttnLab } from 'attnlab';
-import { TOL, expectCloseTensor } from './helpers.js';
+import { TOL, expectClose, expectCloseTensor } from './helpers.js';
 
 const DIR = new URL('../golden/gpt2/', import.meta.url);
 const REF = JSON.parse(readFileSync(new URL('reference.json', DIR), 'utf8')).cases;
@@ -110,6 +110,71 @@ describe('inference-only', () => {
         expectCloseTensor(again.forward({ ids: c.ids, attention: false }).logits, before, 'attnlab save', TOL.ulps);
       } finally { again.dispose(); }
     } finally { m.dispose(); }
+  });
+});
+
+describe('the logit lens: forward({ lens })', () => {
+  for (const c of REF)
+    test(`${c.file}: top-k after each layer matches torch; the last entry is the next-token distribution`, () => {
+      const m = lab.loadModel(fileBytes(c), { config: c.config });
+      try {
+        const L = c.config.n_layer, t = c.ids.length;
+        for (const ref of c.lens) {
+          const lens = ref.position === t - 1 && ref.k === 5 ? true : { position: ref.position, k: ref.k };
+          const r = m.forward({ ids: c.ids, targets: c.ids, lens });
+          expect(r.lens).toHaveLength(L + 1);
+          for (let l = 0; l <= L; l++) {
+            const e = r.lens[l];
+            expect(e.ids).toBeInstanceOf(Int32Array);
+            expect(e.probs).toBeInstanceOf(Float32Array);
+            expect(Array.from(e.ids), `${c.file} position ${ref.position} layer ${l} ids`).toEqual(ref.ids[l]);
+            expectClose(e.probs, ref.probs[l], `${c.file} position ${ref.position} layer ${l} probs`, TOL.model);
+          }
+          // The last entry: softmax of the forward's own logits at that position (float64 here).
+          const V = m.config.vocab, row = r.logits.subarray(ref.position * V, (ref.position + 1) * V);
+          const mx = Math.max(...row);
+          let z = 0;
+          for (const x of row) z += Math.exp(x - mx);
+          const last = r.lens[L];
+          expectClose(last.probs, Array.from(last.ids, (id) => Math.exp(row[id] - mx) / z), 'last entry vs softmax(logits)', TOL.ulps);
+        }
+      } finally { m.dispose(); }
+    });
+
+  test('defaults, a trainable model, and clear refusals naming lens / position / k', () => {
+    const c = REF[0];
+    const m = lab.loadModel(fileBytes(c), { config: c.config });
+    try {
+      const t = c.ids.length;
+      const d = m.forward({ ids: c.ids, lens: true }).lens;
+      const same = m.forward({ ids: c.ids, lens: { position: t - 1, k: 5 } }).lens;
+      for (let l = 0; l < d.length; l++) {
+        expect(d[l].ids).toHaveLength(5);
+        expect(Array.from(d[l].ids)).toEqual(Array.from(same[l].ids));
+        expect(Array.from(d[l].probs)).toEqual(Array.from(same[l].probs));
+        for (let j = 1; j < 5; j++) expect(d[l].probs[j]).toBeLessThanOrEqual(d[l].probs[j - 1]);
+      }
+      expect(m.forward({ ids: c.ids }).lens).toBeUndefined();
+      expect(m.forward({ ids: c.ids, lens: false }).lens).toBeUndefined();
+      const V = m.config.vocab;
+      const full = m.forward({ ids: c.ids, lens: { k: V } }).lens;
+      for (const e of full) expectClose(e.probs.reduce((a, b) => a + b, 0), 1, 'a full readout sums to 1', TOL.reorder);
+      expect(() => m.forward({ ids: c.ids, lens: { position: t } })).toThrow(`forward: lens.position is ${t}, expected an integer in [0, t = ${t})`);
+      expect(() => m.forward({ ids: c.ids, lens: { position: -1 } })).toThrow(/forward: lens.position is -1/);
+      expect(() => m.forward({ ids: c.ids, lens: { k: 0 } })).toThrow(`forward: lens.k is 0, expected an integer in [1, vocab = ${V}]`);
+      expect(() => m.forward({ ids: c.ids, lens: { k: 2.5 } })).toThrow(/forward: lens.k is 2.5/);
+      expect(() => m.forward({ ids: c.ids, lens: { pos: 1 } })).toThrow(/forward: unknown lens option 'pos', expected some of: position, k/);
+      expect(() => m.forward({ ids: c.ids, lens: 'yes' })).toThrow(/forward: lens is .*yes.*, expected true or \{ position, k \}/);
+      expect(() => m.forward({ ids: [...c.ids, ...c.ids], batch: 2, lens: true })).toThrow(/forward: lens reads one sequence, expected batch = 1 \(got batch = 2\)/);
+    } finally { m.dispose(); }
+    // Any model has a lens: a small trainable one, whose last entry is its next-token distribution.
+    const s = lab.createModel({ vocab: 11, context: 6, layers: 2, heads: 2, dModel: 8, seed: 5 });
+    try {
+      const r = s.forward({ ids: [1, 2, 3], lens: { k: 11 } });
+      expect(r.lens).toHaveLength(3);
+      const row = r.logits.subarray(2 * 11), top = r.lens[2].ids[0];
+      expect(row[top]).toBe(Math.max(...row));
+    } finally { s.dispose(); }
   });
 });
 

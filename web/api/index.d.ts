@@ -264,12 +264,25 @@ export interface ModelForwardArgs {
   /** Default 1. */ batch?: number;
   /** [batch·t]: adds loss and tokenLosses. */ targets?: TokenIds;
   /** Default true; false leaves out the attention weights. */ attention?: boolean;
+  /** The logit lens (batch 1): true = { position: t − 1, k: 5 }. Adds `lens` to the result. */ lens?: boolean | LensOptions;
 }
+export interface LensOptions {
+  /** Default the last, t − 1; an integer in [0, t). */ position?: number;
+  /** Default 5; an integer in [1, vocab]. */ k?: number;
+}
+/** One readout of the logit lens: the k most probable next tokens, most probable first. */
+export interface LensEntry { ids: Int32Array; probs: Float32Array }
 export interface ModelForwardResult {
   /** [batch·t·vocab] */ logits: Float32Array;
   /** attention[layer][head]: softmax weights [batch·t·t] (causal: 0 above the diagonal). */ attention?: Float32Array[][];
   /** Mean cross-entropy (with targets). */ loss?: number;
   /** [batch·t] −log p(target) per position (with targets). */ tokenLosses?: Float32Array;
+  /**
+   * With `lens`: layers + 1 entries; entry l is the residual stream after l layers (0: embeddings +
+   * positions) at `position`, through the final LayerNorm and the tied unembedding, softmaxed, top k.
+   * The last entry is the model's own next-token distribution there.
+   */
+  lens?: LensEntry[];
   batch: number; t: number;
 }
 export interface TrainStepArgs {

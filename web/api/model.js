@@ -15,7 +15,8 @@ import { run } from './core.js';
 import { requireObject, int, num, bool, oneOf, matrix, fail, describe, noUnknownKeys, tokenIdsInRange } from './validate.js';
 
 const CREATE_OPTIONS = ['vocab', 'context', 'layers', 'heads', 'dModel', 'dFF', 'attentionOnly', 'layerNorm', 'activation', 'initStd', 'seed'];
-const FORWARD_OPTIONS = ['ids', 'batch', 'targets', 'attention'];
+const FORWARD_OPTIONS = ['ids', 'batch', 'targets', 'attention', 'lens'];
+const LENS_OPTIONS = ['position', 'k'];
 const GRADIENT_OPTIONS = ['ids', 'targets', 'batch'];
 const TRAIN_OPTIONS = ['ids', 'targets', 'batch', 'lr', 'beta1', 'beta2', 'eps', 'weightDecay', 'maxGradNorm'];
 const GENERATE_OPTIONS = ['prompt', 'steps', 'temperature', 'topK', 'seed'];
@@ -101,6 +102,28 @@ function finite(fn, name, v) {
     const x = Math.fround(v[i]);
     if (!Number.isFinite(x)) fail(fn, `${name}[${i}] is ${x}, expected finite values`);
   }
+}
+
+// forward's lens option: true (the last position, the top 5) or { position, k }; null when not asked.
+function lensOption(fn, v, batch, t, vocab) {
+  if (v === undefined || v === null || v === false) return null;
+  let position = t - 1, k = Math.min(5, vocab);
+  if (v !== true) {
+    if (typeof v !== 'object' || Array.isArray(v)) fail(fn, `lens is ${describe(v)}, expected true or { position, k }`);
+    noUnknownKeys(fn, v, LENS_OPTIONS, 'lens option');
+    if (v.position !== undefined) {
+      if (typeof v.position !== 'number' || !Number.isInteger(v.position) || v.position < 0 || v.position >= t)
+        fail(fn, `lens.position is ${describe(v.position)}, expected an integer in [0, t = ${t}) (default: the last, ${t - 1})`);
+      position = v.position;
+    }
+    if (v.k !== undefined) {
+      if (typeof v.k !== 'number' || !Number.isInteger(v.k) || v.k < 1 || v.k > vocab)
+        fail(fn, `lens.k is ${describe(v.k)}, expected an integer in [1, vocab = ${vocab}] (default: 5)`);
+      k = v.k;
+    }
+  }
+  if (batch !== 1) fail(fn, `lens reads one sequence, expected batch = 1 (got batch = ${batch})`);
+  return { position, k };
 }
 
 // A seed: an integer in [0, 2^32).
@@ -411,8 +434,12 @@ export class Model {
   get step() { return this.#live('step'), this.#handle.step(); }
 
   /**
-   * { ids, batch = 1, targets?, attention = true } → { logits [batch·t·vocab], attention[layer][head]
-   * [batch·t·t], loss and tokenLosses [batch·t] (with targets), batch, t }.
+   * { ids, batch = 1, targets?, attention = true, lens? } → { logits [batch·t·vocab], attention[layer][head]
+   * [batch·t·t], loss and tokenLosses [batch·t] (with targets), batch, t, lens? }.
+   * lens: true | { position = t − 1, k = 5 } (batch 1): the logit lens, an Array of layers + 1 entries
+   * { ids: Int32Array(k), probs: Float32Array(k) }, most probable first — entry l is the residual stream
+   * after l layers (0: embeddings + positions) through the final LayerNorm and the tied unembedding,
+   * softmaxed; the last entry is the model's own next-token distribution at that position.
    */
   forward(args) {
     const fn = 'forward';
@@ -422,13 +449,21 @@ export class Model {
     const { vocab, context, layers, heads } = this.config;
     const { batch, t, n, hasTargets } = sequence(fn, args, context, vocab, false);
     const withAttention = bool(fn, 'attention', args.attention, true);
+    const lens = lensOption(fn, args.lens, batch, t, vocab);
     const per = batch * t * t, att = withAttention ? layers * heads * per : 0;
-    const [pi, pt, pl, pa, pk] = lab.arena.layout(fn, [n, hasTargets ? n : 0, n * vocab, att, hasTargets ? n : 0]);
+    const lensN = lens ? (layers + 1) * lens.k : 0;
+    const [pi, pt, pl, pa, pk, pli, plp] = lab.arena.layout(fn, [n, hasTargets ? n : 0, n * vocab, att, hasTargets ? n : 0, lensN, lensN]);
     putTokens(lab, pi, args.ids);
     if (hasTargets) putTokens(lab, pt, args.targets);
     const s = stepOrThrow(lab, this.#handle.forward({ ids: pi, targets: hasTargets ? pt : 0, batch, t,
       logits: pl, attention: withAttention ? pa : 0, tokenLosses: hasTargets ? pk : 0 }));
+    if (lens) run(lab, this.#handle.logitLens({ position: lens.position, k: lens.k, ids: pli, probs: plp }));
     const r = { batch, t, logits: lab.arena.take(pl, n * vocab) };
+    if (lens) {
+      const ids = lab.core.heap().i32.slice(pli >>> 2, (pli >>> 2) + lensN), probs = lab.arena.take(plp, lensN);
+      r.lens = Array.from({ length: layers + 1 }, (_, l) =>
+        ({ ids: ids.subarray(l * lens.k, (l + 1) * lens.k), probs: probs.subarray(l * lens.k, (l + 1) * lens.k) }));
+    }
     if (withAttention) {
       const all = lab.arena.take(pa, att);
       r.attention = Array.from({ length: layers }, (_, l) =>

@@ -142,6 +142,14 @@ class Gpt {
   const float* residual(size_t layer) const;     // [batch·t, d_model], the stream entering layer l
                                                  // (l = layers: after the last layer, before LN_final)
 
+  // ---- Logit lens, on the last forward: sequence b's residual stream at `position` after each of
+  // 0 … layers layers (residual(l) above; 0 = embeddings + positions), each put through LN_final and
+  // the tied unembedding (+ b_U) and softmaxed; the k most probable tokens of each, most probable
+  // first (ties: the lower id first). ids, probs: [layers + 1, k]. Row `layers` is the forward's own
+  // next-token distribution at that position, bit for bit: the same row through the same unembedding
+  // (each logit is one dot product in a fixed order, whatever the number of rows).
+  Status logit_lens(size_t b, size_t position, size_t k, int* ids, float* probs);
+
   // ---- Backward: the gradient of the last forward's mean loss (it needed targets, no ablation),
   // written to grads() (zeroed first). ----
   Status backward();

@@ -108,6 +108,11 @@ struct Gpt::Impl {
   // entering a sub-layer's LN, dlogits, the FFN's [N, F] scratch, one sequence's MHA workspace.
   float *dres = nullptr, *dtmp = nullptr, *dlogits = nullptr, *ffn_scratch = nullptr, *mha_ws = nullptr;
 
+  // The logit lens's scratch (one malloc, grown when needed): the L + 1 rows [L + 1, D], their LN
+  // [L + 1, D], logits and probs [L + 1, V]; the order [V] (ints) after them.
+  float* lens_ws = nullptr;
+  size_t lens_floats = 0;
+
   // Sampling (generate.cc): a KV cache [L][K, V][C, D] and one context's worth of row buffers (one
   // malloc, made on the first generate), the token window [C] and the sampling scratch (a second one).
   float* gen = nullptr;
@@ -125,6 +130,7 @@ struct Gpt::Impl {
     std::free(toks);
     std::free(gen);
     std::free(gen_aux);
+    std::free(lens_ws);
   }
 
   float* P() { return block; }

@@ -13,6 +13,9 @@ APT_PACKAGES+=(poppler-utils)
 # python3 (the standard library only) runs tests/golden/read_safetensors.py: a reader of the checkpoint
 # format written apart from attnlab, that tests/unit/model.test.js hands a saved model to
 APT_PACKAGES+=(python3)
+# attnlab for Jupyter (python/, notebooks/): its unit tests use torch and numpy; tests/e2e/jupyter.e2e.test.js
+# installs it into a venv, executes the companion notebook (nbconvert) and drives a Jupyter Notebook server
+APT_PACKAGES+=(python3-venv python3-numpy python3-torch jupyter-notebook python3-nbconvert python3-ipykernel)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

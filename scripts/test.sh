@@ -33,11 +33,14 @@ npx vitest run
 
 echo "== static build + browser tests (Chromium)"
 bash scripts/build.sh
+echo "== Python: attnlab for Jupyter (python/; unittest, Debian's torch and numpy; the build's standalone/)"
+/usr/bin/python3 -m unittest discover -s tests/python
 npx vitest run -c vitest.e2e.config.js
 
 # The closing line: every test counted (ctest runs the native suite twice: plain and ASan/UBSan).
 strip() { sed -e 's/\x1b\[[0-9;]*m//g' "$log"; }
 native=$(strip | awk '/tests passed, 0 tests failed out of/ { n += $NF } END { print n + 0 }')
 vitest=$(strip | awk '$1 == "Tests" && $3 == "passed" { n += $2 } END { print n + 0 }')
+python=$(strip | awk '/^Ran [0-9]+ tests? in / { n += $2 } END { print n + 0 }')
 echo
-echo "tests: $((native + vitest)) passed, 0 failed"
+echo "tests: $((native + vitest + python)) passed, 0 failed"

@@ -1,7 +1,8 @@
 // <attn-multihead>: heads side by side — per-head Q/K/V and weights, the concatenation, W_O, output.
 //
 // Attributes: preset ("cat-sat" | "custom"), heads, d-model, stage (0 inputs, 1 per-head Q/K/V,
-// 2 per-head weights, 3 concat, 4 output; absent = all), mask ("none" | "causal"), seed,
+// 2 per-head weights, 3 concat, 4 output; absent = all; with predict a "predict" stage 2 before the
+// weights, so 0 … 5: multihead/predict.js), predict-row, mask ("none" | "causal"), seed,
 // weight-range ("fixed": weights coloured on [0, 1], default; "map": each map's own range), hash-key,
 // and AttnWidget's layout / controls / fit-height.
 // Page layout: every stage up to `stage`, one below the other, with editors. Slide layout: the stage
@@ -25,6 +26,9 @@ import { chunks, choose, geometryOf, inputDigits } from '../shared/pack.js';
 import '../shared/heatmap.js';
 import '../shared/matrix-editor.js';
 import '../shared/tex.js';
+import { guessChoice, predictStyles, revealLine } from '../shared/predict.js';
+import { PREDICT, PREDICT_SHORT, fitPicks, revealPicks } from './predict.js';
+import { fmt } from '../shared/format.js';
 
 const MAX_T = 8, MAX_D = 8;
 const STAGES = ['inputs', 'per-head Q, K, V', 'per-head weights', 'concat', 'output'];
@@ -65,6 +69,12 @@ export class AttnMultihead extends AttnWidget {
     _head: { state: true },
     tokens: { attribute: false },
     x: { attribute: false }, wq: { attribute: false }, wk: { attribute: false }, wv: { attribute: false }, wo: { attribute: false },
+    /** Predict, then reveal: a "predict" stage before the per-head weights (stages 0 … 5, see predict.js). */
+    predict: { type: Boolean, reflect: true },
+    /** The query whose top key is predicted per head (0-based; default the last token). */
+    predictRow: { type: Number, attribute: 'predict-row' },
+    /** The picked key per head (-1: none). */
+    picks: { attribute: false },
   };
 
   static stateSchema = {
@@ -79,7 +89,10 @@ export class AttnMultihead extends AttnWidget {
     wk: cellList(MAX_D * MAX_D),
     wv: cellList(MAX_D * MAX_D),
     wo: cellList(MAX_D * MAX_D),
-    stage: { type: 'int', min: 0, max: 4 },  // "show up to" (absent: all)
+    stage: { type: 'int', min: 0, max: 5 },  // "show up to" (absent: all; 5 with the predict stage)
+    predict: { type: 'bool' },
+    predictRow: { type: 'int', min: 0, max: MAX_T - 1 },
+    picks: { type: 'nums', maxLength: MAX_D, min: -1, max: MAX_T - 1 },
   };
 
   static checkState(s) {
@@ -92,7 +105,7 @@ export class AttnMultihead extends AttnWidget {
     return '';
   }
 
-  static styles = [widgetStyles, slideStyles];
+  static styles = [widgetStyles, slideStyles, predictStyles];
 
   constructor() {
     super();
@@ -105,6 +118,9 @@ export class AttnMultihead extends AttnWidget {
     this._loadedPreset = null;
     this._head = null;
     this._hovers = new Map();
+    this.predict = false;
+    this.predictRow = null;
+    this.picks = null;
   }
 
   applyState(state) {
@@ -171,6 +187,58 @@ export class AttnMultihead extends AttnWidget {
   }
 
 
+  /** With `predict`: the phase ('before' | 'guess' | 'reveal') and the widget's own stage to draw (predict.js). */
+  get #predictView() {
+    return this.predict ? { phase: PREDICT.phase(this.stage), own: PREDICT.own(this.stage) } : { phase: null, own: this.stage ?? null };
+  }
+
+  /** The widget's own stage i is shown (the predict stage hides the weights and what follows them). */
+  shows(i) {
+    const own = this.#predictView.own;
+    return own === null || own === undefined || own >= i;
+  }
+
+  /** The query whose top key is predicted: predict-row, else the last token. */
+  get #predictRowIndex() {
+    const t = this.tokens.length;
+    return Number.isInteger(this.predictRow) && this.predictRow >= 0 && this.predictRow < t ? this.predictRow : t - 1;
+  }
+
+  /** Page, full controls: predict each head's top key before seeing the weights (a self-check). */
+  #predictToggle() {
+    if (this.controlsMode !== 'full') return nothing;
+    return html`<div class="controls"><label><input type="checkbox" class="predict-toggle" .checked=${!!this.predict}
+      @change=${(e) => { this.predict = e.target.checked; this.stage = this.predict ? PREDICT.at : null; this.stateChanged(); }}>
+      predict first (self-check)</label></div>`;
+  }
+
+  /**
+   * The predict stage: per head, the token the query will attend to most (a toggle button per token);
+   * at the reveal (the weights stage) each head's pick beside its computed top key and the gap.
+   */
+  #predictBlock(r, pv, own, page = false) {
+    if (!this.predict || pv.phase === 'before' || pv.phase === null || (pv.phase === 'reveal' && !page && own !== 2)) return nothing;
+    const { tokens, heads: H } = this, t = tokens.length, row = this.#predictRowIndex, picks = fitPicks(this.picks, H, t);
+    const toStage = (s) => { this.stage = s; this.stateChanged(); };
+    const q = tokens[row];
+    if (pv.phase === 'guess') {
+      const pick = (h, j) => { const p = [...picks]; p[h] = j; this.picks = p; this.stateChanged(); };
+      const picker = page ? html`<label>query <select class="predict-row" @change=${(e) => { this.predictRow = Number(e.target.value); this.stateChanged(); }}>
+        ${tokens.map((w, i) => html`<option value=${i} ?selected=${i === row}>${w}</option>`)}</select></label>` : nothing;
+      return html`<div class="predict guess"><p class="ask">Predict: which token will “${q}” attend to most, in each head?</p>${picker}
+        ${Array.from({ length: H }, (_, h) => guessChoice({ label: `head ${h + 1}`, ariaLabel: `head ${h + 1}: the token “${q}” attends to most`,
+          choices: tokens, value: picks[h], onPick: (j) => pick(h, j), cls: `guess-choice head${h + 1}` }))}
+        ${page ? html`<div class="actions"><button type="button" class="reveal" @click=${() => toStage(PREDICT.at + 1)}>Reveal the weights</button></div>` : nothing}</div>`;
+    }
+    const res = revealPicks({ picks, weights: r.weights, heads: H, t, row });
+    return html`<div class="predict reveal"><table class="compare" aria-label=${`“${q}”: your pick per head and its computed top key`}>
+        <tr><th scope="col">“${q}” →</th><th scope="col">your pick</th><th scope="col">top key</th><th scope="col">off by</th></tr>
+        ${res.heads.map((h, i) => html`<tr class=${h.right ? 'right' : 'wrong'}><th scope="row">head ${i + 1}</th>
+          <td class="yours">${h.pick < 0 ? '–' : `${tokens[h.pick]} ${fmt(h.pickWeight, 2)}`}</td><td>${tokens[h.top]} ${fmt(h.topWeight, 2)}</td><td class="gap">${fmt(h.gap, 2)}</td></tr>`)}</table>
+      ${revealLine(html`<strong class="right-count">${res.right} of ${H}</strong> ${H === 1 ? 'head' : 'heads'} picked right`, '(off by: the top key’s weight minus your pick’s)')}
+      ${page ? html`<div class="actions"><button type="button" class="predict-again" @click=${() => toStage(PREDICT.at)}>Predict again</button></div>` : nothing}</div>`;
+  }
+
   compute(lab) {
     const t = this.tokens.length, D = this.dModel, H = this.heads;
     return lab.multiHeadAttention({ x: this.x, tq: t, dModel: D, heads: H, wq: this.wq, wk: this.wk, wv: this.wv, wo: this.wo, mask: this.mask });
@@ -221,7 +289,7 @@ export class AttnMultihead extends AttnWidget {
     return html`
       <attn-tex class="formula" display .expr=${`\\mathrm{head}_h = \\mathrm{softmax}\\!\\left(\\frac{Q_h K_h^\\top}{\\sqrt{d_k}}\\right)V_h,\\quad \\mathrm{MultiHead}(X) = \\mathrm{Concat}(\\mathrm{head}_1,\\dots,\\mathrm{head}_{${H}})\\,W_O,\\quad d_k = d_{model}/h = ${dk}`}></attn-tex>
       ${this.#controls(this.controlsMode)}
-      ${this.stageBar(STAGES)}
+      ${this.#predictToggle()}${this.stageBar(this.predict ? PREDICT.names : STAGES)}
       <div class="stage s0"><h3>0 · Inputs: X and the weights (head h owns d<sub>k</sub> columns of each W: labels h·j)</h3>
         <div class="row">${ed('x', 'X', t, D, tokens, dims(D))}${ed('wq', 'W_Q', D, D, dims(D), concatLabels)}${ed('wk', 'W_K', D, D, dims(D), concatLabels)}
           ${ed('wv', 'W_V', D, D, dims(D), concatLabels)}${ed('wo', 'W_O', D, D, concatLabels, dims(D))}</div></div>
@@ -231,6 +299,7 @@ export class AttnMultihead extends AttnWidget {
           ${hm(`q head${h + 1}`, `Q${h + 1}`, headSlice(r.q, t, D, h, dk), t, dk, tokens, dims(dk))}
           ${hm(`k head${h + 1}`, `K${h + 1}`, headSlice(r.k, t, D, h, dk), t, dk, tokens, dims(dk))}
           ${hm(`v head${h + 1}`, `V${h + 1}`, headSlice(r.v, t, D, h, dk), t, dk, tokens, dims(dk))}</div>`)}</div></div>` : nothing}
+      ${this.#predictBlock(r, this.#predictView, 2, true)}
       ${this.shows(2) ? html`<div class="stage s2"><h3>2 · Per-head attention weights</h3>
         <div class="row">${perHead((h) => hm(`weights head${h + 1}`, `head ${h + 1} weights`, r.weights.subarray(h * t * t, (h + 1) * t * t), t, t, tokens, tokens, true))}</div></div>` : nothing}
       ${this.shows(3) ? html`<div class="stage s3"><h3>3 · Concatenate the heads’ outputs</h3>
@@ -256,7 +325,7 @@ export class AttnMultihead extends AttnWidget {
   /** Slide layout: strip, compact controls, the stage's formula, the stage's matrices as large as fit. */
   #renderSlide(r) {
     const { tokens, dModel: D, heads: H } = this, t = tokens.length, dk = D / H;
-    const stage = Math.max(0, Math.min(4, this.stage ?? 4));
+    const pv = this.#predictView, stage = Math.max(0, Math.min(4, pv.own ?? 4));
     const dims = (n) => Array.from({ length: n }, (_, j) => `d${j + 1}`);
     const concatLabels = Array.from({ length: D }, (_, j) => `h${Math.floor(j / dk) + 1}·${(j % dk) + 1}`);
     const fixed = this.#fixedWeights;
@@ -278,13 +347,15 @@ export class AttnMultihead extends AttnWidget {
       // All at full size if the numbers fit; else X with numbers and the W's smaller beside it; else X.
       levels = [layouts([x, ...ws, wo]), layouts([x, ...small([...ws, wo])]), layouts([x, ...small(ws)]), [[row([x])]]];
     } else if (stage === 1) {
-      const qkv = (h) => [['q', 'Q', r.q], ['k', 'K', r.k], ['v', 'V', r.v]].map(([c, l, m]) =>
+      // Predicting the top key needs Q and K only: the guess stage leaves V out (bigger cells, numbers shown).
+      const which = pv.phase === 'guess' ? [['q', 'Q', r.q], ['k', 'K', r.k]] : [['q', 'Q', r.q], ['k', 'K', r.k], ['v', 'V', r.v]];
+      const qkv = (h) => which.map(([c, l, m]) =>
         P(`${c} head${h + 1}`, `${l}${SUB(h + 1)}`, headSlice(m, t, D, h, dk), t, dk, tokens, dims(dk), { group: 'qkv' }));
       const byHead = perHead(qkv);
       const arr = [];
       // k heads per row, a rule between heads
-      for (let k = 1; k <= H; k++) if (H % k === 0) arr.push(chunks(byHead, k).map((hs) => row(hs.flat(), hs.flatMap((_, i) => [i ? '|' : '', '', '']))));
-      arr.push([0, 1, 2].map((i) => row(byHead.map((ps) => ps[i]))));  // Q's, K's, V's as rows
+      for (let k = 1; k <= H; k++) if (H % k === 0) arr.push(chunks(byHead, k).map((hs) => row(hs.flat(), hs.flatMap((_, i) => [i ? '|' : '', ...which.slice(1).map(() => '')]))));
+      arr.push(which.map((_, i) => row(byHead.map((ps) => ps[i]))));  // Q's, K's, V's as rows
       levels = [arr];
     } else if (stage === 2) {
       const ws = perHead((h) => P(`weights head${h + 1}`, `head ${h + 1}: A${SUB(h + 1)}`, r.weights.subarray(h * t * t, (h + 1) * t * t), t, t, tokens, tokens, { prob: true, group: 'A' }));
@@ -313,8 +384,8 @@ export class AttnMultihead extends AttnWidget {
         style=${`left:${g.left + h * dk * g.cell + 2}px;width:${dk * g.cell - 4}px;border-color:${HEAD_COLORS[h % HEAD_COLORS.length]}`}>head ${h + 1}</span>`)}</div>`;
     };
     // The formula: inline KaTeX in display style, on one line (attn-tex shrinks it to the width).
-    return html`<div class="slide-head"><div class="topline">${this.stageStrip(SHORT_STAGES)}${this.#controls(this.controlsMode)}</div>
-        <attn-tex class="formula current" .expr=${`\\displaystyle ${this.#stageFormula(stage)}`}></attn-tex></div>
+    return html`<div class="slide-head"><div class="topline">${this.stageStrip(this.predict ? PREDICT_SHORT.names : SHORT_STAGES)}${this.#controls(this.controlsMode)}</div>
+        <attn-tex class="formula current" .expr=${`\\displaystyle ${this.#stageFormula(stage)}`}></attn-tex>${this.#predictBlock(r, pv, stage)}</div>
       <div class=${`slide-main stage s${stage}`}>${pick.rows.map((rw, i) => html`<div class="prow">${rw.panels.map((p, j) => html`
         ${rw.ops?.[j] ? html`<span class=${rw.ops[j] === '|' ? 'op sep' : 'op'} aria-hidden="true">${rw.ops[j]}</span>` : nothing}
         ${p.groups ? html`<div class="panel">${heatmap(p, pick.fit.sizes[i][j])}${groups(p, pick.fit.sizes[i][j])}</div>` : heatmap(p, pick.fit.sizes[i][j])}`)}</div>`)}</div>`;

@@ -92,7 +92,7 @@ export const predictStyles = css`
   .predict .choices button[aria-pressed='true'] { background: #8250df; border-color: #8250df; color: #fff; font-weight: 600; }
   .predict .actions { display: flex; flex-wrap: wrap; gap: 8px; }
   .predict .actions button { min-height: 32px; font-size: 16px; padding: 2px 12px; }
-  .predict table.compare { border-collapse: collapse; font-size: 18px; font-variant-numeric: tabular-nums; }
+  .predict table.compare { align-self: flex-start; border-collapse: collapse; font-size: 18px; font-variant-numeric: tabular-nums; }
   .predict table.compare th, .predict table.compare td { padding: 2px 10px; text-align: right; border-bottom: 1px solid #d0d7de; }
   .predict table.compare th[scope='row'] { text-align: left; font-weight: 600; }
   .predict table.compare tr.yours td { color: #8250df; font-weight: 600; }
@@ -116,8 +116,8 @@ export function guessRow({ keys, values, query, onInput }) {
 }
 
 /** Toggle buttons, one per choice; `value` is the chosen index (-1: none yet). */
-export function guessChoice({ label, choices, value, onPick, cls = 'guess-choice' }) {
-  return html`<div class="choices" role="group" aria-label=${label}><span>${label}</span>${choices.map((c, j) => html`
+export function guessChoice({ label, ariaLabel = label, choices, value, onPick, cls = 'guess-choice' }) {
+  return html`<div class="choices" role="group" aria-label=${ariaLabel}><span aria-hidden="true">${label}</span>${choices.map((c, j) => html`
     <button type="button" class=${cls} aria-pressed=${String(j === value)} @click=${() => onPick(j)}>${c}</button>`)}</div>`;
 }
 

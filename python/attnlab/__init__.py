@@ -31,10 +31,12 @@ __version__ = "0.1.0"
 # A float32 result against the notebook's own (the JS tests' TOL.ref): |a - b| <= abs + rel * |b|.
 TOLERANCE = {"rel": 1e-4, "abs": 1e-6}
 
-# Tags attnlab.show() displays (the standalone build registers them all).
+# Tags attnlab.show() displays: every widget that needs only the core (the build registers them all).
 WIDGETS = ("attn-steps", "attn-multihead", "attn-positional", "attn-why-scale", "attn-convex",
-           "attn-kernel-regression", "attn-cross", "attn-block", "attn-cost", "attn-train", "attn-model",
+           "attn-kernel-regression", "attn-cross", "attn-block", "attn-cost",
            "attn-embedding-lookup", "attn-output-projection")
+# These load files a cell does not carry (the training worker, the shipped snapshots and model).
+NOT_IN_A_CELL = ("attn-train", "attn-model")
 
 _GLUE = Path(__file__).resolve().parent / "notebook.js"
 
@@ -94,6 +96,9 @@ def _check_title(title, fn):
 def show(tag, **attributes):
     """Any attnlab widget by its tag, with its attributes (``d_model=8`` is the attribute ``d-model``)."""
     fn = "attnlab.show"
+    if tag in NOT_IN_A_CELL:
+        raise AttnLabError(f"{fn}: {tag} needs the training worker and the shipped snapshots, which a notebook cell does "
+                           "not carry; open it on a page that loads standalone/attnlab.js (README, 'One script tag')")
     if not isinstance(tag, str) or tag not in WIDGETS:
         raise AttnLabError(f"{fn}: tag {tag!r} is not an attnlab widget; expected one of {', '.join(WIDGETS)}")
     attrs = {}

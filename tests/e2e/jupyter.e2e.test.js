@@ -154,6 +154,7 @@ describe('a Jupyter Notebook server (127.0.0.1, token auth)', () => {
       'g = torch.Generator().manual_seed(11)',
       'q, k, v = torch.randn(4, 3, generator=g), torch.randn(4, 3, generator=g), torch.randn(4, 2, generator=g)',
       'print(json.dumps(torch.softmax(q @ k.T / math.sqrt(3), dim=-1).flatten().tolist()))',
+      'display(attnlab.show("attn-steps", preset="football", stage=3))',
       'attnlab.attention(q, k, v, tokens=["a", "b", "c", "d"])',
     ].join('\n');
     writeFileSync(join(dir, 'live.ipynb'), JSON.stringify({
@@ -197,9 +198,22 @@ describe('a Jupyter Notebook server (127.0.0.1, token auth)', () => {
     await p.waitForSelector('#kernel_indicator_icon.kernel_idle_icon', { timeout: 60000 });
     await p.click('.cell .CodeMirror');
     await p.keyboard.press('Shift+Enter');
-    await p.waitForSelector('.output_area .attnlab-output[data-ready]', { timeout: 90000 });
+    await p.waitForFunction(() => document.querySelectorAll('.output_area .attnlab-output[data-ready]').length === 2, null, { timeout: 90000 });
     const printed = JSON.parse((await p.textContent('.output_area .output_stdout')).trim());
-    const [o] = await readOutputs(p);
+    const outputs = await readOutputs(p);
+    expect(outputs.map((o) => o.data.kind)).toEqual(['show', 'attention']);
+    // attnlab.show("attn-steps", preset="football", stage=3): the widget, up to its stage 3 (scaled = scores / √d_k).
+    const steps = await p.evaluate(async () => {
+      const w = document.querySelector('.attnlab-output attn-steps');
+      await w.updateComplete;
+      const map = (c) => Array.from(w.shadowRoot.querySelector(`attn-heatmap.${c}`)?.values ?? []);
+      return { stage: w.getAttribute('stage'), preset: w.getAttribute('preset'), scores: map('scores'), scaled: map('scaled'),
+        s4: !!w.shadowRoot.querySelector('.stage.s4') };
+    });
+    expect([steps.stage, steps.preset, steps.s4]).toEqual(['3', 'football', false]);
+    expect(steps.scores).toHaveLength(9);
+    expectClose(steps.scaled, steps.scores.map((x) => x / Math.sqrt(2)), 'attn-steps: scaled = scores / √2');
+    const o = outputs[1];
     expect(o.error).toBeNull();
     expect(o.ready).toBe('true');
     expect(o.equal, o.check).toBe('true');

@@ -96,6 +96,7 @@ class BadInput(unittest.TestCase):
         self.refuses(r"attention: mask 'upper' is not a mask", attnlab.attention, self.q, self.k, self.v, mask="upper")
         self.refuses(r"attention: scale is -1; expected a positive finite number", attnlab.attention, self.q, self.k, self.v, scale=-1)
         self.refuses(r"show: tag 'attn-nope' is not an attnlab widget", attnlab.show, "attn-nope")
+        self.refuses(r"show: attn-train needs the training worker", attnlab.show, "attn-train")
         self.refuses(r"show: stage is a list", attnlab.show, "attn-steps", stage=[3])
         self.refuses(r"heads: weights has negative entries", attnlab.heads, torch.tensor([[[1.5, -0.5], [0.5, 0.5]]]))
 

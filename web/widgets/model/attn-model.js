@@ -15,16 +15,19 @@ import { html, nothing } from 'lit';
 import { AttnWidget, optionalInt } from '../shared/widget.js';
 import '../shared/heatmap.js';
 import { fmt } from '../shared/format.js';
+import { viridis } from '../shared/colormap.js';
 import { modelStyles } from './styles.js';
 import { ModelSession } from './session.js';
 import {
-  GPT2_HINT, ROLE_TEXT, ROLE_THRESHOLD, SCORE_KINDS, SCORE_SHORT, STAGES, ablationRows, bytesText, cacheRows, headName,
+  GPT2_HINT, ROLE_TEXT, ROLE_THRESHOLD, SCORE_KINDS, SCORE_SHORT, STAGES, bytesText, cacheRows, headName,
   roleOf, roles, toggleHead,
 } from './logic.js';
 
 const MAX_HEADS = 4096;
 /** A small map's caption and the space above its cells (px; attn-heatmap compact, no labels). */
 const MAP_CHROME = 34;
+/** viridis at 256 levels, [r, g, b] per level: the grid's maps on the fixed 0–1 scale of every attention map. */
+const VIRIDIS_LUT = Uint8Array.from({ length: 256 * 3 }, (_, k) => viridis(Math.floor(k / 3) / 255)[k % 3]);
 
 export class AttnModel extends AttnWidget {
   static properties = {
@@ -41,6 +44,7 @@ export class AttnModel extends AttnWidget {
     /** How many next tokens the distribution lists. */
     k: { type: Number },
     _over: { state: true },
+    _clickMode: { state: true },
   };
 
   static styles = modelStyles;
@@ -62,12 +66,14 @@ export class AttnModel extends AttnWidget {
     this.ablated = [];
     this.k = 5;
     this._over = false;
+    this._clickMode = 'open';
     this.session = new ModelSession(this);
     this._loadedSrc = null;
   }
 
-  labReady(lab) {
-    this.session.lab = lab;
+  labReady() {
+    // The model runs in its own worker (session.js → backend.js): this page's module only draws.
+    this.session.k = this.k;
     if (this.text) this.session.text = this.text;
     this.session.ablated = this.#ablatedList();
     // The shipped model first (small, offline): the widget works while a large file loads or if it fails.
@@ -79,7 +85,7 @@ export class AttnModel extends AttnWidget {
 
   willUpdate(changed) {
     super.willUpdate(changed);
-    if (changed.has('src') && this._lab && this.session.model && this.src && this.src !== this._loadedSrc) this.#loadSrc();
+    if (changed.has('src') && this._lab && this.session.config && this.src && this.src !== this._loadedSrc) this.#loadSrc();
   }
 
   #loadSrc() {
@@ -102,15 +108,19 @@ export class AttnModel extends AttnWidget {
   applyState(state) {
     super.applyState(state);
     const s = this.session;
+    s.k = this.k;
     if (!s.ready) { if (state.text) s.text = state.text; s.ablated = this.#ablatedList(); return; }
     s.ablated = this.#ablatedList().filter((i) => i < s.config.layers * s.config.heads);
     if (state.text !== undefined) s.setText(state.text); else s.run();
   }
 
+  /** Drawn once the first run's answer is here (the sequence, its maps and scores). */
+  get shown() { const s = this.session; return s.ready && !!s.base && !!s.scores; }
+
   /** The opened head: `head`, else the strongest named induction head, else L0H0. */
   get openedHead() {
     const s = this.session;
-    if (!s.ready) return 0;
+    if (!this.shown) return 0;
     const n = s.config.layers * s.config.heads;
     if (this.head !== null && this.head !== undefined && this.head < n) return this.head;
     const ind = s.scores ? roles(s.scores).find((r) => r.role === 'induction') : null;
@@ -125,10 +135,14 @@ export class AttnModel extends AttnWidget {
     this.stateChanged();
   }
 
-  #random() {
-    this.session.repeatRandom();
+  async #random() {
+    await this.session.repeatRandom();
     this.text = this.session.text;
     this.stateChanged();
+  }
+
+  #pickPosition(i) {
+    this.session.setLensPosition(i === this.session.ids.length - 1 ? null : i);
   }
 
   #open(i) {
@@ -175,13 +189,13 @@ export class AttnModel extends AttnWidget {
     if (this.slideLayout) return this.#renderSlide();
     return html`
       ${this.#sourceBar()}
-      ${s.ready ? html`
+      ${this.shown ? html`
         ${this.stageBar(STAGES)}
         ${this.#input()}
-        ${this.#strip()}
+        ${this.#strip(this.shows(3))}
         ${this.shows(1) ? html`<div class="stage s1"><h3>One head</h3>${this.#bigMap()}</div>` : nothing}
         ${this.shows(2) ? html`<div class="stage s2"><h3>Every head (layers × heads)</h3>${this.#legend()}${this.#grid()}</div>` : nothing}
-        ${this.shows(3) ? html`<div class="stage s3"><h3>Logit lens and the next token</h3>${this.#lens()}${this.#dist()}</div>` : nothing}
+        ${this.shows(3) ? html`<div class="stage s3"><h3>Logit lens and the next token</h3><div class="lens-dist">${this.#lens()}${this.#dist()}</div></div>` : nothing}
         ${this.shows(4) ? html`<div class="stage s4"><h3>Generation, token by token</h3>${this.#generation()}</div>` : nothing}` : nothing}`;
   }
 
@@ -194,11 +208,13 @@ export class AttnModel extends AttnWidget {
         ${p?.total ? html`<progress max=${p.total} .value=${p.loaded}></progress>` : html`<progress aria-label="loading"></progress>`}</div>` : nothing;
     const error = s.error ? html`<p class="error" role="alert">${s.error}</p>` : nothing;
     if (compact) return html`${loading}${error}`;
+    const busy = s.busy && s.status !== 'loading' ? html`<span class="busy" role="status">computing…</span>` : nothing;
     return html`<div class="source">${what}
         <label class=${this._over ? 'drop over' : 'drop'}
           @dragover=${(e) => { e.preventDefault(); this._over = true; }} @dragleave=${() => { this._over = false; }} @drop=${(e) => this.#drop(e)}>
           Open a safetensors file, with its config.json if you have it (or drop them here):
           <input type="file" multiple accept=".safetensors,.json,application/octet-stream" @change=${(e) => this.#pick(e)}></label>
+        ${busy}
         ${s.source && s.source.kind !== 'shipped' ? html`<button type="button" @click=${() => this.session.loadShipped().then(() => this.#afterLoad())}>Back to the induction model</button>` : nothing}
       </div>
       ${loading}${error}
@@ -216,9 +232,14 @@ export class AttnModel extends AttnWidget {
     </div>`;
   }
 
-  #strip() {
-    const s = this.session;
-    return html`<ol class="strip" aria-label="tokens">${s.labels.map((l, i) => html`<li title=${`position ${i}, id ${s.ids[i]}`}>${l}${this.slideLayout ? nothing : html`<small>${s.ids[i]}</small>`}</li>`)}</ol>`;
+  /** The tokens; with `pick`, each a button choosing the logit lens's position (the chosen one pressed). */
+  #strip(pick = false) {
+    const s = this.session, at = s.lens?.position ?? s.lensPosition ?? s.ids.length - 1;
+    const small = (i) => (this.slideLayout ? nothing : html`<small>${s.ids[i]}</small>`);
+    if (!pick) return html`<ol class="strip" aria-label="tokens">${s.labels.map((l, i) => html`<li title=${`position ${i}, id ${s.ids[i]}`}>${l}${small(i)}</li>`)}</ol>`;
+    return html`<ol class="strip pick" aria-label="tokens: press one to read the logit lens there">${s.labels.map((l, i) => html`<li><button type="button"
+      class=${i === at ? 'at' : ''} aria-pressed=${String(i === at)} title=${`position ${i}, id ${s.ids[i]}: the logit lens here`}
+      @click=${() => this.#pickPosition(i)}>${l}${small(i)}</button></li>`)}</ol>`;
   }
 
   #legend() {
@@ -244,104 +265,182 @@ export class AttnModel extends AttnWidget {
     const label = `${headName(l, h)}${role ? ` — ${ROLE_TEXT[role]}` : ''}`;
     return html`<attn-heatmap class="big" .label=${label} .values=${att} .rows=${t} .cols=${t} .rowLabels=${s.labels} .colLabels=${s.labels}
       colormap="sequential" .vmin=${0} .vmax=${1} .digits=${2} .cellSize=${40} .maxWidth=${Math.min(760, this.pageFit(760))}
-      .compact=${!!fit} .fitWidth=${fit?.width ?? 0} .fitHeight=${fit?.height ?? 0} .minFont=${18} ?raster=${t > 40}
+      .compact=${!!fit} .fitWidth=${fit?.width ?? 0} .fitHeight=${fit?.height ?? 0} .minFont=${18} ?raster=${t > 16}
       .readoutFor=${this.#readout(l, h, att, t)}></attn-heatmap>
       ${fit ? nothing : html`<p class="note">${SCORE_KINDS.map((k) => `${SCORE_SHORT[k]} ${fmt(sc[k], 2)}`).join(' · ')}${role ? ` — named ${ROLE_TEXT[role]} (score ≥ ${ROLE_THRESHOLD})` : ' — no role reaches the threshold'}</p>`}`;
   }
 
+  /**
+   * Every head at a glance: one small map per head, layers × heads. A map is a canvas painted from the
+   * weights (paintThumbs, after each render: a pixel per query–key pair, viridis on a fixed 0–1 scale)
+   * inside a button: a click or Enter opens that head (or, in "switch off" mode, switches it off). Its
+   * numbers are in the opened head's map (with its table and readout), not in 144 hidden tables.
+   */
   #grid(fit = null) {
     const s = this.session, { layers, heads } = s.config, t = s.ids.length, off = this.#ablatedList(), open = this.openedHead;
     // Each map's cell size: the grid fills the width (page: the column; slide: the box) and, on a slide, the height.
     // On a slide the scores stand beside each map (18 px lines: ~130 px wide, 4 lines tall) when the
     // map keeps ≥ 60 px that way; else only the maps (a 12 × 12 GPT-2 grid), the named heads outlined.
     const width = fit ? fit.width : this.pageFit(1000);
-    const side = (w) => Math.min((width - 40) / heads - 12 - w, fit ? (fit.height - 4) / layers - 4 - MAP_CHROME : Infinity);
+    const chrome = fit ? MAP_CHROME + 30 : MAP_CHROME;  // a slide: the click-mode line above the grid
+    const side = (w) => Math.min((width - 40) / heads - 12 - w, fit ? (fit.height - 4) / layers - 4 - chrome : Infinity);
     const besides = !!fit && side(135) >= 60;
     const mapPx = fit ? side(besides ? 135 : 0) : (width - 40) / heads - 8;
-    const cell = Math.max(1, Math.min(fit ? 40 : 16, Math.floor(mapPx / t)));
+    const cell = Math.max(1, Math.min(fit ? 40 : 16, mapPx / t));
+    const px = Math.max(t, Math.floor(cell * t));
     const showScores = !fit || besides;
-    const blank = Array(t).fill('');
-    return html`<div class="grid" role="group" aria-label="every head">${Array.from({ length: layers }, (_, l) => html`<div class="layer">
+    const mode = showScores ? 'open' : this._clickMode;
+    const modeLine = showScores ? nothing : html`<div class="click-mode" role="radiogroup" aria-label="a click on a map">A click on a map:
+      ${[['open', 'opens it'], ['off', 'switches it off']].map(([m, text]) => html`<button type="button" role="radio" aria-checked=${String(mode === m)}
+        class=${mode === m ? 'on' : ''} @click=${() => { this._clickMode = m; }}>${text}</button>`)}</div>`;
+    return html`${modeLine}<div class="grid" role="group" aria-label="every head">${Array.from({ length: layers }, (_, l) => html`<div class="layer">
       <span class="layer-name">L${l}</span>
       ${Array.from({ length: heads }, (_, h) => {
-        const i = l * heads + h, sc = s.scores[l][h], role = roleOf(sc, l), isOff = off.includes(i);
-        const att = s.base.attention[l][h];
-        return html`<div class=${`cell ${headName(l, h)}${i === open ? ' selected' : ''}${isOff ? ' off' : ''}${besides ? ' besides' : ''}${role ? ` named ${role}` : ''}`}>
-          <attn-heatmap .label=${headName(l, h)} .values=${att} .rows=${t} .cols=${t} .rowLabels=${blank} .colLabels=${blank} no-row-labels
-            colormap="sequential" raster .vmin=${0} .vmax=${1} .legend=${false} compact clickable .cellSize=${cell} .maxWidth=${cell * t + 12}
-            .readoutFor=${this.#readout(l, h, att, t)}
-            aria-description=${`${headName(l, h)}${role ? `, ${ROLE_TEXT[role]}` : ''}: Enter or a click opens this head`}
-            @attn-cell-toggle=${() => this.#open(i)}></attn-heatmap>
-          ${showScores ? html`<div class="about" style=${besides ? '' : `max-width:${Math.max(90, cell * t + 12)}px`}>
+        const i = l * heads + h, sc = s.scores[l][h], role = roleOf(sc, l), isOff = off.includes(i), name = headName(l, h);
+        return html`<div class=${`cell ${name}${i === open ? ' selected' : ''}${isOff ? ' off' : ''}${besides ? ' besides' : ''}${role ? ` named ${role}` : ''}`}>
+          <button type="button" class="map" aria-pressed=${mode === 'off' ? String(isOff) : nothing}
+            aria-label=${`${name}${role ? `, ${ROLE_TEXT[role]}` : ''}${isOff ? ', switched off' : ''}: ${mode === 'off' ? `press to switch it ${isOff ? 'on' : 'off'}` : 'press to open this head'}`}
+            title=${`${name}${role ? ` — ${ROLE_TEXT[role]}` : ''}`} @click=${() => (mode === 'off' ? this.#toggle(i) : this.#open(i))}>
+            <span class="map-name">${name}</span>
+            <canvas class="thumb" data-head=${i} width=${t} height=${t} style=${`width:${px}px;height:${px}px`} aria-hidden="true"></canvas></button>
+          ${showScores ? html`<div class="about" style=${besides ? '' : `max-width:${Math.max(90, px + 12)}px`}>
           <span class="sc">${SCORE_KINDS.map((k) => html`<span class="k">${SCORE_SHORT[k]} ${fmt(sc[k], 2)}</span> `)}</span>
           ${role ? html`<span class="role">${ROLE_TEXT[role]}</span>` : nothing}
-          <button type="button" class="ablate" aria-label=${`${isOff ? 'off' : 'on'}: ${headName(l, h)}, press to switch it ${isOff ? 'on' : 'off'}`}
+          <button type="button" class="ablate" aria-label=${`${isOff ? 'off' : 'on'}: ${name}, press to switch it ${isOff ? 'on' : 'off'}`}
             @click=${() => this.#toggle(i)}>${isOff ? 'off' : 'on'}</button></div>` : nothing}
         </div>`;
       })}</div>`)}</div>`;
   }
 
-  #lens() {
-    const s = this.session;
-    return s.lens ? html`<p class="note">The logit lens readout is available from this model.</p>` : html`<p class="note lens-note">${s.lensNote}</p>`;
+  updated(changed) {
+    super.updated(changed);
+    this.#paintThumbs();
   }
 
-  #dist() {
-    const s = this.session, t = s.ids.length, v = s.config.vocab, off = this.#ablatedList();
-    const a = ablationRows(s.base.logits, (s.off ?? s.base).logits, v, t - 1, this.k);
-    const tok = (id) => s.tokenizer.token(id);
+  /** Paints each grid map whose weights changed since it was last painted (one ImageData per head). */
+  #paintThumbs() {
+    const s = this.session, root = this.renderRoot;
+    if (!this.shown || !root?.querySelectorAll) return;
+    const { heads } = s.config, t = s.ids.length;
+    for (const c of root.querySelectorAll('canvas.thumb')) {
+      const i = Number(c.dataset.head), att = s.base.attention[Math.floor(i / heads)]?.[i % heads];
+      if (!att || c._att === att || c.width !== t) continue;
+      const ctx = c.getContext('2d');
+      if (!ctx) continue;
+      const img = ctx.createImageData(t, t), d = img.data;
+      for (let k = 0; k < t * t; k++) {
+        const q = 3 * Math.max(0, Math.min(255, Math.round(att[k] * 255))), o = 4 * k;
+        d[o] = VIRIDIS_LUT[q]; d[o + 1] = VIRIDIS_LUT[q + 1]; d[o + 2] = VIRIDIS_LUT[q + 2]; d[o + 3] = 255;
+      }
+      ctx.putImageData(img, 0, 0);
+      c._att = att;
+    }
+  }
+
+  /**
+   * The logit lens: at the chosen position, the top k tokens read out after each layer (the residual
+   * stream through ln_f and the unembedding), the embeddings first, the model's own output last.
+   */
+  #lens(maxRows = Infinity, maxK = Infinity) {
+    const s = this.session, lens = s.lens;
+    if (!lens) return html`<p class="note lens-note">${s.lensNote}</p>`;
+    const L = lens.layers.length - 1, p = lens.position;
+    const name = (i) => (i === 0 ? 'embeddings' : i === L ? `L${i - 1} = output` : `after L${i - 1}`);
+    // On a slide with more layers than rows fit: the embeddings, the last rows, the output (the rows left out said).
+    let rows = lens.layers.map((e, i) => ({ ...e, i }));
+    let cut = 0;
+    if (rows.length > maxRows) { cut = rows.length - maxRows; rows = [rows[0], ...rows.slice(cut + 1)]; }
+    const k = Math.min(maxK, Math.max(...rows.map((r) => r.ids.length)));
+    return html`<div class="lens">
+      ${this.slideLayout ? html`<p class="note">Logit lens at ${p} (after “${s.labels[p]}”): the top ${k} after each layer. Click a token to move it.</p>`
+        : html`<p class="note">Logit lens at position ${p} (after “${s.labels[p]}”; click a token above to read another): each row reads the
+        residual stream after that layer through the final LayerNorm and the unembedding; the top ${k}, p on a 0–1 scale.</p>`}
+      <div class="scrollx"><table class="plain lens-table">
+        <thead><tr><th>read after</th>${Array.from({ length: k }, (_, j) => html`<th>#${j + 1}</th>`)}</tr></thead>
+        <tbody>${rows.map((r, n) => html`${cut && n === 1 ? html`<tr class="cut"><td colspan=${k + 1}>… ${cut} layer${cut > 1 ? 's' : ''} not shown</td></tr>` : nothing}
+          <tr class=${r.i === L ? 'final' : ''}><th scope="row">${name(r.i)}</th>${r.ids.slice(0, k).map((id, j) => html`<td class="lt"
+            style=${`--p:${Math.max(0, Math.min(1, r.probs[j]))}`}><span class="tok">${r.labels[j]}</span> <span class="p">${fmt(r.probs[j], 2)}</span></td>`)}</tr>`)}</tbody>
+      </table></div></div>`;
+  }
+
+  /**
+   * The next token after the last position: with every head and, beside it, with the heads off (the two
+   * answers side by side, then the table of both); the loss of both. `maxRows`: the table's rows on a slide.
+   */
+  #dist(maxRows = Infinity) {
+    const s = this.session, t = s.ids.length, off = this.#ablatedList(), a = s.dist;
     const hasOff = !!s.off;
     const loss = (r) => fmt(r.meanLoss, 3);
-    return html`<p class="note">Next token after “${s.labels[t - 1]}” (position ${t - 1}), top ${this.k}${hasOff ? html`, with every head and with
-      ${off.map((i) => headName(Math.floor(i / s.config.heads), i % s.config.heads)).join(', ')} off` : ''}.</p>
+    const named = off.map((i) => headName(Math.floor(i / s.config.heads), i % s.config.heads)).join(', ');
+    const rows = a.rows.slice(0, maxRows), barPx = this.slideLayout ? 60 : 80;
+    const note = this.slideLayout
+      ? html`<p class="note">Next token after “${s.labels[t - 1]}”${hasOff ? html`: every head, and ${named} off` : html`, top ${this.k}`}</p>`
+      : html`<p class="note">Next token after “${s.labels[t - 1]}” (position ${t - 1}), top ${this.k}${hasOff ? html`, with every head and with ${named} off` : ''}.</p>`;
+    return html`<div class="dist-box">${note}
+      ${hasOff ? html`<div class="answers" role="group" aria-label="the answer, intact and with heads off">
+        <div class="answer"><span class="what">every head</span><span class="tok">${a.topLabel}</span><span class="loss-n">loss ${loss(s.base)}</span></div>
+        <div class=${a.topChanged ? 'answer off changed' : 'answer off'}><span class="what">${named} off</span><span class="tok">${a.topOffLabel}</span><span class="loss-n">loss ${loss(s.off)}</span></div>
+      </div>` : nothing}
       <div class="scrollx"><table class="plain dist">
-        <thead><tr><th>token</th><th>p (every head)</th>${hasOff ? html`<th>p (heads off)</th><th>change</th>` : nothing}</tr></thead>
-        <tbody>${a.rows.map((r) => html`<tr class=${r.id === a.top ? 'top' : ''}>
-          <td class="tok">${tok(r.id)}</td>
-          <td><span class="bar" style=${`width:${Math.round(r.p * 80)}px`}></span>${fmt(r.p, 3)}</td>
-          ${hasOff ? html`<td><span class="bar off" style=${`width:${Math.round(r.pOff * 80)}px`}></span>${fmt(r.pOff, 3)}</td>
+        <thead><tr><th>token</th>${this.slideLayout ? html`<th>p</th>${hasOff ? html`<th>p off</th><th>change</th>` : nothing}`
+          : html`<th>p (every head)</th>${hasOff ? html`<th>p (heads off)</th><th>change</th>` : nothing}`}</tr></thead>
+        <tbody>${rows.map((r) => html`<tr class=${`${r.id === a.top ? 'top' : ''}${hasOff && r.id === a.topOff ? ' top-off' : ''}`}>
+          <td class="tok">${r.label}</td>
+          <td><span class="bar" style=${`width:${Math.round(r.p * barPx)}px`}></span>${fmt(r.p, 3)}</td>
+          ${hasOff ? html`<td><span class="bar off" style=${`width:${Math.round(r.pOff * barPx)}px`}></span>${fmt(r.pOff, 3)}</td>
             <td class=${r.delta > 0 ? 'up' : r.delta < 0 ? 'down' : ''}>${r.delta >= 0 ? '+' : '−'}${fmt(Math.abs(r.delta), 3)}</td>` : nothing}
         </tr>`)}</tbody></table></div>
-      <p class="note loss">Loss on this text (mean −log p of each next token): <strong>${loss(s.base)}</strong>${hasOff ? html` with every head,
-        <strong>${loss(s.off)}</strong> with the heads off${a.topChanged ? html` — the top token changes from “${tok(a.top)}” to “${tok(a.topOff)}”` : ''}` : ''}.</p>`;
+      ${this.slideLayout ? nothing : html`<p class="note loss">Loss on this text (mean −log p of each next token): <strong>${loss(s.base)}</strong>${hasOff ? html` with every head,
+        <strong>${loss(s.off)}</strong> with the heads off${a.topChanged ? html` — the top token changes from “${a.topLabel}” to “${a.topOffLabel}”` : ' — the top token stays'}` : ''}.</p>`}</div>`;
   }
 
+  /**
+   * Generation with the KV cache: the text so far (generated tokens marked) and the cache as one chip per
+   * row — the prompt's rows, the rows earlier steps added, and the one row this step computed.
+   */
   #generation(maxRows = Infinity) {
     const s = this.session, gen = s.gen;
     const tokens = gen?.tokens ?? s.ids, promptLen = gen?.prompt.length ?? s.ids.length;
     const rows = cacheRows(tokens, promptLen, s.config.context);
     const shown = rows.slice(-maxRows);
-    const labels = s.tokenizer.labels(tokens);
+    const labels = gen?.labels ?? s.labels;
+    const made = tokens.length - promptLen;
     return html`<div class="controls">
         <button type="button" class="step" @click=${() => s.generateStep()}>Generate one token</button>
         <button type="button" class="reset" ?disabled=${!gen} @click=${() => s.resetGeneration()}>Back to the prompt</button>
         <span class="note">greedy (the most likely token)${this.#ablatedList().length ? ', with the heads switched off' : ''}</span></div>
       <p class="generated">${labels.slice(0, promptLen).join('')}<mark>${labels.slice(promptLen).join('')}</mark></p>
-      <p class="note">The KV cache: one row of keys and values per token. The prompt’s rows are computed once; each new token
-        computes only its own row (orange) and attends to all of them. ${gen ? `${tokens.length - promptLen} generated, ${rows.length} rows.` : `${rows.length} rows.`}</p>
-      <div class="cache" role="list" aria-label="KV cache">${shown.map((r) => html`<div role="listitem" class=${`kv ${r.state}`}>
-        <span class="idx">${r.index}</span><span class="tok">${labels[r.index]}</span><span class="row" aria-hidden="true"></span>
-        <span>${r.state === 'new' ? 'new row: computed this step' : 'cached'}</span></div>`)}</div>`;
+      <p class="note cache-note">KV cache: ${rows.length} rows, one per token (its keys and values in every layer). ${made
+        ? `Step ${made}: the new token computed one row (orange) and read all ${rows.length}; the ${rows.length - 1} before it were cached.`
+        : 'The prompt’s rows are computed once; each generated token then adds one.'}${shown.length < rows.length ? ` The last ${shown.length} shown.` : ''}</p>
+      <div class="cache" role="list" aria-label="KV cache rows">${shown.map((r) => html`<div role="listitem"
+        class=${`kv ${r.state}${r.index >= promptLen && r.state === 'cached' ? ' made' : ''}`}
+        title=${`row ${r.index}: ${r.state === 'new' ? 'computed this step' : r.index >= promptLen ? 'computed by an earlier step, cached' : 'the prompt’s, cached'}`}>
+        <span class="tok">${labels[r.index]}</span><span class="idx">${r.index}</span></div>`)}</div>`;
   }
 
   // ---- slide layout ---------------------------------------------------------------------------------
 
   #renderSlide() {
-    const s = this.session;
+    const s = this.session, shown = this.shown;
     const stage = this.stage ?? STAGES.length - 1;
     const { width, height } = this.box;
     const avail = { width, height: Math.max(80, height - (this._headH || 90) - 8) };
-    const head = html`<div class="slide-head"><div class="topline">${this.stageStrip(STAGES)}</div>
-      ${this.#sourceBar({ compact: true })}${s.ready ? html`${this.controlsMode !== 'none' ? this.#input() : nothing}${stage === 0 ? nothing : this.#strip()}` : nothing}</div>`;
-    if (!s.ready) return html`${head}<p class="loading" role="status">Loading the model…</p>`;
+    // Without GPT-2's file: one line saying where it goes (the page layout says it in full, GPT2_HINT).
+    const hint = s.config && s.config.vocab !== 50257 && s.status !== 'loading'
+      ? html`<p class="hint slide-hint">${s.missing ? '' : 'attnlab’s induction model · '}GPT-2: huggingface.co/gpt2 model.safetensors → public/models/gpt2.safetensors</p>` : nothing;
+    const head = html`<div class="slide-head"><div class="topline">${this.stageStrip(STAGES)}${s.busy ? html`<span class="busy" role="status">computing…</span>` : nothing}</div>
+      ${this.#sourceBar({ compact: true })}${hint}${shown ? html`${this.controlsMode !== 'none' ? this.#input() : nothing}${stage === 0 ? nothing : this.#strip(stage === 3)}` : nothing}</div>`;
+    if (!shown) return html`${head}<p class="loading" role="status">Loading the model…</p>`;
     let main = nothing;
     // Stage 0: the tokens large, each with its id (the strip above shows the pieces only).
     if (stage === 0) main = html`<ol class="strip big" aria-label="tokens and ids">${s.labels.map((l, i) => html`<li><span>${l}</span><small>${s.ids[i]}</small></li>`)}</ol>
       <p class="note">${s.ids.length} tokens${s.tokenizer.kind === 'gpt2' ? ' (GPT-2’s byte-level BPE: · is a space)' : ''}.</p>`;
     else if (stage === 1) main = this.#bigMap(avail);
     else if (stage === 2) main = this.#grid(avail);
-    else if (stage === 3) main = html`${this.#lens()}${this.#dist()}`;
-    else if (stage === 4) main = this.#generation(Math.max(2, Math.floor((avail.height - 130) / 30)));
+    else if (stage === 3) main = html`<div class="lens-dist">${this.#lens(Math.max(2, Math.floor((avail.height - 70) / 34)), s.off ? 3 : 5)}${
+      this.#dist(Math.max(1, Math.floor((avail.height - (s.off ? 150 : 70)) / 33)))}</div>`;
+    else if (stage === 4) main = this.#generation(Math.max(4, Math.floor((avail.height - 150) / 62) * Math.floor(avail.width / 64)));
     return html`${head}<div class=${`slide-main stage s${stage}`} style=${`height:${avail.height}px`}>${main}</div>`;
   }
 }

@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import { createAttnLab } from '../../api/index.js';
 import { ModelSession, LENS_NOTE, sourceName } from './session.js';
-import { ROLE_THRESHOLD, ablationRows, cacheRows, headName, roles, topK } from './logic.js';
+import { ROLE_THRESHOLD, cacheRows, headName, roles } from './logic.js';
 
 let lab;
 beforeAll(async () => { lab = await createAttnLab(); });
@@ -17,7 +17,8 @@ describe('ModelSession on the shipped induction model', () => {
     expect(s.status).toBe('ready');
     expect(s.config.vocab).toBe(16);
     expect(h.updates).toBeGreaterThan(0);
-    s.repeatRandom(3);
+    await s.repeatRandom(3);
+    expect(s.where).toBe('this thread');
     const { layers, heads } = s.config;
     expect(s.ids[0]).toBe(0);
     expect(s.base.attention.length).toBe(layers);
@@ -37,25 +38,34 @@ describe('ModelSession on the shipped induction model', () => {
     for (let i = 1; i < half; i++) first += tl[i];
     for (let i = half + 1; i < t - 1; i++) second += tl[i];
     expect(second / (half - 2)).toBeLessThan(0.5 * first / (half - 1));
-    expect(s.lens).toBeNull();
-    expect(s.lensNote).toBe(LENS_NOTE);
+    // The logit lens, when the API gives it: one readout per layer and the embeddings; the last is the
+    // model's own distribution (its top token is the distribution's); else nothing, and the note says why.
+    if (s.lens) {
+      expect(s.lens.layers.length).toBe(layers + 1);
+      expect(s.lens.position).toBe(t - 1);
+      expect(s.lens.layers[layers].ids[0]).toBe(s.dist.top);
+      expect(s.lens.layers[layers].probs[0]).toBeCloseTo(s.dist.rows.find((r) => r.id === s.dist.top).p, 5);
+      await s.setLensPosition(2);
+      expect(s.lens.position).toBe(2);
+    } else expect(s.lensNote).toBe(LENS_NOTE);
     console.log('induction heads:', ind.map((r) => `${headName(r.layer, r.head)} ${r.score.toFixed(3)}`).join(', '));
   });
 
   test('switching the induction head off changes the next-token distribution and raises the loss', async () => {
     const s = new ModelSession(host(), { lab });
     await s.loadShipped();
-    s.repeatRandom(11);
+    await s.repeatRandom(11);
     const ind = roles(s.scores).find((r) => r.role === 'induction');
     const before = s.base.meanLoss;
-    s.setAblated([ind.layer * s.config.heads + ind.head]);
+    await s.setAblated([ind.layer * s.config.heads + ind.head]);
     expect(s.off).not.toBeNull();
     expect(s.off.meanLoss).toBeGreaterThan(before);
     expect(s.base.meanLoss).toBe(before);  // the unablated run is unchanged
-    const t = s.ids.length, v = s.config.vocab;
-    const a = ablationRows(s.base.logits, s.off.logits, v, t - 1, 5);
+    const a = s.dist;
     expect(Math.max(...a.rows.map((r) => Math.abs(r.delta)))).toBeGreaterThan(0.05);
-    s.setAblated([]);
+    for (const r of a.rows) expect(r.delta).toBeCloseTo(r.pOff - r.p, 12);
+    expect(a.topChanged).toBe(a.top !== a.topOff);
+    await s.setAblated([]);
     expect(s.off).toBeNull();
   });
 
@@ -66,20 +76,21 @@ describe('ModelSession on the shipped induction model', () => {
     m.dispose();
     expect(s.status).toBe('ready');
     expect(s.config.layers).toBe(1);
-    s.setIds([1, 2, 3, 4, 1, 2, 3, 4]);
+    await s.setIds([1, 2, 3, 4, 1, 2, 3, 4]);
     expect(roles(s.scores, 0).some((r) => r.role === 'induction')).toBe(false);  // even at threshold 0
   });
 
   test('generation: each step adds one token and one new cache row', async () => {
     const s = new ModelSession(host(), { lab });
     await s.loadShipped();
-    s.setIds([0, 3, 4, 5, 6, 3, 4]);
-    const top = topK(s.base.logits, s.config.vocab, s.ids.length - 1, 1)[0].id;
-    const first = s.generateStep();
+    await s.setIds([0, 3, 4, 5, 6, 3, 4]);
+    const top = s.dist.top;
+    // Two clicks before the first answer: the steps run one after the other.
+    const [first] = await Promise.all([s.generateStep(), s.generateStep()]);
     expect(first).toBe(top);  // greedy: the top of the distribution shown
     expect(first).toBe(5);    // and it continues the repeat (5 came after 4)
-    s.generateStep();
     expect(s.gen.tokens).toEqual([0, 3, 4, 5, 6, 3, 4, 5, 6]);
+    expect(s.gen.labels.slice(-2)).toEqual(['E', 'F']);
     const rows = cacheRows(s.gen.tokens, s.gen.prompt.length, s.config.context);
     expect(rows.filter((r) => r.state === 'new').length).toBe(1);
     expect(rows.filter((r) => r.state === 'cached').length).toBe(8);
@@ -97,9 +108,9 @@ describe('ModelSession on the shipped induction model', () => {
   test('text the tokenizer refuses is said, the last sequence kept', async () => {
     const s = new ModelSession(host(), { lab });
     await s.loadShipped();
-    s.setText('^ABCABC');
+    await s.setText('^ABCABC');
     const ids = s.ids.slice();
-    s.setText('hello!');
+    await s.setText('hello!');
     expect(s.inputError).toMatch(/expected one of/);
     expect(s.ids).toEqual(ids);
   });
@@ -113,10 +124,10 @@ describe('other models', () => {
     m.dispose();
     expect(s.status).toBe('ready');
     expect(s.tokenizer.kind).toBe('gpt2');
-    s.setText('Hello world');
+    await s.setText('Hello world');
     expect(s.ids).toEqual([15496, 995]);
     expect(s.labels).toEqual(['Hello', '·world']);
-    s.repeatRandom(5);
+    await s.repeatRandom(5);
     expect(s.ids.length).toBe(12);  // 6 twice: 40 % of 16
     expect(s.ids.slice(0, 6)).toEqual(s.ids.slice(6));
   });

@@ -19,13 +19,21 @@ export const modelStyles = [widgetStyles, css`
   .layer { display: flex; gap: 6px; align-items: flex-start; }
   .layer-name { font-weight: 600; color: #57606a; min-width: 2.2em; align-self: center; }
   .cell { display: flex; flex-direction: column; align-items: center; font-size: 0.75em; line-height: 1.2; min-width: 0; }
-  .cell.selected attn-heatmap { outline: 3px solid #0969da; outline-offset: 1px; }
-  .cell.off attn-heatmap { filter: grayscale(1); opacity: 0.55; }
+  .cell button.map { display: flex; flex-direction: column; align-items: center; gap: 2px; padding: 2px; margin: 0; border: 0;
+    background: none; font: inherit; color: inherit; cursor: pointer; }
+  .cell button.map:focus-visible { outline: 3px solid #0969da; outline-offset: 2px; }
+  .cell .map-name { font-weight: 600; line-height: 1.2; }
+  .cell canvas.thumb { display: block; image-rendering: pixelated; border: 1px solid #d0d7de; }
+  .cell.selected canvas.thumb { outline: 3px solid #0969da; outline-offset: 1px; }
+  .cell.off canvas.thumb { filter: grayscale(1); opacity: 0.55; }
+  .cell.off .map-name { text-decoration: line-through; color: #cf222e; }
+  .click-mode { display: flex; gap: 6px; align-items: center; flex-wrap: wrap; margin-bottom: 4px; }
+  .click-mode button.on { background: #0969da; color: #fff; border-color: #0969da; }
   .cell .about { display: flex; flex-direction: column; align-items: center; }
   .cell.besides { flex-direction: row; align-items: flex-start; gap: 6px; }
   .cell.besides .about { align-items: flex-start; }
   .cell.besides .sc { display: flex; flex-direction: column; }
-  .cell.named attn-heatmap { box-shadow: 0 0 0 3px #0a3069; }
+  .cell.named canvas.thumb { box-shadow: 0 0 0 3px #0a3069; }
   .cell .sc { font-variant-numeric: tabular-nums; color: #24292f; display: flex; flex-wrap: wrap; justify-content: center; column-gap: 4px; }
   .cell .sc .k { white-space: nowrap; }
   .cell .role { font-weight: 600; color: #0a3069; background: #ddf4ff; border-radius: 4px; padding: 0 3px; white-space: nowrap; }
@@ -35,16 +43,39 @@ export const modelStyles = [widgetStyles, css`
   table.dist .bar { display: inline-block; height: 0.7em; background: #0072b2; vertical-align: middle; margin-right: 4px; }
   table.dist .bar.off { background: #d55e00; }
   .up { color: #1a7f37; } .down { color: #cf222e; }
-  .cache { display: flex; flex-direction: column; gap: 2px; max-height: 22em; overflow-y: auto; }
-  .cache .kv { display: flex; gap: 8px; align-items: center; font-variant-numeric: tabular-nums; }
-  .cache .kv .idx { min-width: 2.5em; text-align: right; }
-  .cache .kv span.tok { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; white-space: pre; min-width: 6em; }
-  .cache .kv .row { display: inline-block; height: 0.9em; width: 8em; border-radius: 3px; background: #8c959f; }
-  .cache .kv.new .row { background: #d55e00; }
-  .cache .kv.new { font-weight: 600; }
+  .cache { display: flex; flex-wrap: wrap; gap: 4px; }
+  .cache .kv { display: flex; flex-direction: column; align-items: center; min-width: 2.2em; padding: 1px 4px; border-radius: 4px;
+    background: #d0d7de; border: 2px solid #8c959f; font-variant-numeric: tabular-nums; }
+  .cache .kv .tok { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; white-space: pre; }
+  .cache .kv .idx { font-size: 0.8em; color: #57606a; }
+  .cache .kv.made { background: #ffe8d6; border-color: #f0a572; }
+  .cache .kv.new { background: #d55e00; border-color: #d55e00; color: #fff; font-weight: 600; }
+  .cache .kv.new .idx { color: #fff; }
   .generated { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; white-space: pre-wrap; }
   .generated mark { background: #ffd8b5; }
   .scores-legend { font-size: 0.88em; color: #57606a; }
+  .busy { color: #57606a; font-style: italic; }
+  .strip.pick li { border: 0; padding: 0; background: none; }
+  .strip.pick button { font: inherit; border: 1px solid #d0d7de; border-radius: 4px; padding: 0 5px; background: #f6f8fa; cursor: pointer;
+    white-space: pre; min-height: 24px; }
+  .strip.pick button.at { background: #0969da; color: #fff; border-color: #0969da; }
+  .strip.pick button.at small { color: #fff; }
+  .lens-dist { display: flex; flex-wrap: wrap; gap: 8px 24px; align-items: flex-start; }
+  .lens-dist > * { min-width: 0; }
+  table.lens-table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
+  table.lens-table th[scope=row] { text-align: right; white-space: nowrap; font-weight: 600; color: #57606a; padding-right: 8px; }
+  /* A cell's shade is its probability on a fixed 0-1 scale (white 0 -> blue 1). */
+  table.lens-table td.lt { background: color-mix(in srgb, #0072b2 calc(var(--p) * 70%), #fff); padding: 1px 6px; white-space: nowrap;
+    border: 1px solid #fff; }
+  table.lens-table td.lt .tok { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; white-space: pre; }
+  table.lens-table tr.final th, table.lens-table tr.final td { border-top: 2px solid #24292f; font-weight: 600; }
+  table.lens-table tr.cut td { color: #57606a; font-style: italic; }
+  .answers { display: flex; gap: 10px; flex-wrap: wrap; margin: 6px 0; }
+  .answer { display: flex; flex-direction: column; align-items: center; border: 2px solid #0072b2; border-radius: 6px; padding: 2px 12px; }
+  .answer.off { border-color: #d55e00; }
+  .answer.changed { background: #fff1e5; }
+  .answer .what { font-size: 0.85em; color: #57606a; }
+  .answer .tok { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; white-space: pre; font-size: 1.3em; font-weight: 600; }
   /* Slide layout: the current stage fills the box below the head; numbers ≥ 18 px, text ≥ 14 px. */
   .slide-head { display: flex; flex-direction: column; gap: 4px; }
   .slide-head .topline { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 16px; }
@@ -55,7 +86,18 @@ export const modelStyles = [widgetStyles, css`
   .wrap.slide .strip.big li { font-size: 34px; display: flex; flex-direction: column; align-items: center; padding: 2px 8px; }
   .wrap.slide .strip.big small { font-size: 18px; margin: 0; }
   .wrap.slide .cell { font-size: 18px; }
+  .wrap.slide .click-mode { font-size: 16px; }
   .wrap.slide table.dist { font-size: 20px; }
-  .wrap.slide .cache .kv { font-size: 18px; }
+  .wrap.slide .cache .kv, .wrap.slide .cache .kv .idx { font-size: 18px; }
+  .wrap.slide .cache-note { font-size: 16px; }
   .wrap.slide .hint, .wrap.slide .scores-legend { font-size: 15px; }
+  .wrap.slide .slide-hint { margin: 0; }
+  .wrap.slide table.lens-table { font-size: 18px; }
+  .wrap.slide .lens-dist { flex-wrap: nowrap; gap: 20px; }
+  .wrap.slide .lens-dist > .lens { flex: none; }
+  .wrap.slide .lens .note, .wrap.slide .dist-box > .note:first-child { max-width: 30em; }
+  .wrap.slide .answer .what { font-size: 16px; }
+  .wrap.slide .answer .tok { font-size: 24px; }
+  .wrap.slide .answer .loss-n { font-size: 18px; }
+  .wrap.slide .lens .note, .wrap.slide .dist-box .note { font-size: 16px; margin: 2px 0; }
 `];

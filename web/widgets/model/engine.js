@@ -1,0 +1,260 @@
+// engine.js — the model side of <attn-model>: the attnlab module, the loaded model and its tokenizer, and
+// everything that costs time (loading, tokenizing, forward passes, scores, the next-token distribution,
+// the logit lens, generation). In a browser it runs in a Web Worker (model.worker.js), so the page's
+// thread only draws; in Node (tests) the same class runs on the calling thread (backend.js localBackend).
+//
+// Every method takes and returns plain data (structured-clonable); typed arrays that go back to the page
+// are listed in `transfer` (moved, not copied). Requests are answered in the order they come.
+//
+//   load({ bytes | source, name, config, shipped })  → { config, tokenizer: { kind, example, randomRange, prefix } }
+//   encode({ text })                                 → { ids }            (throws with the tokenizer's words)
+//   run({ ids, ablated, k, lensPosition, lensK })    → { labels, base, off, scores, dist, lens, lensNote }
+//   generate({ tokens, ablated })                    → { next, label }
+//   decode({ ids })                                  → { text }
+import { createGpt2Tokenizer, tasks } from './source.js';
+import { ablationRows, headMask, headScores, pieceLabel } from './logic.js';
+
+export const GPT2_VOCAB = 50257;
+export const LENS_NOTE = 'The logit lens needs attnlab’s readout after each layer (forward({ lens }): coming in the API); nothing is shown until it is there.';
+
+/** The tokenizer for a model: GPT-2's BPE for a 50257-token vocabulary, the task's characters for the shipped model, else ids. */
+export async function tokenizerFor(config, shipped) {
+  if (config.vocab === GPT2_VOCAB) {
+    const t = await createGpt2Tokenizer();
+    return {
+      kind: 'gpt2',
+      encode: (s) => Array.from(t.encode(s)),
+      token: (id) => pieceLabel(t.token(id)),
+      decode: (ids) => t.decode(ids),
+      randomRange: [0, GPT2_VOCAB - 1],  // every id but <|endoftext|>
+      prefix: [],
+      example: 'When Mary and John went to the store, John gave a drink to',
+    };
+  }
+  if (shipped) {
+    const task = tasks.createTask('induction', { vocab: config.vocab, context: config.context });
+    return {
+      kind: 'induction',
+      encode: (s) => {
+        // The task's characters: '^' (BOS) then letters; BOS is added when the text does not start with it.
+        const clean = s.toUpperCase().replace(/\s+/g, '');
+        return Array.from(task.encode(clean.startsWith('^') ? clean : `^${clean}`));
+      },
+      token: (id) => task.decode([id]),
+      decode: (ids) => task.decode(ids),
+      randomRange: [1, config.vocab],
+      prefix: [task.bos],
+      example: '^ABCDEFGABCDEFG',
+    };
+  }
+  // Any other vocabulary: ids as numbers ("3 14 15").
+  return {
+    kind: 'ids',
+    encode: (s) => s.trim().split(/[\s,]+/).filter(Boolean).map((w) => {
+      const n = Number(w);
+      if (!Number.isInteger(n) || n < 0 || n >= config.vocab) throw new Error(`“${w}” is not a token id of this model, expected integers in [0, ${config.vocab})`);
+      return n;
+    }),
+    token: (id) => String(id),
+    decode: (ids) => ids.join(' '),
+    randomRange: [0, config.vocab],
+    prefix: [],
+    example: '1 2 3 1 2 3',
+  };
+}
+
+/** A plain copy of a model's config (structured-clonable). */
+const plainConfig = (c) => JSON.parse(JSON.stringify(c));
+
+export class ModelEngine {
+  /** @param createLab () => Promise<lab>: the attnlab instance this engine loads models into. */
+  constructor(createLab) {
+    this.createLab = createLab;
+    this.labPromise = null;
+    this.model = null;
+    this.tokenizer = null;
+    this.lensSupported = null;  // null: not tried yet; false: the API refused the lens option
+  }
+
+  lab() { return (this.labPromise ??= this.createLab()); }
+
+  /**
+   * Loads a model: checkpoint bytes, or a File/Blob/URL the API streams (onProgress { loaded, total }).
+   * The model loaded before stays until the new one is ready (nothing half-loaded on failure).
+   */
+  async load({ bytes, source, config, shipped = false }, onProgress = () => {}) {
+    const lab = await this.lab();
+    let model;
+    if (bytes) model = lab.loadModel(bytes);
+    else {
+      try {
+        model = await lab.loadModel(source, config ? { onProgress, config } : { onProgress });
+      } catch (e) {
+        // An API that takes bytes only refuses a Blob or URL before reading anything: read them here.
+        if (!/expected a Uint8Array/.test(e.message)) throw e;
+        model = lab.loadModel(await readBytes(source, onProgress));
+      }
+    }
+    let tokenizer;
+    try {
+      tokenizer = await tokenizerFor(model.config, shipped);
+    } catch (e) {
+      model.dispose?.();
+      throw e;
+    }
+    this.model?.dispose?.();
+    this.model = model;
+    this.tokenizer = tokenizer;
+    const { kind, example, randomRange, prefix } = tokenizer;
+    return { value: { config: plainConfig(model.config), tokenizer: { kind, example, randomRange, prefix } } };
+  }
+
+  #need() {
+    if (!this.model) throw new Error('no model is loaded');
+    return this.model;
+  }
+
+  encode({ text }) {
+    this.#need();
+    return { value: { ids: this.tokenizer.encode(text) } };
+  }
+
+  decode({ ids }) {
+    this.#need();
+    return { value: { text: this.tokenizer.decode(ids) } };
+  }
+
+  /**
+   * forward() with every head and with the `ablated` heads off (off: null when none is); the heads'
+   * scores; the next-token distribution at the last position (both runs, top k, with labels); the
+   * logit lens at `lensPosition` (feature-detected: null and lensNote when the API has none).
+   */
+  run({ ids, ablated = [], k = 5, lensPosition = null, lensK = k }) {
+    const m = this.#need(), { layers, heads, vocab } = m.config, t = ids.length;
+    const position = Number.isInteger(lensPosition) && lensPosition >= 0 && lensPosition < t ? lensPosition : t - 1;
+    const targets = ids.slice(1).concat([ids[t - 1]]);  // the last target is a placeholder: its loss is left out
+    m.setHeadMask(null);
+    const full = this.#forward(m, ids, targets, { position, k: lensK });
+    const mask = headMask(ablated, layers, heads);
+    let offRun = null;
+    if (mask) {
+      m.setHeadMask(mask);
+      try { offRun = this.#forward(m, ids, targets, null, false); } finally { m.setHeadMask(null); }
+    }
+    const dist = ablationRows(full.logits, (offRun ?? full).logits, vocab, t - 1, k);
+    const token = (id) => this.tokenizer.token(id);
+    dist.rows = dist.rows.map((r) => ({ ...r, label: token(r.id) }));
+    dist.topLabel = token(dist.top);
+    dist.topOffLabel = token(dist.topOff);
+    const lens = full.lens ? {
+      position,
+      layers: Array.from(full.lens, (e) => ({ ids: Array.from(e.ids), probs: Array.from(e.probs), labels: Array.from(e.ids, token) })),
+    } : null;
+    // What the page shows: the attention of the run with every head; the losses of both.
+    const base = { attention: full.attention, tokenLosses: full.tokenLosses, meanLoss: full.meanLoss };
+    const off = offRun && { tokenLosses: offRun.tokenLosses, meanLoss: offRun.meanLoss };
+    const transfer = [...new Set([full.attention[0]?.[0]?.buffer, full.tokenLosses.buffer, offRun?.tokenLosses.buffer].filter(Boolean))];
+    return {
+      value: {
+        labels: ids.map(token), base, off, scores: headScores(full.attention, ids, t), dist, lens,
+        lensNote: lens ? '' : LENS_NOTE,
+      },
+      transfer,
+    };
+  }
+
+  #forward(m, ids, targets, lens, attention = true) {
+    let r;
+    if (lens && this.lensSupported !== false) {
+      try {
+        r = m.forward({ ids, targets, attention, lens });
+        this.lensSupported = true;
+      } catch (e) {
+        // An API (or core build) without the lens: the run without it; if that fails too, its error is the one said.
+        r = m.forward({ ids, targets, attention });
+        this.lensSupported = false;
+        this.lensError = e.message;
+      }
+    }
+    r ??= m.forward({ ids, targets, attention });
+    // The loss over positions 0 … t−2 (the last has no next token in the text).
+    const t = ids.length;
+    let sum = 0;
+    for (let i = 0; i < t - 1; i++) sum += r.tokenLosses[i];
+    r.meanLoss = t > 1 ? sum / (t - 1) : NaN;
+    return r;
+  }
+
+  /** One greedy token with the KV cache (the last `context` tokens as the prompt), the `ablated` heads off. */
+  generate({ tokens, ablated = [] }) {
+    const m = this.#need(), { layers, heads, context } = m.config;
+    m.setHeadMask(headMask(ablated, layers, heads));
+    let next;
+    try {
+      next = m.generate({ prompt: tokens.slice(-context), steps: 1, temperature: 0 })[0];
+    } finally {
+      m.setHeadMask(null);
+    }
+    return { value: { next, label: this.tokenizer.token(next) } };
+  }
+
+  dispose() {
+    this.model?.dispose?.();
+    this.model = null;
+    return { value: true };
+  }
+}
+
+/** Reads a Blob or a URL into bytes, reporting { loaded, total } (for an API that takes bytes only). */
+async function readBytes(src, onProgress) {
+  let stream, total = null;
+  if (typeof src === 'string') {
+    const res = await fetch(src);
+    if (!res.ok) throw new Error(`${src} answered HTTP ${res.status}: is the file there?`);
+    total = Number(res.headers.get('content-length')) || null;
+    stream = res.body;
+    if (!stream) return new Uint8Array(await res.arrayBuffer());
+  } else {
+    total = src.size;
+    stream = src.stream?.();
+    if (!stream) return new Uint8Array(await src.arrayBuffer());
+  }
+  const parts = [];
+  let loaded = 0;
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parts.push(value);
+    loaded += value.length;
+    onProgress({ loaded, total });
+  }
+  const out = new Uint8Array(loaded);
+  let o = 0;
+  for (const p of parts) { out.set(p, o); o += p.length; }
+  return out;
+}
+
+/**
+ * Answers requests { id, op, args } with { id, value } or { id, error }, one at a time in arrival
+ * order, and { id, progress } while loading. `post(message, transfer)`.
+ */
+export class EngineHost {
+  constructor({ createLab, post }) {
+    this.engine = new ModelEngine(createLab);
+    this.post = post;
+    this.queue = Promise.resolve();
+  }
+
+  receive({ id, op, args }) {
+    this.queue = this.queue.then(async () => {
+      try {
+        if (!['load', 'encode', 'decode', 'run', 'generate', 'dispose'].includes(op)) throw new Error(`unknown request '${op}'`);
+        const r = await this.engine[op](args ?? {}, (progress) => this.post({ id, progress }));
+        this.post({ id, value: r.value }, r.transfer ?? []);
+      } catch (e) {
+        this.post({ id, error: e?.message ?? String(e) });
+      }
+    });
+  }
+}

@@ -63,8 +63,8 @@ function inlineSwaps() {
 
 // The inline build's workers (training: web/train/trainer.js; <attn-model>: web/widgets/model/backend.js):
 // each `new Worker(new URL('./x.worker.js', import.meta.url), { type: 'module' })` becomes Vite's inline
-// worker (the worker's bundle as a string, started from a Blob URL), since a file:// page may not start
-// a worker from a file.
+// worker (the worker's bundle as a string, started from a Blob URL, as a classic worker: see `worker`
+// below), since a file:// page may not start a worker from a file.
 const WORKER_RE = /new Worker\(new URL\('(\.\/[\w-]+\.worker\.js)', import\.meta\.url\), \{ type: 'module' \}\)/g;
 function inlineWorkers() {
   const expected = ['/web/train/trainer.js', '/web/widgets/model/backend.js'];
@@ -97,7 +97,9 @@ export default defineConfig({
   logLevel: 'warn',
   plugins: [katexFonts(), noDocumentKatexImport(), ...(inline ? [inlineSwaps(), inlineWorkers()] : [])],
   // Workers are bundled by a build of their own: the plugins that apply inside them again.
-  worker: { format: 'es', plugins: () => [katexFonts(), ...(inline ? [inlineSwaps()] : [])] },
+  // Inline, they are classic scripts: Chromium starts no module worker from the Blob URL of a file://
+  // page (its origin is opaque), a classic one it does.
+  worker: { format: inline ? 'iife' : 'es', plugins: () => [katexFonts(), ...(inline ? [inlineSwaps()] : [])] },
   build: {
     outDir,
     emptyOutDir: false,

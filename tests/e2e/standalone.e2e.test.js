@@ -1,0 +1,240 @@
+// attnlab with no bundler, the way README "One script tag" says: `npm pack` this repository, unpack the
+// tarball into a folder outside the repository, copy its standalone/ as attnlab/ beside the example
+// pages of web/standalone/examples/ (a plain HTML page and a plain reveal.js deck, reveal.js's own dist/
+// files copied beside them) and serve that folder statically. In Chromium: <attn-steps> shows the
+// notes' numbers and recomputes what the API computes in Node, its state goes into the URL and comes
+// back from it, reveal.js fragments step it, <attn-train> steps through the shipped snapshots and
+// trains live in the Web Worker that came in the folder — and every request stays on the page's origin.
+// Then the same pages opened as file:// URLs: attnlab.inline.js works there; attnlab.js is refused
+// (Chromium loads no module script from a file: URL — a browser rule, the reason for the inline file).
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { createAttnLab } from 'attnlab';
+import { openPretrained } from 'attnlab/train';
+import { PRESETS, maskArgument } from '../../web/widgets/steps/logic.js';
+import { fmt } from '../../web/widgets/shared/format.js';
+import { launch, watchedPage } from './browser.js';
+import { serveDist } from './server.mjs';
+import { REPO, packAttnlab, run } from './third-party/decks.js';
+
+const NOTES = ['0.3233', '0.3941', '0.2826', '1.0137', '0.2561'];  // the notes' weights row 1, output row 1
+
+let dir, site, files, browser, lab, pretrained, server, origin;
+
+// The football example through the API, with the steps widget's options (as widgets.e2e.test.js).
+function football({ mask = 'none' } = {}) {
+  const p = PRESETS.football, t = 3, proj = (w) => lab.weightedSum({ weights: p.x, v: w, tq: t, tk: p.dIn, dv: p.dk });
+  return lab.attention({ q: proj(p.wq), k: proj(p.wk), v: proj(p.wv), tq: t, tk: t, dk: 2, dv: 2,
+    scale: 1 / Math.sqrt(2), mask: maskArgument(mask, t, { window: 1, padding: 1 }) });
+}
+const f4 = (xs) => Array.from(xs, (x) => fmt(x, 4));
+const cells = (page, sel) => page.locator(`${sel} table td`).allTextContents();
+
+// Text inside a widget's shadow root (the numbers it shows), flattened over nested shadow roots.
+const shownText = (locator) => locator.evaluate((el) => {
+  const walk = (n) => [...(n.shadowRoot ? n.shadowRoot.childNodes : n.childNodes)].map((c) =>
+    (c.nodeType === 3 ? c.textContent : c.nodeType === 1 ? walk(c) : '')).join(' ');
+  return walk(el).replace(/\s+/g, ' ');
+});
+
+// Waits until the widget is registered and drawn (no loading or failure message).
+async function rendered(page, selector) {
+  await page.waitForFunction((sel) => {
+    const w = document.querySelector(sel);
+    return w && customElements.get(w.localName) && w.shadowRoot?.childElementCount
+      && !w.shadowRoot.querySelector('.loading');
+  }, selector, { timeout: 60000 });
+  const failure = await page.evaluate((sel) =>
+    document.querySelector(sel).shadowRoot.querySelector('.failure, .error')?.textContent ?? '', selector);
+  expect(failure).toBe('');
+  return page.locator(selector).first();
+}
+
+// Every request the browser makes (pages and their workers), for the same-origin check.
+function recordRequests() {
+  const urls = [];
+  const on = (r) => urls.push(r.url());
+  browser.context.on('request', on);
+  return { urls, stop: () => browser.context.off('request', on) };
+}
+const offOrigin = (urls, allowed) => urls.filter((u) => {
+  const url = new URL(u);
+  return !['data:', 'blob:'].includes(url.protocol) && !allowed(url);
+});
+
+// Steps `widget` from stage 0 to 6 with → and back to 5 with ←; the notes' numbers appear at 6.
+async function stepThrough(page, widget) {
+  expect(await widget.getAttribute('stage')).toBe('0');
+  const first = await shownText(widget);
+  for (const n of NOTES) expect(first).not.toContain(n);
+  for (let i = 1; i <= 6; i++) {
+    await page.keyboard.press('ArrowRight');
+    await expect.poll(() => widget.getAttribute('stage')).toBe(String(i));
+  }
+  await expect.poll(() => shownText(widget)).toContain(NOTES[4]);
+  const last = await shownText(widget);
+  for (const n of NOTES) expect(last).toContain(n);
+  await page.keyboard.press('ArrowLeft');
+  await expect.poll(() => widget.getAttribute('stage')).toBe('5');
+}
+
+// The caption of an <attn-train> on a slide (the numbers of the snapshot shown).
+const captionOf = (page, sel) => page.evaluate((s) => document.querySelector(s)?.shadowRoot?.querySelector('.caption')?.textContent.replace(/\s+/g, ' ') ?? '', sel);
+
+// <attn-train> stepped 0 → 3 by the deck: the shipped snapshots (from the folder) give Node's numbers;
+// "train live" trains in the folder's Web Worker: the step count moves off the snapshot's.
+async function trainSlide(page, sel) {
+  const last = pretrained.snapshots.at(-1), best = Math.max(...last.heads[1].map((h) => h.induction));
+  await expect.poll(() => captionOf(page, sel), { timeout: 60000 }).toMatch(/^step 0 · held-out loss/);
+  expect(await captionOf(page, sel)).toContain(fmt(pretrained.snapshots[0].evalLoss, 2));
+  for (let i = 1; i <= 3; i++) await page.keyboard.press('ArrowRight');
+  await expect.poll(() => captionOf(page, sel), { timeout: 30000 }).toContain(`step ${last.step} `);
+  const shown = await captionOf(page, sel);
+  expect(shown).toContain(`held-out loss ${fmt(last.evalLoss, 2)}`);
+  expect(shown).toContain(`induction score ${fmt(best, 2)}`);
+  await page.locator(sel).locator('button', { hasText: 'train live' }).click();
+  await expect.poll(async () => Number((await captionOf(page, sel)).match(/^step (\d+)/)?.[1] ?? 0), { timeout: 60000 }).toBeGreaterThan(0);
+  await expect.poll(async () => Number((await captionOf(page, sel)).match(/^step (\d+)/)?.[1] ?? 0), { timeout: 60000 }).not.toBe(last.step);
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'attnlab-standalone-'));
+  expect(relative(REPO, dir).startsWith('..')).toBe(true);  // outside the repository
+  let tarball;
+  ({ tarball, files } = await packAttnlab(dir));
+  await run('tar', ['-xzf', tarball, '-C', dir], dir);
+  // The site: the tarball's standalone/ as attnlab/, reveal.js's dist/ as reveal/, the example pages.
+  site = join(dir, 'site');
+  cpSync(join(dir, 'package/standalone'), join(site, 'attnlab'), { recursive: true });
+  cpSync(join(REPO, 'node_modules/reveal.js/dist'), join(site, 'reveal'), { recursive: true });
+  cpSync(join(REPO, 'web/standalone/examples'), site, { recursive: true });
+  server = await serveDist(site);
+  origin = `http://127.0.0.1:${server.address().port}`;
+  [browser, lab] = await Promise.all([launch(), createAttnLab()]);
+  pretrained = await openPretrained('induction', { lab });
+}, 300000);
+
+afterAll(async () => {
+  await browser?.close();
+  if (server) await new Promise((ok) => server.close(ok));
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('attnlab from one script tag (standalone/, from npm pack)', () => {
+  test('the tarball ships standalone/: the two scripts, the .wasm, the workers, every snapshot, KaTeX\'s fonts', () => {
+    const sa = files.filter((f) => f.startsWith('standalone/'));
+    expect(sa).toContain('standalone/attnlab.js');
+    expect(sa).toContain('standalone/attnlab.inline.js');
+    expect(sa.filter((f) => /^standalone\/assets\/attnlab-core-[\w-]+\.wasm$/.test(f))).toHaveLength(1);
+    expect(sa.filter((f) => /^standalone\/assets\/trainer\.worker-[\w-]+\.js$/.test(f))).toHaveLength(1);
+    expect(sa.filter((f) => /^standalone\/assets\/model\.worker-[\w-]+\.js$/.test(f))).toHaveLength(1);
+    const shipped = readdirSync(join(REPO, 'web/train/pretrained/induction'));
+    const snapshots = sa.filter((f) => /^standalone\/assets\/(step-\d+|index)-[\w-]+\.(safetensors|json)$/.test(f));
+    expect(snapshots).toHaveLength(shipped.length);
+    expect(sa.filter((f) => /KaTeX_Main-Regular-[\w-]+\.woff2$/.test(f))).toHaveLength(1);
+    expect(existsSync(join(site, 'attnlab/attnlab.js'))).toBe(true);
+  });
+
+  test('a plain HTML page: the notes\' numbers, edits recompute as the API does, the URL keeps the state; no request leaves the origin', async () => {
+    const requests = recordRequests();
+    const { page, problems } = await watchedPage(browser.context);
+    try {
+      const w = 'attn-steps attn-heatmap.weights', o = 'attn-steps attn-heatmap.output';
+      await page.goto(`${origin}/page.html`);
+      await rendered(page, 'attn-steps');
+      await page.locator(`${w} table td`).first().waitFor({ state: 'attached' });
+      expect((await cells(page, w)).slice(0, 3)).toEqual(NOTES.slice(0, 3));
+      expect((await cells(page, o)).slice(0, 2)).toEqual(NOTES.slice(3));
+      expect(await cells(page, w)).toEqual(f4(football().weights));
+      await page.locator('attn-steps select.mask').selectOption('causal');
+      await expect.poll(() => cells(page, w)).toEqual(f4(football({ mask: 'causal' }).weights));
+      await expect.poll(() => cells(page, o)).toEqual(f4(football({ mask: 'causal' }).output));
+      await expect.poll(async () => decodeURIComponent(await page.evaluate(() => location.hash))).toContain('"mask":"causal"');
+      // The URL alone brings the state back, in a fresh page.
+      const link = page.url();
+      const again = await browser.context.newPage();
+      await again.goto(link);
+      await rendered(again, 'attn-steps');
+      await expect.poll(() => cells(again, w)).toEqual(f4(football({ mask: 'causal' }).weights));
+      await again.close();
+      // KaTeX's stylesheet reached the document and its fonts came from the folder.
+      await rendered(page, 'attn-multihead');
+      await page.evaluate(() => document.fonts.ready);
+      expect(await page.evaluate(() => document.fonts.check('16px KaTeX_Main'))).toBe(true);
+      await rendered(page, 'attn-train');
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+      requests.stop();
+    }
+    expect(offOrigin(requests.urls, (u) => u.origin === origin)).toEqual([]);
+    const paths = requests.urls.map((u) => new URL(u).pathname);
+    expect(paths.filter((p) => /^\/attnlab\/assets\/attnlab-core-[\w-]+\.wasm$/.test(p)).length).toBeGreaterThan(0);
+    expect(paths.filter((p) => /^\/attnlab\/assets\/KaTeX_[\w-]+\.woff2$/.test(p)).length).toBeGreaterThan(0);
+  });
+
+  test('a plain reveal.js deck (reveal.mjs + RevealAttnLab from attnlab.js): fragments step the widgets, snapshots and the worker come from the folder', async () => {
+    const requests = recordRequests();
+    const { page, problems } = await watchedPage(browser.context);
+    try {
+      await page.goto(`${origin}/reveal.html#/1`);
+      const widget = await rendered(page, 'section.present attn-steps');
+      await stepThrough(page, widget);
+      // The deck's URL state: reveal.js's hash names the slide and fragment; a reload comes back there.
+      await expect.poll(() => page.evaluate(() => location.hash)).toBe('#/1/0/4');
+      await page.reload();
+      const back = await rendered(page, 'section.present attn-steps');
+      await expect.poll(() => back.getAttribute('stage')).toBe('5');
+      await page.goto(`${origin}/reveal.html#/2`);
+      await trainSlide(page, 'section.present attn-train');
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+      requests.stop();
+    }
+    expect(offOrigin(requests.urls, (u) => u.origin === origin)).toEqual([]);
+    const paths = requests.urls.map((u) => new URL(u).pathname);
+    expect(paths.filter((p) => /^\/attnlab\/assets\/step-2500-[\w-]+\.safetensors$/.test(p)).length).toBeGreaterThan(0);
+    expect(paths.filter((p) => /^\/attnlab\/assets\/trainer\.worker-[\w-]+\.js$/.test(p)).length).toBeGreaterThan(0);
+  });
+
+  test('from file:// URLs: attnlab.inline.js renders and steps with no server; attnlab.js is refused by the browser', async () => {
+    const requests = recordRequests();
+    const fileUrl = (name) => pathToFileURL(join(site, name)).href;
+    const inSite = (u) => u.protocol === 'file:' && decodeURIComponent(u.pathname).startsWith(`${site}/`);
+    try {
+      // The plain page, inline: the notes' numbers.
+      let { page, problems } = await watchedPage(browser.context);
+      await page.goto(fileUrl('page.inline.html'));
+      await rendered(page, 'attn-steps');
+      await expect.poll(() => cells(page, 'attn-steps attn-heatmap.weights')).toEqual(f4(football().weights));
+      expect(problems.filter((p) => !p.startsWith('request off localhost: file:'))).toEqual([]);
+      await page.close();
+
+      // The reveal.js deck, inline (reveal.js's classic build): fragments step the widget; the
+      // snapshots (inlined) and the live training's worker (a Blob URL) work too.
+      ({ page, problems } = await watchedPage(browser.context));
+      await page.goto(`${fileUrl('reveal.inline.html')}#/1`);
+      await stepThrough(page, await rendered(page, 'section.present attn-steps'));
+      await page.goto(`${fileUrl('reveal.inline.html')}#/2`);
+      await page.reload();
+      await trainSlide(page, 'section.present attn-train');
+      expect(problems.filter((p) => !p.startsWith('request off localhost: file:'))).toEqual([]);
+      await page.close();
+
+      // The module script from a file: URL: Chromium refuses it (CORS: a file: page's origin is
+      // opaque), so no widget is defined — what README says, and why attnlab.inline.js exists.
+      ({ page, problems } = await watchedPage(browser.context));
+      await page.goto(fileUrl('page.html'));
+      await expect.poll(() => problems.some((p) => /attnlab\.js/.test(p))).toBe(true);
+      expect(await page.evaluate(() => customElements.get('attn-steps') === undefined)).toBe(true);
+      await page.close();
+    } finally {
+      requests.stop();
+    }
+    expect(offOrigin(requests.urls, inSite)).toEqual([]);
+  });
+});

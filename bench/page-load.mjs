@@ -17,6 +17,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { loadavg } from 'node:os';
 import { serveDist } from '../tests/e2e/server.mjs';
 import { launch } from '../tests/e2e/browser.js';
 
@@ -140,6 +141,7 @@ async function load(throttle) {
 }
 
 const runs = [], throttled = [];
+const loadBefore = loadavg();  // this machine is shared: the figures move with its load
 try {
   for (let i = 0; i < RUNS; i++) runs.push(await load(1));
   for (let i = 0; i < RUNS; i++) throttled.push(await load(4));
@@ -166,6 +168,7 @@ const warm = runs.slice(1);
 const result = {
   chromium: '/usr/bin/chromium (headless, --disable-gpu), viewport 1440×900',
   runsPerKind: RUNS,
+  loadAverage: { before: loadBefore.map((x) => Number(x.toFixed(2))), after: loadavg().map((x) => Number(x.toFixed(2))) },
   coldMs: runs[0].firstNumbers,
   coldAllWidgetsMs: runs[0].allWidgets,
   coldLongestTaskMs: runs[0].longestTask,
@@ -186,7 +189,7 @@ const line = (name, s) => `${name}: first numbers median ${s.firstNumbersMedianM
   `(${s.longestTaskRuns.join(', ')}; 0 = none ≥ 50 ms), ${s.longTasksMedian} long tasks, blocking ${s.blockingMedianMs.toFixed(0)} ms;\n` +
   `    main-thread CPU: before first numbers ${s.cpuBeforeFirstNumbersMedianMs.toFixed(0)} ms (${s.cpuBeforeFirstNumbersRuns.join(', ')}), ` +
   `before all widgets ${s.cpuBeforeAllWidgetsMedianMs.toFixed(0)} ms, longest task ${s.longestTaskCpuMedianMs.toFixed(0)} ms (${s.longestTaskCpuRuns.join(', ')})`;
-console.log(`page load at 1440×900, ${RUNS} loads each (the first quiet one cold):`);
+console.log(`page load at 1440×900, ${RUNS} loads each (the first quiet one cold); load average (1, 5, 15 min) ${result.loadAverage.before.join(' ')} before, ${result.loadAverage.after.join(' ')} after:`);
 console.log(line('  quiet', result.quiet));
 console.log(line('  CPU throttled 4×', result.throttled4x));
 console.log(`  per widget, throttled, median ms: ${Object.entries(result.throttled4x.perWidgetMedianMs).map(([t, v]) => `${t.slice(5)} ${v}`).join(', ')}`);

@@ -1,20 +1,55 @@
 // The attnlab app: every widget in lecture order. Each widget loads the one shared WASM module
 // itself; this file registers them and says so when the browser cannot run WASM SIMD.
+//
+// Only the first section's widget (<attn-steps>) comes with this file; every other widget's code is a
+// chunk of its own, fetched and run when its element comes near the viewport, and the rest in idle
+// time after the first numbers are drawn (page order, one per task). Until then the element is
+// undefined and app.css gives it its placeholder's height. (On a phone-class CPU, 4× slower, parsing
+// and running all eleven widgets' code before the first one drew cost ~0.5 s.)
 import { supportsWasmSimd } from '../api/index.js';
 import { NO_SIMD_MESSAGE } from '../widgets/shared/widget.js';
 import { readSection, writeSection } from '../widgets/shared/hash.js';
+import { RENDER_MARGIN } from '../widgets/shared/lazy.js';
 import '../widgets/steps/index.js';
-import '../widgets/convex/index.js';
-import '../widgets/kernel-regression/index.js';
-import '../widgets/why-scale/index.js';
-import '../widgets/cross/index.js';
-import '../widgets/multihead/index.js';
-import '../widgets/positional/index.js';
-import '../widgets/block/index.js';
-import '../widgets/cost/index.js';
-import '../widgets/train/index.js';
-import '../widgets/model/index.js';
 import './app.css';
+
+const LATER = {
+  'attn-convex': () => import('../widgets/convex/index.js'),
+  'attn-kernel-regression': () => import('../widgets/kernel-regression/index.js'),
+  'attn-why-scale': () => import('../widgets/why-scale/index.js'),
+  'attn-cross': () => import('../widgets/cross/index.js'),
+  'attn-multihead': () => import('../widgets/multihead/index.js'),
+  'attn-positional': () => import('../widgets/positional/index.js'),
+  'attn-block': () => import('../widgets/block/index.js'),
+  'attn-cost': () => import('../widgets/cost/index.js'),
+  'attn-train': () => import('../widgets/train/index.js'),
+  'attn-model': () => import('../widgets/model/index.js'),
+};
+const loading = new Map();
+const define = (tag) => {
+  if (!loading.has(tag)) loading.set(tag, LATER[tag]().catch((e) => { console.error(`${tag}: its code did not load`, e); }));
+  return loading.get(tag);
+};
+const later = [...document.querySelectorAll(Object.keys(LATER).join(','))];
+if (typeof IntersectionObserver === 'function') {
+  const near = new IntersectionObserver((entries) => {
+    for (const e of entries) if (e.isIntersecting) { near.unobserve(e.target); define(e.target.localName); }
+  }, { rootMargin: RENDER_MARGIN });
+  for (const el of later) near.observe(el);
+}
+// The rest in idle time, in page order, once the page has loaded (the first numbers come first).
+const idle = () => new Promise((ok) => (typeof requestIdleCallback === 'function' ? requestIdleCallback(() => ok(), { timeout: 2000 }) : setTimeout(ok, 50)));
+const defineRest = async () => {
+  for (const el of later) {
+    if (loading.has(el.localName)) continue;
+    await idle();
+    await define(el.localName);
+  }
+};
+if (document.readyState === 'complete') defineRest();
+else window.addEventListener('load', () => defineRest(), { once: true });
+// Printing needs every widget (lazy.js draws the defined ones at beforeprint).
+window.addEventListener('beforeprint', () => { for (const el of later) define(el.localName); });
 
 const status = document.querySelector('.status');
 if (!supportsWasmSimd()) {

@@ -16,7 +16,7 @@ export const RENDER_MARGIN = '100% 0px';
 
 /** el → { lab (the promise it waits for), ready (lab resolved), near, go (resolves its turn) } */
 const waiting = new Map();
-let observer = null, pumping = false, painted = false, printing = false;
+let observer = null, pumping = false, painted = false, printing = false, printRequested = false;
 
 const hasObserver = () => typeof IntersectionObserver === 'function';
 
@@ -25,7 +25,7 @@ const hasObserver = () => typeof IntersectionObserver === 'function';
  * IntersectionObserver (Node, old engines) that is as soon as the module is ready.
  */
 export function whenWanted(el, lab) {
-  if (!hasObserver()) return lab;
+  if (!hasObserver() || printRequested) return lab;  // after beforeprint: a widget defined late draws at once
   return new Promise((resolve, reject) => {
     const entry = { near: false, ready: false, value: null, go: resolve };
     waiting.set(el, entry);
@@ -132,6 +132,7 @@ async function pump() {
 }
 
 function drawAllNow() {
+  printRequested = true;
   for (const [el, w] of [...waiting]) if (w.ready) start(el);
 }
 

@@ -1,7 +1,10 @@
 // <attn-tex expr="…" display>: a formula typeset by the bundled KaTeX (fonts and CSS come with the
 // build; nothing from a CDN). The expression is the widget's own LaTeX, never user text.
 // A formula wider than its box is typeset smaller until it fits (on a phone or a slide column),
-// never put in a scroll box.
+// never put in a scroll box. In a widget's slide layout a formula is drawn larger (its sub- and
+// superscripts at least 14 px on a 1280×720 screen) and is never shrunk below that: a formula made of
+// parts joined by `\quad`/`\qquad` at its top level is typeset part by part, and the parts wrap onto
+// lines of their own when the slide's column is too narrow for them side by side.
 //
 // Fitting is batched for the whole page: a formula that was typeset, resized or re-rendered by a
 // font load joins one queue, and the next animation frame (before it paints) fits every queued
@@ -10,12 +13,55 @@
 // while loading when each formula fitted itself; now it takes 2–3 per frame. On a page, a formula's
 // first typesetting is queued too (a few formulas per task), so a widget's first draw stays short.
 import { LitElement, html, css, unsafeCSS } from 'lit';
-import katex from 'katex';
 import 'katex/dist/katex.min.css';  // document level: @font-face does not work inside a shadow root
 import katexCss from 'katex/dist/katex.min.css?inline';
 
-/** The smallest scale a formula is shrunk to (of its natural size), and the trials per fit. */
-const MIN_SCALE = 0.4, ROUNDS = 4;
+// KaTeX's code (~270 kB) is a chunk of its own, fetched from the start and run in a task of its own
+// (while a page waits for the WASM module), not in the task that first draws a widget: on a
+// phone-class CPU its evaluation alone took ~0.1 s. A formula drawn before it is there waits for it.
+let katex = null;
+const waitingForKatex = new Set();
+const katexLoaded = import('katex').then((m) => {
+  katex = m.default ?? m;
+  for (const t of waitingForKatex) if (t.isConnected) t.updated();
+  waitingForKatex.clear();
+});
+/** Resolves when KaTeX is loaded (every formula drawn so far is then typeset or queued). */
+export const texReady = () => katexLoaded;
+
+/** The smallest scale a formula is shrunk to (of its natural size), and the trials per fit. On a
+ *  slide (where the natural size is 1.3× a page's) a formula shrinks no further than 0.9. */
+const MIN_SCALE = 0.4, MIN_SLIDE_SCALE = 0.9, ROUNDS = 4;
+
+/**
+ * The top-level parts of a formula joined by `\quad` / `\qquad` (a trailing comma stays with its
+ * part): `'a = b,\quad c = d'` → `['a = b,', 'c = d']`. Separators inside braces or a
+ * `\left…\right` pair do not split. One part when there is nothing to split at.
+ */
+export function formulaParts(expr) {
+  const parts = [];
+  let depth = 0, start = 0;
+  for (let i = 0; i < expr.length; i++) {
+    const c = expr[i];
+    if (c === '\\') {
+      const m = /^\\([a-zA-Z]+)/.exec(expr.slice(i));
+      if (!m) { i++; continue; }
+      const name = m[1];
+      if (name === 'left') depth++;
+      else if (name === 'right') depth--;
+      else if (depth === 0 && (name === 'quad' || name === 'qquad')) {
+        const part = expr.slice(start, i).trim();
+        if (part) parts.push(part);
+        start = i + m[0].length;
+      }
+      i += m[0].length - 1;
+    } else if (c === '{') depth++;
+    else if (c === '}') depth--;
+  }
+  const last = expr.slice(start).trim();
+  if (last) parts.push(last);
+  return parts.length ? parts : [expr];
+}
 
 /** The formulas waiting for the next frame's fit, and the width each was last fitted at. */
 const queue = new Set();
@@ -37,15 +83,15 @@ function fitQueued() {
   let todo = [];
   for (const t of queue) if (t.isConnected && t.renderRoot?.querySelector?.('.tex')) todo.push(t);
   queue.clear();
-  for (const t of todo) { t._scale = 1; t.renderRoot.querySelector('.tex').style.fontSize = ''; }
+  for (const t of todo) { t._scale = 1; t._min = t.hasAttribute('data-slide') ? MIN_SLIDE_SCALE : MIN_SCALE; t.renderRoot.querySelector('.tex').style.fontSize = ''; }
   for (let round = 0; round < ROUNDS && todo.length; round++) {
     const sizes = todo.map((t) => [t.clientWidth, t.scrollWidth]);  // one layout for all
     const next = [];
     todo.forEach((t, i) => {
       const [avail, wide] = sizes[i];
       if (round === 0) fittedAt.set(t, avail);
-      if (!avail || wide <= avail + 0.5 || t._scale === MIN_SCALE) return;
-      t._scale = Math.max(MIN_SCALE, t._scale * (avail / wide) * 0.98);
+      if (!avail || wide <= avail + 0.5 || t._scale === t._min) return;
+      t._scale = Math.max(t._min, t._scale * (avail / wide) * 0.98);
       t.renderRoot.querySelector('.tex').style.fontSize = `${t._scale}em`;
       next.push(t);
     });
@@ -83,7 +129,9 @@ let typesetTimer = 0;
 function queueTypeset(tex) {
   tex.renderRoot.querySelector('.tex')?.classList.add('pending');
   typesetQueue.add(tex);
-  typesetTimer ||= setTimeout(typesetSome, 0);
+  // The first batch after a widget was drawn waits for the next frame: its numbers are painted first.
+  if (!typesetTimer) typesetTimer = typeof requestAnimationFrame === 'function'
+    ? requestAnimationFrame(() => { typesetTimer = setTimeout(typesetSome, 0); }) : setTimeout(typesetSome, 0);
 }
 function typesetSome() {
   typesetTimer = 0;
@@ -98,6 +146,22 @@ function typesetSome() {
 
 // Printing: every formula still waiting is typeset before the page is laid out for paper.
 if (typeof window !== 'undefined') window.addEventListener?.('beforeprint', () => { for (const t of [...typesetQueue]) if (t.isConnected) t.typeset(); });
+
+/**
+ * The font size (CSS px of the slide canvas) of a formula on a slide: large enough that, on a
+ * 1280×720 screen showing the canvas, a subscript (0.7 of it) shrunk to MIN_SLIDE_SCALE still has a
+ * glyph box of 14 px — 25 screen px, divided by the canvas's screen scale (reveal.js 1280×800: 0.9,
+ * 960×700: 1.03; Slidev 980×552: 1.31) — and never smaller than a page's 1.15em of 18 px.
+ */
+function slideTexPx(el) {
+  let host = el;
+  for (let h = el.getRootNode()?.host; h; h = h.getRootNode()?.host) host = h;
+  const slide = host.closest?.('[data-attn-slide], .slidev-layout, .reveal .slides > section, .reveal .slides > section > section, .reveal .pdf-page > section');
+  const canvas = slide && !slide.classList.contains('slidev-layout') ? slide.closest('.reveal .slides, .pdf-page') ?? slide : slide;
+  const w = canvas?.offsetWidth, h = canvas?.offsetHeight;
+  if (!w || !h) return 20.7;
+  return Math.max(20.7, Math.round(25 / Math.min(1280 / w, 720 / h) * 10) / 10);
+}
 
 /** True when the formula is part of a widget in slide layout (it is typeset at once there). */
 function onSlide(el) {
@@ -115,6 +179,10 @@ export class AttnTex extends LitElement {
   };
 
   static styles = [unsafeCSS(katexCss), css`:host { display: block; max-width: 100%; overflow: hidden; } :host([inline]) { display: inline-block; } .katex { font-size: 1.15em; }
+    /* Slide layout: larger, and the parts of a split formula wrap as whole pieces. */
+    :host([data-slide]) .katex { font-size: var(--attn-slide-tex, 1.15em); }
+    .parts { display: flex; flex-wrap: wrap; justify-content: center; align-items: baseline; column-gap: 1.6em; }
+    .parts > .katex-display { margin: 0.1em 0; }
     /* Waiting to be typeset (a few tasks): about the height it will take, so the page barely moves. */
     .tex.pending { display: inline-block; min-height: 1.6em; } :host([display]) .tex.pending { display: block; min-height: 3.4em; }`];
 
@@ -130,7 +198,13 @@ export class AttnTex extends LitElement {
   updated() {
     // A formula's first typesetting on a page waits for the typesetting queue (a few formulas per
     // task), so drawing a widget does not typeset all of its formulas in the same task; a change
-    // (the student edited a number in it) and a formula on a slide are typeset at once.
+    // (the student edited a number in it) and a formula on a slide are typeset at once (once KaTeX is
+    // loaded: until then it waits, marked pending).
+    if (!katex) {
+      this.renderRoot.querySelector('.tex')?.classList.add('pending');
+      waitingForKatex.add(this);
+      return;
+    }
     if (this._typeset || onSlide(this) || typeof requestAnimationFrame !== 'function') this.typeset();
     else queueTypeset(this);
   }
@@ -139,12 +213,18 @@ export class AttnTex extends LitElement {
   typeset() {
     const el = this.renderRoot.querySelector('.tex');
     if (!el) return;
+    if (!katex) { waitingForKatex.add(this); return; }
     this._typeset = true;
     typesetQueue.delete(this);
-    const key = `${this.display ? 'D' : 'T'}${this.expr ?? ''}`;
+    const slide = onSlide(this);
+    this.toggleAttribute('data-slide', slide);
+    if (slide) this.style.setProperty('--attn-slide-tex', `${slideTexPx(this)}px`);
+    const key = `${this.display ? 'D' : 'T'}${slide ? 'S' : ''}${this.expr ?? ''}`;
     let markup = typeset.get(key);
     if (markup === undefined) {
-      markup = katex.renderToString(this.expr ?? '', { displayMode: !!this.display, throwOnError: false, output: 'htmlAndMathml' });
+      const render = (e) => katex.renderToString(e, { displayMode: !!this.display, throwOnError: false, output: 'htmlAndMathml' });
+      const parts = slide && this.display ? formulaParts(this.expr ?? '') : [this.expr ?? ''];
+      markup = parts.length > 1 ? `<span class="parts">${parts.map(render).join('')}</span>` : render(parts[0]);
       if (typeset.size >= 400) typeset.delete(typeset.keys().next().value);
     } else typeset.delete(key);
     typeset.set(key, markup);  // most recently used last

@@ -19,7 +19,7 @@ import { viridis } from '../shared/colormap.js';
 import { modelStyles } from './styles.js';
 import { ModelSession } from './session.js';
 import {
-  GPT2_HINT, ROLE_TEXT, ROLE_THRESHOLD, SCORE_KINDS, SCORE_SHORT, STAGES, bytesText, cacheRows, headName,
+  GPT2_HINT, ROLE_TEXT, resolveHeadSpec, ROLE_THRESHOLD, SCORE_KINDS, SCORE_SHORT, STAGES, bytesText, cacheRows, headName,
   roleOf, roles, toggleHead,
 } from './logic.js';
 
@@ -43,6 +43,12 @@ export class AttnModel extends AttnWidget {
     ablated: { attribute: false },
     /** How many next tokens the distribution lists. */
     k: { type: Number },
+    /** A seed: start on a random sequence repeated twice (the induction test) instead of the text. */
+    repeat: { converter: optionalInt },
+    /** The head opened by default (no `head`): a role ('induction', 'previous-token', 'duplicate-token': the strongest on this sequence) or a name ('L4H11'). */
+    open: { type: String },
+    /** Heads to switch off, by name or role ('L9H9,L9H6,L10H0 | induction': the first alternative this model has; see logic.js resolveHeadSpec). Clicking a head's switch drops it. */
+    ablate: { type: String },
     _over: { state: true },
     _clickMode: { state: true },
   };
@@ -65,6 +71,9 @@ export class AttnModel extends AttnWidget {
     this.head = null;
     this.ablated = [];
     this.k = 5;
+    this.repeat = null;
+    this.open = null;
+    this.ablate = null;
     this._over = false;
     this._clickMode = 'open';
     this.session = new ModelSession(this);
@@ -86,6 +95,19 @@ export class AttnModel extends AttnWidget {
   willUpdate(changed) {
     super.willUpdate(changed);
     if (changed.has('src') && this._lab && this.session.config && this.src && this.src !== this._loadedSrc) this.#loadSrc();
+    this.#applyAblate(changed.has('ablate'));
+  }
+
+  /** `ablate` resolved on the sequence shown (roles depend on it): the heads it names switched off. */
+  #applyAblate(force) {
+    const s = this.session;
+    if (this.ablate === null || this.ablate === undefined || !this.shown) return;
+    if (!force && this._ablateFor === s.scores) return;
+    this._ablateFor = s.scores;
+    const list = resolveHeadSpec(this.ablate, s.scores, s.config.layers, s.config.heads) ?? [];
+    if (list.join() === this.#ablatedList().join() && list.join() === s.ablated.join()) return;
+    this.ablated = list;
+    s.setAblated(list);
   }
 
   #loadSrc() {
@@ -93,9 +115,10 @@ export class AttnModel extends AttnWidget {
     this.session.loadSource(this.src).then(() => this.#afterLoad());
   }
 
-  #afterLoad() {
+  async #afterLoad() {
     const s = this.session;
     if (s.status !== 'ready') return;
+    if (this.repeat !== null && this.repeat !== undefined) await s.repeatRandom(this.repeat);
     this.text = s.text;
     const n = s.config.layers * s.config.heads;
     if (this.head !== null && this.head >= n) this.head = null;
@@ -123,6 +146,10 @@ export class AttnModel extends AttnWidget {
     if (!this.shown) return 0;
     const n = s.config.layers * s.config.heads;
     if (this.head !== null && this.head !== undefined && this.head < n) return this.head;
+    if (this.open) {
+      const i = resolveHeadSpec(this.open, s.scores, s.config.layers, s.config.heads);
+      if (i?.length) return i[0];
+    }
     const ind = s.scores ? roles(s.scores).find((r) => r.role === 'induction') : null;
     return ind ? ind.layer * s.config.heads + ind.head : 0;
   }
@@ -151,6 +178,7 @@ export class AttnModel extends AttnWidget {
   }
 
   #toggle(i) {
+    this.ablate = null;  // a click decides from now on
     this.ablated = toggleHead(this.#ablatedList(), i);
     this.session.setAblated(this.ablated);
     this.stateChanged();
@@ -206,7 +234,7 @@ export class AttnModel extends AttnWidget {
     const loading = s.status === 'loading' ? html`<div class="loading-line" role="status">
         <span>Loading ${s.pending?.name ?? 'the model'}…${p?.loaded ? ` ${bytesText(p.loaded)}${p.total ? ` of ${bytesText(p.total)}` : ''}` : ''}</span>
         ${p?.total ? html`<progress max=${p.total} .value=${p.loaded}></progress>` : html`<progress aria-label="loading"></progress>`}</div>` : nothing;
-    const error = s.error ? html`<p class="error" role="alert">${s.error}</p>` : nothing;
+    const error = s.error || s.runError ? html`<p class=${s.missing ? 'error missing' : 'error'} role="alert">${s.error}${s.error && s.runError ? ' ' : ''}${s.runError}</p>` : nothing;
     if (compact) return html`${loading}${error}`;
     const busy = s.busy && s.status !== 'loading' ? html`<span class="busy" role="status">computing…</span>` : nothing;
     return html`<div class="source">${what}

@@ -173,3 +173,45 @@ export const GPT2_HINT = 'For GPT-2: download model.safetensors (~548 MB) from t
   + '(huggingface.co/gpt2, Files → model.safetensors), then drop it here or pick it — it is read in this page and never '
   + 'leaves the machine. For an offline lecture, put it in the deck’s public/models/gpt2.safetensors and give the widget '
   + 'src="models/gpt2.safetensors".';
+
+/** What a role is called in attributes (open="previous-token", ablate="induction") → its score's key. */
+export const ROLE_NAMES = Object.freeze({ 'previous-token': 'prev', 'duplicate-token': 'dup', induction: 'induction' });
+
+/**
+ * The head a role names on this sequence: the head with the highest score of that kind in a layer where
+ * the role is possible (rolePossible), or null when no head has a finite score. `kind`: 'prev' | 'dup' |
+ * 'induction'. → flat index layer·heads + head.
+ */
+export function strongestHead(headScoreGrid, kind) {
+  let best = null, bestScore = -Infinity;
+  headScoreGrid.forEach((row, l) => row.forEach((s, h) => {
+    const v = s[kind];
+    if (rolePossible(kind, l) && Number.isFinite(v) && v > bestScore) { bestScore = v; best = l * row.length + h; }
+  }));
+  return best;
+}
+
+/**
+ * Heads named in an attribute → flat indices, or null when the text names a head this model does not
+ * have. `spec`: comma-separated head names ('L9H9') and roles ('induction', 'previous-token',
+ * 'duplicate-token': the strongest such head on this sequence); alternatives separated by '|' — the
+ * first whose every head exists in this model is used ('L9H9,L9H6,L10H0 | induction': GPT-2 small's
+ * name movers, or, in a smaller model, its induction head). '' → [].
+ */
+export function resolveHeadSpec(spec, headScoreGrid, layers, heads) {
+  for (const alt of String(spec ?? '').split('|')) {
+    const names = alt.split(',').map((x) => x.trim()).filter(Boolean);
+    const out = [];
+    let ok = true;
+    for (const name of names) {
+      const m = /^L(\d+)H(\d+)$/i.exec(name);
+      let i = null;
+      if (m) { const l = Number(m[1]), h = Number(m[2]); if (l < layers && h < heads) i = l * heads + h; }
+      else if (ROLE_NAMES[name] && headScoreGrid) i = strongestHead(headScoreGrid, ROLE_NAMES[name]);
+      if (i === null) { ok = false; break; }
+      if (!out.includes(i)) out.push(i);
+    }
+    if (ok) return out.sort((a, b) => a - b);
+  }
+  return null;
+}

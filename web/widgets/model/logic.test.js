@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import {
   ROLE_THRESHOLD, ablationRows, cacheRows, duplicateTokenScore, headMask, headScores, mulberry32, pieceLabel,
-  repeatedRandom, roleOf, roles, softmaxRow, toggleHead, topK,
+  repeatedRandom, resolveHeadSpec, roleOf, roles, softmaxRow, strongestHead, toggleHead, topK,
 } from './logic.js';
 
 /** A causal [t·t] map putting all of row i's weight on key f(i) (clamped to [0, i]). */
@@ -92,5 +92,28 @@ describe('masks, sequences, cache, labels', () => {
   test('pieces show their spaces', () => {
     expect(pieceLabel(' world')).toBe('·world');
     expect(pieceLabel('\n')).toBe('↵');
+  });
+});
+
+describe('heads named in attributes', () => {
+  // 2 layers × 2 heads: L0H1 the strongest previous-token head, L1H0 the strongest induction score
+  // (L0H0's induction score is higher, but layer 0 cannot hold an induction head).
+  const grid = [
+    [{ prev: 0.2, dup: 0.1, induction: 0.9 }, { prev: 0.7, dup: 0.3, induction: 0.1 }],
+    [{ prev: 0.1, dup: 0.6, induction: 0.8 }, { prev: 0.3, dup: NaN, induction: 0.2 }],
+  ];
+  test('strongestHead by kind, induction only from layer 1', () => {
+    expect(strongestHead(grid, 'prev')).toBe(1);
+    expect(strongestHead(grid, 'induction')).toBe(2);
+    expect(strongestHead(grid, 'dup')).toBe(2);
+    expect(strongestHead([[{ prev: NaN }]], 'prev')).toBeNull();
+  });
+  test('resolveHeadSpec: names, roles, and the first alternative the model has', () => {
+    expect(resolveHeadSpec('L1H1, L0H0', grid, 2, 2)).toEqual([0, 3]);
+    expect(resolveHeadSpec('previous-token', grid, 2, 2)).toEqual([1]);
+    expect(resolveHeadSpec('L9H9,L9H6,L10H0 | induction', grid, 2, 2)).toEqual([2]);
+    expect(resolveHeadSpec('L9H9,L9H6,L10H0 | induction', null, 12, 12)).toEqual([114, 117, 120]);
+    expect(resolveHeadSpec('L5H0', grid, 2, 2)).toBeNull();
+    expect(resolveHeadSpec('', grid, 2, 2)).toEqual([]);
   });
 });

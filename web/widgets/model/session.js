@@ -7,7 +7,8 @@
 // engine on the same thread (session.test.js).
 //
 //   status     'idle' | 'loading' | 'ready' | 'error'; progress: { loaded, total } while loading (total
-//              null when unknown: an indeterminate bar); error: the API's message, in words
+//              null when unknown: an indeterminate bar); error: the API's message, in words (runError:
+//              a run's; missing: a URL answered 404, the file is not there yet)
 //   source     { kind: 'shipped' | 'file' | 'url', name }: what is loaded (the shipped model stays usable
 //              when another fails to load)
 //   tokenizer  { kind: 'gpt2' | 'induction' | 'ids', example, randomRange, prefix } (the engine tokenizes)
@@ -51,6 +52,7 @@ export class ModelSession {
     this.status = 'idle';
     this.progress = null;
     this.error = '';
+    this.runError = '';
     this.source = null;
     this.pending = null;
     this.config = null;
@@ -168,7 +170,7 @@ export class ModelSession {
     const msg = e?.message ?? String(e);
     this.missing = this.pending?.kind === 'url' && /\b404\b/.test(msg);
     this.error = this.missing
-      ? `${this.pending.name} is not there (HTTP 404): ${this.config ? 'the model below is attnlab’s own until you add the file' : 'add the file'}.`
+      ? `No ${this.pending.name} here yet (HTTP 404)${this.config ? ': meanwhile attnlab’s own model runs' : ''}.`
       : `Could not load ${this.pending?.name ?? 'the model'}: ${msg}`;
     this.progress = null;
     this.#changed();
@@ -247,10 +249,10 @@ export class ModelSession {
       const r = await this.#request('run', { ids, ablated: this.ablated, k: this.k, lensPosition: this.lensPosition });
       if (token !== this.runToken || loadToken !== this.loadToken) return;
       Object.assign(this, { ids, labels: r.labels, base: r.base, off: r.off, scores: r.scores, dist: r.dist, lens: r.lens, lensNote: r.lensNote });
-      this.error = '';
+      this.runError = '';
     } catch (e) {
       if (token !== this.runToken) return;
-      this.error = `The model could not run: ${e.message}`;
+      this.runError = `The model could not run: ${e.message}`;
     }
     this.#changed();
   }

@@ -55,6 +55,8 @@ export const modelStyles = [widgetStyles, css`
   .generated mark { background: #ffd8b5; }
   .scores-legend { font-size: 0.88em; color: #57606a; }
   .busy { color: #57606a; font-style: italic; }
+  .error.missing { background: #fff8c5; border-color: #d4a72c; }
+  .wrap.slide .error { margin: 0; padding: 2px 8px; font-size: 15px; }
   .strip.pick li { border: 0; padding: 0; background: none; }
   .strip.pick button { font: inherit; border: 1px solid #d0d7de; border-radius: 4px; padding: 0 5px; background: #f6f8fa; cursor: pointer;
     white-space: pre; min-height: 24px; }

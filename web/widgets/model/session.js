@@ -187,7 +187,9 @@ export class ModelSession {
     this.ablated = this.ablated.filter((i) => i < config.layers * config.heads);
     this.gen = null;
     this.lensPosition = null;
-    await this.setText(this.text ?? tokenizer.example, { keepIfBad: false });
+    const text = this.wantedText ?? this.text ?? tokenizer.example;
+    this.wantedText = null;
+    await this.setText(text, { keepIfBad: false });
   }
 
   // ---- the sequence ---------------------------------------------------------------------------------
@@ -204,7 +206,9 @@ export class ModelSession {
       if (token !== this.loadToken || text !== this.text) return;
       this.inputError = e.message;
       if (keepIfBad && this.ids.length) { this.#changed(); return; }
-      // A new model whose tokens the text is not made of: its own example instead, said nowhere (nothing was typed).
+      // A new model whose tokens the text is not made of: its own example instead, said nowhere (nothing
+      // was typed); the text asked for is kept for the next model (a deck's sentence waiting for GPT-2).
+      this.wantedText = text;
       this.text = this.tokenizer.example;
       this.inputError = '';
       keepIfBad = false;

@@ -5,8 +5,13 @@
 
 #include <optional>
 
+#include <cmath>
+#include <string>
+
+#include "attnlab/detail/eigen_ref.h"
 #include "attnlab/mask.h"
 #include "attnlab/matrix.h"
+#include "attnlab/ops.h"
 
 namespace attnlab {
 
@@ -22,5 +27,27 @@ struct AttentionResult {
 AttentionResult attention(const Eigen::Ref<const RowMatrixXf>& Q, const Eigen::Ref<const RowMatrixXf>& K,
                           const Eigen::Ref<const RowMatrixXf>& V, const Mask& mask = Mask::None(),
                           std::optional<float> scale = std::nullopt);
+
+// ---- The Matrix level is a header-only adapter over the pointer-level op (ops.h): it checks the
+// shapes, allocates the results and throws on a bad Status; the maths is in the op and its kernels.
+
+inline AttentionResult attention(const Eigen::Ref<const RowMatrixXf>& Q, const Eigen::Ref<const RowMatrixXf>& K,
+                                 const Eigen::Ref<const RowMatrixXf>& V, const Mask& mask,
+                                 std::optional<float> scale) {
+  using namespace detail;
+  if (Q.cols() != K.cols())
+    throw Error("attention: Q has " + std::to_string(Q.cols()) + " columns and K has " +
+                std::to_string(K.cols()) + ", expected the same d_k");
+  if (K.rows() != V.rows())
+    throw Error("attention: K has " + std::to_string(K.rows()) + " rows and V has " +
+                std::to_string(V.rows()) + ", expected the same t_k");
+  const size_t tq = rows(Q), tk = rows(K), dk = cols(Q), dv = cols(V);
+  AttentionResult r{zeros(tq, tk), zeros(tq, tk), zeros(tq, tk), zeros(tq, dv)};
+  const float s = scale ? *scale : 1.0f / std::sqrt(static_cast<float>(dk));
+  AttentionArgs a{Q.data(), stride(Q), K.data(), stride(K), V.data(), stride(V), tq, tk, dk, dv, s, mask};
+  AttentionOutputs o{r.scores.data(), r.scaled.data(), r.weights.data(), r.output.data(), dv};
+  throw_if_error(attention_forward(a, o));
+  return r;
+}
 
 }  // namespace attnlab

@@ -6,6 +6,9 @@
 
 #include <vector>
 
+#include <string>
+
+#include "attnlab/detail/eigen_ref.h"
 #include "attnlab/matrix.h"
 #include "attnlab/ops.h"
 
@@ -23,5 +26,42 @@ struct KernelRegressionResult { RowMatrixXf scores, weights; std::vector<float> 
 KernelRegressionResult kernel_regression(const Eigen::Ref<const RowMatrixXf>& xs, const std::vector<float>& ys,
                                          const Eigen::Ref<const RowMatrixXf>& queries, float bandwidth = 1.0f,
                                          RegressionKernel kernel = RegressionKernel::gaussian);
+
+// ---- Header-only adapters over the pointer-level ops (ops.h).
+
+inline RowMatrixXf embed(const Eigen::Ref<const RowMatrixXf>& table, const std::vector<int>& ids) {
+  using namespace detail;
+  RowMatrixXf out = zeros(ids.size(), cols(table));
+  throw_if_error(embedding_forward(ContiguousRows(table).data(), rows(table), cols(table), ids.data(), ids.size(),
+                                   out.data()));
+  return out;
+}
+
+inline OutputHeadResult output_head(const Eigen::Ref<const RowMatrixXf>& h, const Eigen::Ref<const RowMatrixXf>& table,
+                                    const std::vector<float>& bias, float temperature) {
+  using namespace detail;
+  need_shape("output_head", "h", h, rows(h), cols(table));
+  OutputHeadResult r{zeros(rows(h), rows(table)), zeros(rows(h), rows(table))};
+  throw_if_error(output_head_forward(ContiguousRows(h).data(), rows(h), ContiguousRows(table).data(), rows(table),
+                                     cols(table), optional_values("output_head", "bias", bias, rows(table)),
+                                     temperature, r.logits.data(), r.probs.data()));
+  return r;
+}
+
+inline KernelRegressionResult kernel_regression(const Eigen::Ref<const RowMatrixXf>& xs, const std::vector<float>& ys,
+                                                const Eigen::Ref<const RowMatrixXf>& queries, float bandwidth,
+                                                RegressionKernel kernel) {
+  using namespace detail;
+  if (ys.size() != rows(xs))
+    throw Error("kernel_regression: ys has " + std::to_string(ys.size()) + " values, expected one per row of xs (" +
+                std::to_string(xs.rows()) + ")");
+  need_shape("kernel_regression", "queries", queries, rows(queries), cols(xs));
+  KernelRegressionResult r{zeros(rows(queries), rows(xs)), zeros(rows(queries), rows(xs)),
+                           std::vector<float>(rows(queries))};
+  throw_if_error(kernel_regression_forward(ContiguousRows(xs).data(), ys.data(), rows(xs),
+                                           ContiguousRows(queries).data(), rows(queries), cols(xs), kernel,
+                                           bandwidth, r.scores.data(), r.weights.data(), r.predictions.data()));
+  return r;
+}
 
 }  // namespace attnlab

@@ -39,6 +39,9 @@ def _standalone_files():
         if js.is_file() and wasm and css:
             files = [("attnlab.js", js), ("assets/" + wasm[0].name, wasm[0]), ("assets/" + css[0].name, css[0])]
             files += [("assets/" + f.name, f) for f in sorted(assets.glob("KaTeX_*.woff2"))]
+            # lazily imported chunks (KaTeX); not the workers nor GPT-2's vocabulary (python/attnlab/_static.py)
+            files += [("assets/" + f.name, f) for f in sorted(assets.glob("*.js"))
+                      if ".worker-" not in f.name and not f.name.startswith("r50k_base")]
             return files
     raise RuntimeError(
         "attnlab: the standalone build is missing (attnlab.js and assets/ with the .wasm and KaTeX's CSS). "

@@ -45,6 +45,7 @@ class Widget:
     """One attnlab view. Jupyter displays it (``_repr_html_``); ``html()`` / ``save(path)`` give a page."""
 
     def __init__(self, payload):
+        _static.library()  # a missing build is an error of the call, not a traceback in the display
         self.payload = payload
         self.id = "attnlab-" + uuid.uuid4().hex[:12]
 
@@ -65,7 +66,8 @@ class Widget:
             f'<p class="attnlab-loading" style="font:14px system-ui,sans-serif;color:#57606a">'
             f'attnlab: loading the widget (this needs JavaScript: a trusted notebook or an HTML page)…</p></div>\n'
             f'<script type="application/json" id="{i}-data">{data}</script>\n'
-            f'<script type="text/plain" id="{i}-lib" data-js="{lib["js"]}" data-wasm="{lib["wasm"]}" data-css="{lib["css"]}"></script>\n'
+            f'<script type="text/plain" id="{i}-lib" data-js="{lib["js"]}" data-wasm="{lib["wasm"]}" data-css="{lib["css"]}" '
+            f'data-chunks="{_html.escape(json.dumps(lib["chunks"]))}"></script>\n'
             f"<script>\n{glue}\nattnlabNotebook.mount({json.dumps(i)});\n</script>"
         )
         if not full_page:

@@ -4,8 +4,8 @@
 the package (``attnlab/_static/``, see ``python/_build/backend.py``). Imported from a checkout without
 installing, the package reads ``standalone/`` itself. ``ATTNLAB_STANDALONE`` names another folder.
 
-What is carried: ``attnlab.js`` (the ES module: every widget and the API), the ``.wasm`` core, KaTeX's
-stylesheet with the woff2 fonts formulas need most (Main, Math italic, Size1-4) as data: URLs. Each is
+What is carried: ``attnlab.js`` (the ES module: every widget and the API), the chunks it imports lazily
+(KaTeX), the ``.wasm`` core, KaTeX's stylesheet with the woff2 fonts formulas need most (Main, Math italic, Size1-4) as data: URLs. Each is
 gzip-compressed and base64-encoded; the browser inflates them (``DecompressionStream``). Nothing else
 from the build (training worker, snapshots, GPT-2 vocabulary) is needed by the notebook widgets.
 """
@@ -20,6 +20,8 @@ HERE = Path(__file__).resolve().parent
 
 # KaTeX fonts carried as data: URLs; the other faces are dropped from the stylesheet (their glyphs fall
 # back to the page's serif font) so that no font is requested from anywhere.
+SKIP_CHUNKS = ("r50k_base",)
+
 KEEP_FONTS = ("KaTeX_Main-Regular", "KaTeX_Main-Bold", "KaTeX_Math-Italic", "KaTeX_Size1-Regular",
               "KaTeX_Size2-Regular", "KaTeX_Size3-Regular", "KaTeX_Size4-Regular", "KaTeX_AMS-Regular")
 
@@ -44,7 +46,11 @@ def find_files(folder):
     if not wasm or not css:
         return None
     fonts = {p.name: p for p in assets.glob("KaTeX_*.woff2")}
-    return {"js": js, "wasm": wasm[0], "css": css[0], "fonts": fonts}
+    # Chunks attnlab.js imports lazily (import(`./assets/…`)), e.g. KaTeX: carried, except GPT-2's vocabulary
+    # (two ~470 KB chunks only <attn-model> reads) and Node-only imports.
+    names = re.findall(r"import\(`\./assets/([\w.-]+\.js)`\)", js.read_text(encoding="utf-8"))
+    chunks = {n: assets / n for n in sorted(set(names)) if not n.startswith(SKIP_CHUNKS) and (assets / n).is_file()}
+    return {"js": js, "wasm": wasm[0], "css": css[0], "fonts": fonts, "chunks": chunks}
 
 
 def locate():
@@ -84,6 +90,7 @@ def _library(paths_key):
         "js": _pack(files["js"].read_bytes()),
         "wasm": _pack(files["wasm"].read_bytes()),
         "css": _pack(katex_css(files).encode("utf-8")),
+        "chunks": {"./assets/" + n: _pack(p.read_bytes()) for n, p in files["chunks"].items()},
         "source": str(files["js"].parent),
     }
 

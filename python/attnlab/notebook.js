@@ -5,8 +5,9 @@
 //
 // attnlab.js finds its files relative to its own URL (import.meta.url), which a Blob URL does not have:
 // the text is imported with import.meta.url replaced by a base under the reserved `.invalid` domain, and
-// a fetch of that base's .wasm is answered with the carried bytes (nothing else is fetched: the training
-// worker, the snapshots and the GPT-2 vocabulary are not carried; no notebook view needs them).
+// a fetch of that base's .wasm is answered with the carried bytes; its lazily imported chunks (KaTeX) are
+// carried and imported from Blob URLs too. Nothing else is fetched: the training worker, the snapshots and
+// the GPT-2 vocabulary are not carried (no widget attnlab.show draws needs them).
 // A classic script (not a module): Jupyter Notebook inserts outputs with jQuery, JupyterLab by re-creating
 // the script elements; both run classic scripts, and `import()` works from one.
 var attnlabNotebook = window.attnlabNotebook || (function () {
@@ -47,7 +48,13 @@ var attnlabNotebook = window.attnlabNotebook || (function () {
         }
         return realFetch.apply(this, arguments);
       };
-      var text = js.split('import.meta.url').join(JSON.stringify(BASE + 'attnlab.js'));
+      // The lazily imported chunks it carries (KaTeX) become Blob URLs too, named in place of their paths.
+      var chunks = JSON.parse(libEl.dataset.chunks || '{}'), text = js;
+      for (var path in chunks) {
+        var code = new TextDecoder().decode(await inflate(chunks[path])).split('import.meta.url').join(JSON.stringify(BASE + path.slice(2)));
+        text = text.split('`' + path + '`').join(JSON.stringify(URL.createObjectURL(new Blob([code], { type: 'text/javascript' }))));
+      }
+      text = text.split('import.meta.url').join(JSON.stringify(BASE + 'attnlab.js'));
       var url = URL.createObjectURL(new Blob([text], { type: 'text/javascript' }));
       var mod = await import(url);
       if (!mod.supportsWasmSimd()) throw new Error('this browser runs WebAssembly without SIMD, which attnlab needs');

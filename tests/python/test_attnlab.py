@@ -3,6 +3,7 @@ and the offline wheel. Run: /usr/bin/python3 -m unittest discover -s tests/pytho
 torch and numpy from Debian's python3-torch / python3-numpy; the standalone build from `npm run build`).
 """
 import base64
+from html import unescape as html_unescape
 import gzip
 import json
 import math
@@ -190,6 +191,13 @@ class CellHtml(unittest.TestCase):
         self.assertIn(b".katex", css)
         self.assertNotRegex(css.decode(), r"url\((?!data:)")  # every font is inline or dropped: no request
         self.assertIn(b"data:font/woff2;base64,", css)
+        # Lazily imported chunks travel too (KaTeX), named as attnlab.js imports them; GPT-2's vocabulary does not.
+        chunks = json.loads(html_unescape(re.search(r'data-chunks="([^"]*)"', self.html).group(1)))
+        self.assertTrue(chunks and all(k.startswith("./assets/") for k in chunks))
+        self.assertFalse(any("r50k_base" in k for k in chunks))
+        for k, v in chunks.items():
+            self.assertIn(f"import(`{k}`)".encode(), js)
+            self.assertGreater(len(gzip.decompress(base64.b64decode(v))), 1000)
 
     def test_page_and_widget_tags(self):
         with tempfile.TemporaryDirectory() as d:

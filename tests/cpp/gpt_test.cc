@@ -430,6 +430,39 @@ TEST(GptForward, WorkspaceGrowsAndIsReused) {
   }
 }
 
+// The parameters are checked once (not by every op on every call): a value written through params()
+// is checked by the next forward and generate, which name the tensor; the same results as before once
+// it is finite again, and after a training step (new values, new weight bounds).
+TEST(GptForward, ParametersWrittenThroughParamsAreCheckedByTheNextCall) {
+  auto m = make(small_config());
+  const Ids ids = {1, 2, 3, 4, 5};
+  ASSERT_TRUE(m->forward(ids.data(), nullptr, 1, 5, nullptr).ok);
+  const Floats before(m->logits(), m->logits() + 5 * 7);
+  const attnlab::GptTensor* w_in = m->tensor("blocks.1.mlp.W_in");
+  ASSERT_NE(w_in, nullptr);
+  float* p = m->params() + w_in->offset + 5;
+  const float keep = *p;
+  *p = NAN;
+  EXPECT_EQ(message(m->forward(ids.data(), nullptr, 1, 5, nullptr)),
+            "forward: parameter blocks.1.mlp.W_in[5] is NaN, expected finite parameters");
+  int out[2];
+  GptSampling greedy;
+  greedy.temperature = 0;
+  EXPECT_EQ(message(m->generate(ids.data(), 3, 2, greedy, out)),
+            "generate: parameter blocks.1.mlp.W_in[5] is NaN, expected finite parameters");
+  m->params()[w_in->offset + 5] = keep;
+  ASSERT_TRUE(m->forward(ids.data(), nullptr, 1, 5, nullptr).ok);
+  for (size_t i = 0; i < before.size(); ++i) EXPECT_EQ(m->logits()[i], before[i]) << i;
+  // A training step changes W_O: the next forward's weight bounds are those of the new values.
+  const Ids targets = {2, 3, 4, 5, 6};
+  ASSERT_TRUE(m->train_step(ids.data(), targets.data(), 1, 5, GptTrainOptions{}, nullptr, nullptr).ok);
+  ASSERT_TRUE(m->forward(ids.data(), nullptr, 1, 5, nullptr).ok);
+  auto fresh = make(small_config());
+  std::memcpy(fresh->params(), m->params(), m->num_params() * sizeof(float));
+  ASSERT_TRUE(fresh->forward(ids.data(), nullptr, 1, 5, nullptr).ok);
+  for (size_t i = 0; i < before.size(); ++i) EXPECT_EQ(m->logits()[i], fresh->logits()[i]) << i;
+}
+
 TEST(GptForward, RefusesBadArgumentsNamingTheFunction) {
   GptConfig c = small_config();
   c.vocab = 16;

@@ -16,6 +16,7 @@
 #include <new>
 #include <string>
 
+#include "../ops/blocks_detail.h"
 #include "../ops/check.h"
 #include "attnlab/backward.h"
 #include "gpt_impl.h"
@@ -172,12 +173,35 @@ LayerWeights Gpt::Impl::layer_weights(size_t l, const float* flat) const {
   w.attn = MultiHeadWeights{at(o.wq), at(o.wk), at(o.wv), at(o.wo), at(o.bq), at(o.bk), at(o.bv), at(o.bo)};
   w.ln2_w = at(o.ln2_w), w.ln2_b = at(o.ln2_b);
   w.mlp = FeedForwardWeights{at(o.w_in), at(o.b_in), at(o.w_out), at(o.b_out)};
+  if (flat == block && params_ok) {  // the parameters (not the gradients), verified
+    w.checked = true;
+    w.attn_bounds = &wb[l];
+  }
   return w;
 }
 
-Status Gpt::Impl::embed(const char* op, const int* ids, size_t B, size_t T, size_t pos0, float* x) {
+Status Gpt::Impl::verify_params(const char* op) {
+  if (params_ok) return Status::Ok();
   const float* p = P();
-  ATTNLAB_CHECK(wrap(op, "embed", embedding_forward(p + o_wte, V, D, ids, B * T, x)));
+  for (const GptTensor& t : tensors) {
+    const size_t i = first_non_finite(p + t.offset, t.size());
+    if (i != t.size())
+      return fail(op, "parameter " + t.name + "[" + std::to_string(i) + "] is " + detail::value_str(p[t.offset + i]) +
+                          ", expected finite parameters");
+  }
+  wb.resize(L);
+  for (size_t l = 0; l < L; ++l) wb[l] = multi_head_weight_bounds(layer_weights(l, p).attn, D);
+  params_ok = true;
+  return Status::Ok();
+}
+
+// The lookup of embedding_forward on ids checked by the caller (check_tokens) and a table checked by
+// verify_params: its per-call scan of W_E [V, D] was a quarter of a one-token GPT-2 forward.
+Status Gpt::Impl::embed(const char* op, const int* ids, size_t B, size_t T, size_t pos0, float* x) {
+  ATTNLAB_CHECK(verify_params(op));
+  const float* p = P();
+  for (size_t i = 0; i < B * T; ++i)
+    std::memcpy(x + i * D, p + o_wte + static_cast<size_t>(ids[i]) * D, D * sizeof(float));
   for (size_t b = 0; b < B; ++b) add_inplace(x + b * T * D, p + o_wpe + pos0 * D, T * D);
   return Status::Ok();
 }
@@ -190,6 +214,9 @@ Status Gpt::Impl::unembed(const char* op, const float* x, size_t rows, float* ln
                                                           mean, rstd)));
     x = ln_out;
   }
+  // W_E and b_U were checked by verify_params (embed runs it first): the head without its scan of W_E.
+  if (params_ok)
+    return wrap(op, "unembed", detail::output_head_rows(x, rows, p + o_wte, V, D, p + o_bu, 1.0f, logits_out, probs_out));
   return wrap(op, "unembed", output_head_forward(x, rows, p + o_wte, V, D, p + o_bu, 1.0f, logits_out, probs_out));
 }
 
@@ -439,7 +466,10 @@ Status Gpt::create(const GptConfig& cfg, std::unique_ptr<Gpt>* out) {
 const GptConfig& Gpt::config() const { return impl_->c; }
 size_t Gpt::d_head() const { return impl_->dk; }
 size_t Gpt::num_params() const { return impl_->n; }
-float* Gpt::params() { return impl_->P(); }
+float* Gpt::params() {  // writable: the next forward checks them again
+  impl_->params_ok = false;
+  return impl_->P();
+}
 const float* Gpt::params() const { return impl_->block; }
 bool Gpt::inference_only() const { return impl_->c.inference_only; }
 const float* Gpt::grads() const { return inference_only() ? nullptr : impl_->block + impl_->n; }
@@ -542,6 +572,7 @@ Status Gpt::train_step(const int* ids, const int* targets, size_t batch, size_t 
     ATTNLAB_CHECK(wrap(op, "adamw", adamw_step(s.P() + tt.offset, s.G() + tt.offset, s.M() + tt.offset,
                                                s.Vm() + tt.offset, tt.size(), step, tt.rank == 2 ? decayed : plain)));
   s.steps = step;
+  s.params_ok = false;  // new values: the weight bounds are recomputed by the next forward
   return Status::Ok();
 }
 

@@ -89,6 +89,12 @@ struct Gpt::Impl {
   size_t o_wte = 0, o_wpe = 0, o_lnf_w = model::kNone, o_lnf_b = model::kNone, o_bu = 0;
   size_t steps = 0;
 
+  // Every parameter verified finite since they last changed (verify_params; params() and a training
+  // step clear it), and each layer's multi-head weight bounds computed then: the forward, the prefill
+  // and the decode skip the ops' per-call scans of the weights.
+  bool params_ok = false;
+  std::vector<MultiHeadWeightBounds> wb;  // [L]
+
   std::vector<float> head_scale;  // [L·H]
   bool ablated = false;
 
@@ -149,6 +155,9 @@ struct Gpt::Impl {
   Status unembed(const char* op, const float* x, size_t rows, float* ln_out, float* mean, float* rstd,
                  float* logits_out, float* probs_out);
 
+  // Checks every parameter once ("forward: parameter blocks.0.attn.W_Q[5] is NaN, expected finite
+  // parameters") and computes the weight bounds; free while params_ok holds.
+  Status verify_params(const char* op);
   void build_table();
   void init_params();
   void layout(model::Carve& k, size_t B, size_t T);

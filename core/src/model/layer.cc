@@ -5,7 +5,9 @@
 #include <cmath>
 #include <string>
 
+#include "../ops/blocks_detail.h"
 #include "../ops/check.h"
+#include "../ops/multihead_detail.h"
 #include "common.h"
 
 namespace attnlab::model {
@@ -32,16 +34,24 @@ Status attention_out(const MultiHeadWeights& w, const float* heads, size_t rows,
 // The cache holds `past` ≥ 1 rows: the t new rows' q, k, v are x·W + b (k, v straight into the
 // cache), then row i's query attends, head by head, over the past + i + 1 cached keys (the cache
 // rows are the causal mask).
-Status decode_attention(const char* op, size_t l, const LayerConfig& c, const MultiHeadWeights& w, size_t t,
-                        KvCache& cache, const LayerActs& a) {
+Status decode_attention(const char* op, size_t l, const LayerConfig& c, const MultiHeadWeights& w, bool checked,
+                        size_t t, KvCache& cache, const LayerActs& a) {
   const size_t D = c.d_model, H = c.heads, dk = D / H, past = cache.length;
   float* K = cache.keys(l);
   float* V = cache.values(l);
-  const struct { const float *wt, *bias; float* out; } proj[] = {
-      {w.wq, w.bq, a.q}, {w.wk, w.bk, K + past * D}, {w.wv, w.bv, V + past * D}};
-  for (const auto& pj : proj) {
-    ATTNLAB_CHECK(wrap(op, "attention projection", l, weighted_sum_forward(a.ln1, pj.wt, t, D, D, pj.out)));
-    add_bias_rows(pj.out, t, D, pj.bias);
+  if (checked) {
+    // Checked weights: multi-head attention's own projection (x·W + b, no scan of W); a q, k or v
+    // that overflowed is refused by attention_forward's checks below.
+    MultiHeadArgs ma{};
+    ma.x = a.ln1, ma.t_q = t, ma.d_model = D, ma.heads = H, ma.w = w;
+    detail::multihead_project(ma, a.q, K + past * D, V + past * D);
+  } else {
+    const struct { const float *wt, *bias; float* out; } proj[] = {
+        {w.wq, w.bq, a.q}, {w.wk, w.bk, K + past * D}, {w.wv, w.bv, V + past * D}};
+    for (const auto& pj : proj) {
+      ATTNLAB_CHECK(wrap(op, "attention projection", l, weighted_sum_forward(a.ln1, pj.wt, t, D, D, pj.out)));
+      add_bias_rows(pj.out, t, D, pj.bias);
+    }
   }
   const float scale = 1.0f / std::sqrt(static_cast<float>(dk));  // multiHeadAttention's default
   for (size_t i = 0; i < t; ++i)
@@ -72,7 +82,7 @@ Status layer_forward(const char* op, size_t l, const LayerConfig& c, const Layer
     ATTNLAB_CHECK(wrap(op, "ln1", l, layer_norm_forward(a.x_in, N, D, w.ln1_w, w.ln1_b, c.ln_eps, a.ln1, a.ln1_mean,
                                                        a.ln1_rstd)));
   if (r.decode) {
-    ATTNLAB_CHECK(decode_attention(op, l, c, w.attn, T, *r.cache, a));
+    ATTNLAB_CHECK(decode_attention(op, l, c, w.attn, w.checked, T, *r.cache, a));
     if (r.head_scale) scale_heads(r.head_scale, H, D / H, a.heads, T);
     ATTNLAB_CHECK(wrap(op, "attention output", l, attention_out(w.attn, a.heads, T, D, a.attn_out)));
   } else {
@@ -85,6 +95,7 @@ Status layer_forward(const char* op, size_t l, const LayerConfig& c, const Layer
     ma.heads = H;
     ma.w = w.attn;
     ma.mask = Mask::Causal();
+    ma.weight_bounds = w.attn_bounds;
     for (size_t b = 0; b < r.batch; ++b) {
       const size_t o = b * T * D;
       ma.x = a.ln1 + o;
@@ -103,8 +114,17 @@ Status layer_forward(const char* op, size_t l, const LayerConfig& c, const Layer
   if (c.layer_norm)
     ATTNLAB_CHECK(wrap(op, "ln2", l, layer_norm_forward(a.mid, N, D, w.ln2_w, w.ln2_b, c.ln_eps, a.ln2, a.ln2_mean,
                                                        a.ln2_rstd)));
-  ATTNLAB_CHECK(wrap(op, "mlp", l, feed_forward_forward(a.ln2, N, D, c.d_ff, w.mlp, c.activation,
-                                                       FeedForwardOutputs{a.pre, a.act, a.ffn_out})));
+  const FeedForwardOutputs fo{a.pre, a.act, a.ffn_out};
+  if (w.checked) {
+    // feed_forward_forward without its scans of W1 and W2 (checked by the caller); its result checks.
+    constexpr const char* ffn = "feedForward";
+    detail::feed_forward_rows(a.ln2, N, D, c.d_ff, w.mlp, c.activation, fo);
+    if (a.pre) ATTNLAB_CHECK(wrap(op, "mlp", l, detail::check_no_overflow(ffn, "pre", a.pre, N * c.d_ff, "x·w1 + b1 within float32 range")));
+    ATTNLAB_CHECK(wrap(op, "mlp", l, detail::check_no_overflow(ffn, "hidden", a.act, N * c.d_ff, "x·w1 + b1 within float32 range")));
+    ATTNLAB_CHECK(wrap(op, "mlp", l, detail::check_no_overflow(ffn, "output", a.ffn_out, N * D, "hidden·w2 + b2 within float32 range")));
+  } else {
+    ATTNLAB_CHECK(wrap(op, "mlp", l, feed_forward_forward(a.ln2, N, D, c.d_ff, w.mlp, c.activation, fo)));
+  }
   for (size_t i = 0; i < N * D; ++i) x_out[i] = a.mid[i] + a.ffn_out[i];
   return Status::Ok();
 }

@@ -24,11 +24,17 @@ struct LayerConfig {
 };
 
 // A layer's tensors, as views (x·W layout, [in, out]). ln*_w/_b are read only with layer_norm.
+// checked: the caller has verified every weight finite since they last changed (Gpt does, once, not
+// per call); then the projections and the MLP skip their per-call scans of the weights (~all of a
+// GPT-2 forward's memory traffic again) and keep only the checks of what they compute. attn_bounds:
+// multi_head_weight_bounds of attn, computed with that check (or nullptr).
 struct LayerWeights {
   const float *ln1_w = nullptr, *ln1_b = nullptr;
   MultiHeadWeights attn{};
   const float *ln2_w = nullptr, *ln2_b = nullptr;
   FeedForwardWeights mlp{};
+  bool checked = false;
+  const MultiHeadWeightBounds* attn_bounds = nullptr;
 };
 
 // Where the layer writes, N = batch·t rows of D (F for pre/act). Without layer_norm, ln1 == x_in and

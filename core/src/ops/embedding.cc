@@ -45,6 +45,14 @@ Status output_head_forward(const float* h, size_t rows, const float* table, size
   ATTNLAB_CHECK(detail::check_param(op, "table", table, vocab * d_model, true));
   ATTNLAB_CHECK(detail::check_param(op, "bias", bias, vocab, false));
   if (!logits || !probs) return Status::Fail(std::string(op) + ": an output buffer is missing");
+  return detail::output_head_rows(h, rows, table, vocab, d_model, bias, temperature, logits, probs);
+}
+
+// The computation of output_head_forward on arguments it has checked (or a model that checked its
+// table once): the result checks stay, they read only the logits.
+Status detail::output_head_rows(const float* h, size_t rows, const float* table, size_t vocab, size_t d_model,
+                                const float* bias, float temperature, float* logits, float* probs) {
+  constexpr const char* op = "outputHead";
   // logits [rows, vocab] = h [rows, D] · W_Eᵀ: the table [vocab, D] is already the "nt" layout.
   kernels::gemm_nt_f32(rows, vocab, d_model, h, d_model, table, d_model, logits, vocab);
   if (bias)

@@ -2,7 +2,9 @@
 // The query x asks every training input x_i (the keys) how similar it is, the similarities are
 // normalised by a softmax, and the prediction is the weighted mean of the y_i (the values).
 //
-// Attributes: bandwidth, kernel ("gaussian" | "dot"), query (x), points, seed, weight-range, hash-key.
+// Attributes: bandwidth, kernel ("gaussian" | "dot"), query (x), points, seed, weight-range, hash-key,
+// predict with stage (0: guess ŷ at the query, the curve and weights hidden; 1: ŷ revealed beside the
+// guess: kernel-regression/predict.js).
 // Events: attn-state-change. Numbers: lab.kernelRegression.
 // Linked highlighting: each training point's size follows its weight αᵢ for the query — the selected
 // one (slider), or the x under the pointer on the plot (a grey ŷ dot shows that query's prediction);
@@ -17,6 +19,9 @@ import { fmt } from '../shared/format.js';
 import { X_RANGE, dataset, describeState, grid } from './logic.js';
 import '../shared/heatmap.js';
 import '../shared/tex.js';
+import { guessNumber, predictStyles, revealLine } from '../shared/predict.js';
+import { PREDICT, fitGuess, guessRange, revealPrediction } from './predict.js';
+import { optionalInt } from '../shared/widget.js';
 
 export class AttnKernelRegression extends AttnWidget {
   static properties = {
@@ -27,11 +32,16 @@ export class AttnKernelRegression extends AttnWidget {
     seed: { type: Number },
     /** 'fixed' (default): weights coloured on [0, 1]; 'map': on the row's own range. */
     weightRange: { type: String, attribute: 'weight-range' },
+    /** Predict, then reveal: stage 0 guesses ŷ(query), stage 1 shows it (absent: 1). */
+    predict: { type: Boolean, reflect: true },
+    stage: { converter: optionalInt, reflect: true },
+    /** The guessed ŷ. */
+    guess: { type: Number },
     _hoverX: { state: true },
     _hoverPoint: { state: true },
   };
 
-  static styles = [widgetStyles, css`
+  static styles = [widgetStyles, predictStyles, css`
     ${SLIDE_CSS}
     .slide-body.column { flex-direction: column; gap: 6px; }
     .slide-body.column > attn-heatmap { flex: none; }
@@ -46,6 +56,9 @@ export class AttnKernelRegression extends AttnWidget {
     query: { type: 'num', min: X_RANGE[0], max: X_RANGE[1] },
     points: { type: 'int', min: 3, max: 60 },
     seed: { type: 'int', min: 0, max: 1e9 },
+    predict: { type: 'bool' },
+    stage: { type: 'int', min: 0, max: 1 },
+    guess: { type: 'num', min: -1000, max: 1000 },
   };
 
   constructor() {
@@ -59,6 +72,14 @@ export class AttnKernelRegression extends AttnWidget {
     this.boxes = new FitBoxes(this);
     this._hoverX = null;
     this._hoverPoint = null;
+    this.predict = false;
+    this.stage = null;
+    this.guess = null;
+  }
+
+  /** With `predict`: 'guess' or 'reveal' (predict.js); null without. */
+  get #phase() {
+    return this.predict ? PREDICT.phase(this.stage) : null;
   }
 
   /** Everything shown, from the core: the curve over the x range and the query's weights. */
@@ -76,6 +97,11 @@ export class AttnKernelRegression extends AttnWidget {
   }
 
   #series(c, legend) {
+    const range = guessRange(c.ys), g = fitGuess(this.guess, range);
+    const guessDot = { points: [[this.query, g]], kind: 'dots', r: 7, color: '#8250df', labels: ['guess'] };
+    // The guess stage: the pairs (all the same size: their weights would tell), the query's x, the guess.
+    if (this.#phase === 'guess') return [{ points: c.data, kind: 'dots', label: legend ? 'training pairs (xᵢ, yᵢ)' : undefined, r: 3.5, color: SERIES_COLORS[0] },
+      { points: [[this.query, range[0]], [this.query, range[1]]], color: '#d55e00', dash: '6 4', label: legend ? 'the query x' : undefined }, guessDot];
     // Point size follows the weight αᵢ of the hovered query (else the selected one): area ∝ αᵢ.
     const rs = Array.from((c.hover ?? c).weights, (a) => 2 + 9 * Math.sqrt(Math.max(0, a)));
     const p = this._hoverPoint;
@@ -84,7 +110,8 @@ export class AttnKernelRegression extends AttnWidget {
     return [...ring, { points: c.data, kind: 'dots', label: legend ? 'training pairs (xᵢ, yᵢ): keys and values (area ∝ weight αᵢ)' : undefined, r: 3.5, rs, color: SERIES_COLORS[0] },
       ...hover,
       { points: Array.from(c.g, (x, i) => [x, c.curve[i]]), label: legend ? 'ŷ(x): attention output at every query' : undefined, color: SERIES_COLORS[1] },
-      { points: [[this.query, c.yhat]], kind: 'dots', r: 7, color: '#d55e00', label: legend ? 'the query' : undefined, labels: ['ŷ'] }];
+      { points: [[this.query, c.yhat]], kind: 'dots', r: 7, color: '#d55e00', label: legend ? 'the query' : undefined, labels: ['ŷ'] },
+      ...(this.predict ? [guessDot] : [])];
   }
 
   #formula(h) {
@@ -126,6 +153,29 @@ export class AttnKernelRegression extends AttnWidget {
     if (x !== this._hoverX) this._hoverX = x;
   }
 
+  /** The predict stage (slider for ŷ) or its reveal (the guess beside the core's ŷ); nothing without predict. */
+  #predictBlock(c, page = false) {
+    const phase = this.#phase;
+    if (!phase) return nothing;
+    const range = guessRange(c.ys), g = fitGuess(this.guess, range);
+    const toStage = (st) => { this.stage = st; this.stateChanged(); };
+    if (phase === 'guess') {
+      return html`<div class="predict guess"><p class="ask">Predict ŷ at x = ${fmt(this.query, 2)} (bandwidth h = ${fmt(this.bandwidth, 3)}): slide your guess (the purple dot)</p>
+        ${guessNumber({ label: 'your ŷ', value: g, min: range[0], max: range[1], step: 0.05, onInput: (v) => { this.guess = v; this.stateChanged(); } })}
+        ${page ? html`<div class="actions"><button type="button" class="reveal" @click=${() => toStage(1)}>Reveal ŷ</button></div>` : nothing}</div>`;
+    }
+    const r = revealPrediction({ guess: this.guess, yhat: c.yhat, ys: c.ys });
+    return html`<div class="predict reveal">${revealLine(html`your ŷ <strong class="yours">${fmt(r.guess, 2)}</strong>, computed ŷ <strong class="computed">${fmt(r.actual, 3)}</strong>:
+        off by <strong class="error">${fmt(r.error, 2)}</strong> (${fmt(100 * r.share, 0)} % of the yᵢ range, ${r.verdict})`)}
+      ${page ? html`<div class="actions"><button type="button" class="predict-again" @click=${() => toStage(0)}>Predict again</button></div>` : nothing}</div>`;
+  }
+
+  /** Page, full controls: guess ŷ before seeing it (a self-check). */
+  #predictToggle() {
+    return html`<label><input type="checkbox" class="predict-toggle" .checked=${!!this.predict}
+      @change=${(e) => { this.predict = e.target.checked; this.stage = this.predict ? 0 : null; this.stateChanged(); }}> predict first (self-check)</label>`;
+  }
+
   #weightsRange() {
     return this.weightRange === 'map' ? { vmin: null, vmax: null } : { vmin: 0, vmax: 1 };
   }
@@ -141,14 +191,14 @@ export class AttnKernelRegression extends AttnWidget {
     const { vmin, vmax } = this.#weightsRange();
     return html`
       <attn-tex class="formula" display .expr=${this.#formula(fmt(this.bandwidth, 3))}></attn-tex>
-      <div class="controls">${this.#bandwidthControl()}${this.#otherControls()}</div>
+      <div class="controls">${this.#bandwidthControl()}${this.#otherControls()}${this.#predictToggle()}</div>
       <div class="row">
-        <div class="plot-hover" @pointermove=${(e) => this.#onPlotPointer(e)} @pointerleave=${() => { this._hoverX = null; }}>${plot({ title: `prediction ŷ(${fmt(this.query, 2)}) = ${fmt(c.yhat, 3)}`, xLabel: 'x', yLabel: 'y', width: this.pageFit(520), height: 300, xDomain: X_RANGE, series: this.#series(c, true) })}</div>
-        <p class="note prediction" role="status">At x = ${fmt(this.query, 2)} the weights below average the yᵢ into ŷ = <strong>${fmt(c.yhat, 4)}</strong>.
-          ${c.note.lead} ${c.note.rest}</p>
+        <div class="plot-hover" @pointermove=${(e) => this.#onPlotPointer(e)} @pointerleave=${() => { this._hoverX = null; }}>${plot({ title: this.#phase === 'guess' ? `predict ŷ(${fmt(this.query, 2)})` : `prediction ŷ(${fmt(this.query, 2)}) = ${fmt(c.yhat, 3)}`, xLabel: 'x', yLabel: 'y', width: this.pageFit(520), height: 300, xDomain: X_RANGE, series: this.#series(c, true) })}</div>
+        ${this.#phase === 'guess' ? this.#predictBlock(c, true) : html`${this.#predictBlock(c, true)}<p class="note prediction" role="status">At x = ${fmt(this.query, 2)} the weights below average the yᵢ into ŷ = <strong>${fmt(c.yhat, 4)}</strong>.
+          ${c.note.lead} ${c.note.rest}</p>`}
       </div>
-      <attn-heatmap class="weights" @attn-cell-hover=${(e) => { this._hoverPoint = e.detail?.col ?? null; }} label="attention weights αᵢ(x) of the query over the training points" .values=${c.weights} .rows=${1} .cols=${c.xs.length}
-        .rowLabels=${[`x=${fmt(this.query, 2)}`]} .colLabels=${Array.from(c.xs, (x) => fmt(x, 2))} colormap="sequential" .vmin=${vmin} .vmax=${vmax} max-width="900" cell-size="40"></attn-heatmap>`;
+      ${this.#phase === 'guess' ? nothing : html`<attn-heatmap class="weights" @attn-cell-hover=${(e) => { this._hoverPoint = e.detail?.col ?? null; }} label="attention weights αᵢ(x) of the query over the training points" .values=${c.weights} .rows=${1} .cols=${c.xs.length}
+        .rowLabels=${[`x=${fmt(this.query, 2)}`]} .colLabels=${Array.from(c.xs, (x) => fmt(x, 2))} colormap="sequential" .vmin=${vmin} .vmax=${vmax} max-width="900" cell-size="40"></attn-heatmap>`}`;
   }
 
   /**
@@ -163,21 +213,23 @@ export class AttnKernelRegression extends AttnWidget {
     const strip = { rows: 1, cols: n, rowLabels: ['α'], colLabels: Array.from(c.xs, (x) => fmt(x, 1)), label: `weights αᵢ(${fmt(this.query, 2)}) on the xᵢ`, compact: true, legendPos: 'right' };
     const packed = packRow([strip], body.width, Math.max(70, Math.min(150, Math.round(body.height * 0.34))), { maxCell: 80 });
     const fit = (packed.panels ?? packed)[0];
-    const plotBox = this.boxes.get('plot', { width: body.width, height: Math.max(100, body.height - fit.fitHeight - 30) });
+    const phase = this.#phase;
+    const plotBox = this.boxes.get('plot', { width: body.width, height: Math.max(100, body.height - (phase === 'guess' ? 84 : fit.fitHeight) - 30) });
     return html`<div class="slide-frame" style=${`height:${box.height}px`}>
       <attn-tex class="formula" .expr=${this.#formula(fmt(this.bandwidth, 3))}></attn-tex>
       ${ctl === 'none' ? nothing : html`<div class="controls">${this.#bandwidthControl()}${ctl === 'full' ? this.#otherControls() : nothing}</div>`}
       <div class="slide-body column" data-fit="body">
         <div class="plot-panel grow">
           <div class="legend-line"><span><span class="dot" style=${`background:${SERIES_COLORS[0]}`}></span> (xᵢ, yᵢ): keys, values</span>
-            <span><span class="line-swatch" style=${`border-color:${SERIES_COLORS[1]}`}></span> ŷ(x)</span>
-            <span><span class="dot big" style="background:#d55e00"></span> ŷ(${fmt(this.query, 2)}) = <strong>${fmt(c.yhat, 3)}</strong></span></div>
+            ${phase === 'guess' ? nothing : html`<span><span class="line-swatch" style=${`border-color:${SERIES_COLORS[1]}`}></span> ŷ(x)</span>`}
+            ${phase === 'guess' ? html`<span><span class="dot big" style="background:#8250df"></span> your guess at x = ${fmt(this.query, 2)}</span>`
+              : html`<span><span class="dot big" style="background:#d55e00"></span> ŷ(${fmt(this.query, 2)}) = <strong>${fmt(c.yhat, 3)}</strong></span>`}</div>
           <div class="plotbox" data-fit="plot" @pointermove=${(e) => this.#onPlotPointer(e, fs)} @pointerleave=${() => { this._hoverX = null; }}>${plot({ xLabel: 'x', yLabel: 'y', width: plotBox.width, height: plotBox.height, fontSize: fs, xDomain: X_RANGE, series: this.#series(c, false) })}</div>
         </div>
-        <attn-heatmap class="weights" @attn-cell-hover=${(e) => { this._hoverPoint = e.detail?.col ?? null; }} compact .label=${strip.label} .values=${c.weights} .rows=${1} .cols=${n} .rowLabels=${strip.rowLabels}
-          .colLabels=${strip.colLabels} colormap="sequential" .vmin=${vmin} .vmax=${vmax} .fitWidth=${fit.fitWidth} .fitHeight=${fit.fitHeight} .cellSize=${80} .digits=${2}></attn-heatmap>
+        ${phase === 'guess' ? this.#predictBlock(c) : html`<attn-heatmap class="weights" @attn-cell-hover=${(e) => { this._hoverPoint = e.detail?.col ?? null; }} compact .label=${strip.label} .values=${c.weights} .rows=${1} .cols=${n} .rowLabels=${strip.rowLabels}
+          .colLabels=${strip.colLabels} colormap="sequential" .vmin=${vmin} .vmax=${vmax} .fitWidth=${fit.fitWidth} .fitHeight=${fit.fitHeight} .cellSize=${80} .digits=${2}></attn-heatmap>`}
       </div>
-      <p class="note prediction status" role="status">${c.note.lead} ${c.note.rest}</p>
+      ${phase ? (phase === 'reveal' ? this.#predictBlock(c) : nothing) : html`<p class="note prediction status" role="status">${c.note.lead} ${c.note.rest}</p>`}
     </div>`;
   }
 }

@@ -80,6 +80,16 @@ export function verdict(d, close, far) {
   return d <= close ? 'close' : d <= far ? 'partly right' : 'far off';
 }
 
+/**
+ * A guessed number against the computed one: the absolute error, the error as a share of `span`
+ * (the quantity's visible range, so "how far off" reads the same at any scale), and a verdict
+ * (within 5 % of the span "close", within 15 % "partly right").
+ */
+export function revealNumber(guess, actual, span) {
+  const error = Math.abs(guess - actual), share = span > 0 ? error / span : 0;
+  return { guess, actual, error, share, verdict: verdict(share, 0.05, 0.15) };
+}
+
 export const predictStyles = css`
   .predict { display: flex; flex-direction: column; gap: 6px; }
   .predict .ask { margin: 0; font-size: 18px; font-weight: 600; }

@@ -42,7 +42,7 @@ describe('lazy widgets', () => {
     expect((await page.locator('attn-steps attn-heatmap.weights table td').allTextContents()).slice(0, 3)).toEqual(['0.3233', '0.3941', '0.2826']);
     await page.waitForTimeout(500);
     // The last widgets are far below: not drawn, their placeholders as tall as the page's CSS says.
-    for (const tag of ['attn-block', 'attn-train']) {
+    for (const tag of ['attn-block', 'attn-train', 'attn-model']) {
       expect(await drawn(page, tag), `${tag} waits`).toBe(false);
       const { h, want } = await page.evaluate((t) => {
         const el = document.querySelector(t);
@@ -144,7 +144,7 @@ describe('formulas', () => {
 });
 
 describe('touch targets', () => {
-  test('on a phone, the contents links and every map\'s SVG, PNG and "numbers" controls are at least 24 × 24 px', async () => {
+  test('on a phone, the contents links, every map\'s SVG, PNG and "numbers" controls and every dropdown are at least 24 × 24 px', async () => {
     const { page, problems } = await watchedPage(browser.context);
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(BASE_URL());
@@ -160,6 +160,11 @@ describe('touch targets', () => {
         for (const el of root.querySelectorAll('*')) {
           if (el.localName === 'attn-heatmap' && el.shadowRoot)
             for (const c of el.shadowRoot.querySelectorAll('.tools button, .tools summary')) check(c, `${el.label} map:`);
+          // Dropdowns (every widget's select), named by their widget and class.
+          if (el.shadowRoot) for (const s of el.shadowRoot.querySelectorAll('select')) {
+            const r = s.getBoundingClientRect();
+            if (r.width > 0 && (r.width < 24 || r.height < 24)) out.push(`${el.localName} dropdown ${s.className} ${r.width.toFixed(1)}×${r.height.toFixed(1)}`);
+          }
           if (el.shadowRoot) walk(el.shadowRoot);
         }
       };

@@ -56,6 +56,25 @@ describe('axe-core', () => {
       await page.close();
     });
   }
+  test('no violations with every "numbers" table open (each table region has a name of its own: landmark-unique)', async () => {
+    const { page, problems } = await openAt(1440, 900);
+    const opened = await page.evaluate(() => {
+      let n = 0;
+      const walk = (root) => {
+        for (const el of root.querySelectorAll('*')) {
+          if (el.localName === 'details') { el.open = true; n++; }
+          if (el.shadowRoot) walk(el.shadowRoot);
+        }
+      };
+      walk(document);
+      return n;
+    });
+    expect(opened).toBeGreaterThan(30);
+    await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
+    expect(await axeViolations(page)).toEqual([]);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
 });
 
 describe('a phone (390 × 844)', () => {

@@ -256,7 +256,7 @@ export class AttnBlock extends AttnWidget {
       .rows=${t} .cols=${cols} .rowLabels=${toks} .colLabels=${colLabels} .colormap=${probability ? 'sequential' : 'diverging'}
       .vmin=${probability && fixed ? 0 : null} .vmax=${probability && fixed ? 1 : null} max-width=${cols > D ? 420 : 340} cell-size="30"></attn-heatmap>`;
     const arrow = html`<span class="arrow" aria-hidden="true" style="align-self:center;font-size:1.6em;color:#57606a">→</span>`;
-    const heads = Array.from({ length: H }, (_, h) => hm(`attn-weights head${h + 1}`, `head ${h + 1} weights`, r.attnWeights.subarray(h * t * t, (h + 1) * t * t), t, toks, true));
+    const heads = Array.from({ length: H }, (_, h) => hm(`attn-weights head${h + 1}`, `block · head ${h + 1} weights`, r.attnWeights.subarray(h * t * t, (h + 1) * t * t), t, toks, true));
     const post = this.norm === 'post', s = (i) => this.shows(i), f = this.fields;
     return html`
       <attn-tex class="formula" display .expr=${FORMULAS[this.norm] + `,\\qquad \\mathrm{FFN}(y) = \\mathrm{${this.#act()}}(yW_1 + b_1)W_2 + b_2`}></attn-tex>

@@ -28,6 +28,7 @@ export const widgetStyles = css`
   .field-msg.note { color: #3d2e00; background: #fff8c5; border: 1px solid #d4a72c; }
   input[aria-invalid='true'] { outline: 2px solid #cf222e; outline-offset: 1px; }
   button, select, input { font: inherit; }
+  select { min-height: 24px; box-sizing: border-box; }  /* a 24 px touch target (WCAG 2.2 target size) */
   button { padding: 3px 10px; border: 1px solid #8c959f; border-radius: 6px; background: #f6f8fa; cursor: pointer; }
   button:hover { background: #eaeef2; }
   button[aria-disabled='true'] { color: #57606a; background: #eaeef2; cursor: progress; }

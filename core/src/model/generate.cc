@@ -25,23 +25,39 @@ size_t argmax(const float* x, size_t n) {  // the first maximum
 
 }  // namespace
 
-// The KV cache [L][K, V][C, D] and one context's worth of row buffers, laid out by one Carve.
-Status Gpt::Impl::ensure_gen() {
-  if (gen) return Status::Ok();
+// The KV cache [L][K, V][cap, D] and row buffers for `rows` rows at once (the prefill's), laid out by
+// one Carve; kept for the next call, made again only when a call needs more. Sized to the call, not
+// to the context: GPT-2 small's full-context buffers were ~170 MB (the [H, C, C] prefill weights alone
+// 50 MB) where a 64-token prompt and 16 tokens need 6 MB.
+Status Gpt::Impl::ensure_gen(size_t cap, size_t rows) {
+  if (gen && cap <= cache.capacity && rows <= g_rows) return Status::Ok();
   constexpr const char* op = "generate";
+  std::free(gen);
+  std::free(gen_aux);
+  gen = nullptr;
+  gen_aux = nullptr;
+  cap = std::max(cap, cache.capacity);
+  rows = std::max(rows, g_rows);
+  cache.capacity = 0;
+  g_rows = 0;
   float *g_q = nullptr, *g_att = nullptr, *g_heads = nullptr, *g_ao = nullptr, *g_pre = nullptr, *g_act = nullptr,
         *g_fo = nullptr;
+  // The prefill's weights [H, rows, rows], or the decode's scratch row [1, length + 1] ≤ cap.
+  size_t att = 0;
+  const bool att_overflow = __builtin_mul_overflow(H, rows * rows, &att);  // rows ≤ C ≤ 4096: rows² fits
+  att = std::max(att, cap);
   auto plan = [&](Carve& k) {
-    cache.data = k.take(L, 2, C, D);
-    g_x = k.take(C, D);
-    g_h = k.take(C, D);
-    g_q = k.take(C, D);
-    g_att = k.take(H, C, C);
-    g_heads = k.take(C, D);
-    g_ao = k.take(C, D);
-    g_pre = mlp ? k.take(C, F) : nullptr;
-    g_act = mlp ? k.take(C, F) : nullptr;
-    g_fo = mlp ? k.take(C, D) : nullptr;
+    cache.data = k.take(L, 2, cap, D);
+    g_x = k.take(rows, D);
+    g_h = k.take(rows, D);
+    g_q = k.take(rows, D);
+    g_att = k.take(att);
+    k.overflow = k.overflow || att_overflow;
+    g_heads = k.take(rows, D);
+    g_ao = k.take(rows, D);
+    g_pre = mlp ? k.take(rows, F) : nullptr;
+    g_act = mlp ? k.take(rows, F) : nullptr;
+    g_fo = mlp ? k.take(rows, D) : nullptr;
     g_logits = k.take(V);
     g_probs = k.take(V);
   };
@@ -64,7 +80,8 @@ Status Gpt::Impl::ensure_gen() {
   Carve place;
   place.base = gen;
   plan(place);
-  cache.layers = L, cache.capacity = C, cache.d_model = D, cache.length = 0;
+  cache.layers = L, cache.capacity = cap, cache.d_model = D, cache.length = 0;
+  g_rows = rows;
   // Every layer works in place on g_x (its LN outputs in g_h; without LN it reads g_x).
   LayerActs& a = g_acts;
   a.x_in = a.mid = g_x;
@@ -145,7 +162,10 @@ Status Gpt::generate(const int* prompt, size_t n, size_t steps, const GptSamplin
                         std::to_string(s.V) + "] (0: the whole vocabulary)");
   if (steps == 0) return Status::Ok();
   if (!out) return fail(op, "out is missing");
-  ATTNLAB_CHECK(s.ensure_gen());
+  // Cache rows: the prompt and the new tokens, at most the context; row buffers: the prompt, or the
+  // C − 1 tokens the cache is rebuilt from when the generation runs past the context.
+  const bool slides = steps > s.C - n;
+  ATTNLAB_CHECK(s.ensure_gen(slides ? s.C : n + steps, slides ? std::max(n, s.C - 1) : n));
   SplitMix64 rng{smp.seed};
   int* window = s.g_window;
   std::memcpy(window, prompt, n * sizeof(int));

@@ -125,6 +125,7 @@ struct Gpt::Impl {
   unsigned char* gen_aux = nullptr;
   model::KvCache cache;
   model::LayerActs g_acts;  // the row buffers, reused in place by every layer
+  size_t g_rows = 0;        // rows they hold
   float *g_x = nullptr, *g_h = nullptr, *g_logits = nullptr, *g_probs = nullptr;
   int* g_window = nullptr;     // [C]
   int* g_order = nullptr;      // [V]
@@ -167,7 +168,7 @@ struct Gpt::Impl {
   Status run_backward(const char* op);
 
   // generate.cc
-  Status ensure_gen();
+  Status ensure_gen(size_t cap, size_t rows);
   Status extend(const int* toks, size_t r, bool decode, bool want_logits);
   int sample(const GptSampling& s, model::SplitMix64& rng);
 };

@@ -12,3 +12,4 @@ export { AttnBlock } from './block/index.js';
 export { AttnCost } from './cost/index.js';
 export { AttnTrain } from './train/index.js';
 export { AttnModel } from './model/index.js';
+export { AttnRope } from './rope/index.js';

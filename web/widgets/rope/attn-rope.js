@@ -3,7 +3,8 @@
 // Attributes: view ("rotate" | "relative" | "alibi" | "extrapolate"), base (10000), heads (ALiBi, 8),
 // trained (the trained length the extrapolation view compares with, 16), predict with stage (on the
 // "relative" view: 0 guesses the score at a pair of positions shifted far along, 1 reveals it),
-// hash-key, and the shared layout / controls / fit-height. Events: attn-state-change.
+// hash-key, and the shared layout / controls / fit-height. Without predict, `stage` (0 … 3, as decks step
+// it) picks the view in VIEWS order. Events: attn-state-change.
 // Views: rotate — one q/k pair rotated by its position (arrows on the unit circle, angle m·θ);
 // relative — q_i·k_j over positions i, j after RoPE: constant along each diagonal (depends on j − i
 // only); alibi — each head's bias −m_h·|i − j| against the distance, one slope per head; extrapolate —
@@ -42,7 +43,7 @@ export class AttnRope extends AttnWidget {
     heads: { type: 'int', min: 1, max: 16 },
     trained: { type: 'int', min: 4, max: 64 },
     predict: { type: 'bool' },
-    stage: { type: 'int', min: 0, max: 1 },
+    stage: { type: 'int', min: 0, max: 3 },
     guess: { type: 'num', min: -100, max: 100 },
   };
 
@@ -70,7 +71,11 @@ export class AttnRope extends AttnWidget {
     this.guess = null;
   }
 
-  get #view() { return VIEWS.some(([v]) => v === this.view) ? this.view : 'rotate'; }
+  /** The view: without predict, a `stage` (as decks step it) picks VIEWS[stage]; else the `view` attribute. */
+  get #view() {
+    if (!this.predict && Number.isInteger(this.stage) && VIEWS[this.stage]) return VIEWS[this.stage][0];
+    return VIEWS.some(([v]) => v === this.view) ? this.view : 'rotate';
+  }
 
   /** q_i·k_j after RoPE for positions 0 … n−1 (rows i: queries), from the core. */
   #ropeScores(lab, n) {
@@ -166,7 +171,7 @@ export class AttnRope extends AttnWidget {
     const view = this.#view, box = this.slideLayout ? this.box : { width: this.pageFit(900), height: 420 };
     const h = Math.max(120, box.height - (this.slideLayout ? (this._headH || 70) : 70) - 16);
     const tabs = this.controlsMode === 'none' ? nothing : html`<div class="views" role="group" aria-label="view">${VIEWS.map(([v, name]) => html`<button type="button"
-      class=${`view-${v}`} aria-pressed=${String(v === view)} @click=${() => this.setState({ view: v })}>${name}</button>`)}
+      class=${`view-${v}`} aria-pressed=${String(v === view)} @click=${() => this.setState({ view: v, stage: this.predict ? this.stage : null })}>${name}</button>`)}
       ${view === 'relative' && this.controlsMode === 'full' ? html`<label><input type="checkbox" class="predict-toggle" style="width:24px;height:24px;vertical-align:middle" .checked=${!!this.predict}
         @change=${(e) => this.setState({ predict: e.target.checked, stage: e.target.checked ? 0 : null })}> predict first (self-check)</label>` : nothing}</div>`;
     const v = { rotate: () => this.#rotate(lab, box.width, h), relative: () => this.#relative(lab, box.width, h),

@@ -301,9 +301,14 @@ describe('<attn-model> in a slide box (1280×720 scale)', () => {
   test('each stage fits its box; numbers and text large enough', async () => {
     const { page, problems } = await watchedPage(browser.context);
     await page.setViewportSize({ width: 1280, height: 720 });
-    for (let stage = 0; stage <= 4; stage++) {
-      await page.goto(`${BASE_URL()}fit.html?tag=attn-model&w=980&h=552&title=A%20real%20model&layout=slide&stage=${stage}`);
+    // Each stage, then the logit lens stage with the induction head off (both answers, the lens, the
+    // table side by side), in the Slidev canvas and in a deck's narrower widget column.
+    const cases = [0, 1, 2, 3, 4].map((stage) => ({ stage, q: '&w=980&h=552' }))
+      .concat([{ stage: 3, q: '&w=980&h=552&ablate=induction', off: true }, { stage: 3, q: '&w=700&h=480&ablate=induction', off: true }]);
+    for (const { stage, q, off } of cases) {
+      await page.goto(`${BASE_URL()}fit.html?tag=attn-model&title=A%20real%20model&layout=slide&stage=${stage}${q}`);
       await page.waitForFunction(() => document.querySelector('attn-model')?.shadowRoot?.querySelector('.slide-main'), null, { timeout: 60000 });
+      if (off) await page.waitForFunction(() => document.querySelector('attn-model').shadowRoot.querySelectorAll('.answers .answer').length === 2, null, { timeout: 60000 });
       await page.waitForTimeout(300);
       const r = await page.evaluate(() => {
         const host = document.querySelector('attn-model'), box = document.getElementById('box').getBoundingClientRect();
@@ -317,11 +322,11 @@ describe('<attn-model> in a slide box (1280×720 scale)', () => {
           }
         };
         walk(root);
-        const sizes = [...root.querySelectorAll('.strip li, .sc, table.dist td, .kv')].map((e) => parseFloat(getComputedStyle(e).fontSize));
+        const sizes = [...root.querySelectorAll('.strip li, .sc, table.dist td, .kv, .lens-table td, .answer .loss-n')].map((e) => parseFloat(getComputedStyle(e).fontSize));
         return { outside: out.slice(0, 5), minFont: Math.min(...sizes, 99) };
       });
-      expect(r.outside, `stage ${stage}`).toEqual([]);
-      expect(r.minFont, `stage ${stage}`).toBeGreaterThanOrEqual(18);
+      expect(r.outside, `stage ${stage}${q}`).toEqual([]);
+      expect(r.minFont, `stage ${stage}${q}`).toBeGreaterThanOrEqual(18);
     }
     expect(problems).toEqual([]);
     await page.close();

@@ -466,7 +466,9 @@ export class AttnModel extends AttnWidget {
       <p class="note">${s.ids.length} tokens${s.tokenizer.kind === 'gpt2' ? ' (GPT-2’s byte-level BPE: · is a space)' : ''}.</p>`;
     else if (stage === 1) main = this.#bigMap(avail);
     else if (stage === 2) main = this.#grid(avail);
-    else if (stage === 3) main = html`<div class="lens-dist">${this.#lens(Math.max(2, Math.floor((avail.height - 70) / 34)), s.off ? 3 : 5)}${
+    // Heads off in a narrow box: the two answers and the table only (the lens has the box without them).
+    else if (stage === 3) main = html`<div class="lens-dist">${s.off && avail.width < 820 ? nothing
+      : this.#lens(Math.max(2, Math.floor((avail.height - 70) / 34)), s.off ? (avail.width < 1000 ? 2 : 3) : 5)}${
       this.#dist(Math.max(1, Math.floor((avail.height - (s.off ? 150 : 70)) / 33)))}</div>`;
     else if (stage === 4) main = this.#generation(Math.max(4, Math.floor((avail.height - 150) / 62) * Math.floor(avail.width / 64)));
     return html`${head}<div class=${`slide-main stage s${stage}`} style=${`height:${avail.height}px`}>${main}</div>`;

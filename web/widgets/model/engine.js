@@ -11,6 +11,7 @@
 //   run({ ids, ablated, k, lensPosition, lensK })    → { labels, base, off, scores, dist, lens, lensNote }
 //   generate({ tokens, ablated })                    → { next, label }
 //   decode({ ids })                                  → { text }
+//   dispose()                                        → true   (the engine lets its model go)
 import { createGpt2Tokenizer, tasks } from './source.js';
 import { ablationRows, headMask, headScores, pieceLabel } from './logic.js';
 
@@ -66,47 +67,75 @@ export async function tokenizerFor(config, shipped) {
 /** A plain copy of a model's config (structured-clonable). */
 const plainConfig = (c) => JSON.parse(JSON.stringify(c));
 
+/**
+ * The models the engines of one worker share (several widgets on a page or in a deck loading the same
+ * URL, or the shipped model, hold one copy: GPT-2 small is ~500 MB of WebAssembly memory): by key,
+ * counted; a model is disposed when its last engine lets it go. A File or bytes get an entry of their own.
+ */
+export class ModelCache {
+  constructor() { this.entries = new Map(); }
+
+  async get(key, make) {
+    const had = key !== null ? this.entries.get(key) : null;
+    if (had) { had.refs++; return had; }
+    const entry = { key, refs: 1, ...(await make()) };
+    if (key !== null) this.entries.set(key, entry);
+    return entry;
+  }
+
+  release(entry) {
+    if (!entry || --entry.refs > 0) return;
+    entry.model.dispose?.();
+    if (entry.key !== null && this.entries.get(entry.key) === entry) this.entries.delete(entry.key);
+  }
+}
+
 export class ModelEngine {
-  /** @param createLab () => Promise<lab>: the attnlab instance this engine loads models into. */
-  constructor(createLab) {
-    this.createLab = createLab;
-    this.labPromise = null;
-    this.model = null;
-    this.tokenizer = null;
+  /**
+   * @param lab () => Promise<lab>: the attnlab instance this engine loads models into (shared by the
+   * engines of one host); cache: the host's ModelCache.
+   */
+  constructor(lab, cache = new ModelCache()) {
+    this.lab = lab;
+    this.cache = cache;
+    this.entry = null;
     this.lensSupported = null;  // null: not tried yet; false: the API refused the lens option
   }
 
-  lab() { return (this.labPromise ??= this.createLab()); }
+  get model() { return this.entry?.model ?? null; }
+  get tokenizer() { return this.entry?.tokenizer ?? null; }
 
   /**
    * Loads a model: checkpoint bytes, or a File/Blob/URL the API streams (onProgress { loaded, total }).
-   * The model loaded before stays until the new one is ready (nothing half-loaded on failure).
+   * The model loaded before stays until the new one is ready (nothing half-loaded on failure). The
+   * shipped model and a URL already loaded by another engine of this host are shared, not loaded again.
    */
   async load({ bytes, source, config, shipped = false }, onProgress = () => {}) {
-    const lab = await this.lab();
-    let model;
-    if (bytes) model = lab.loadModel(bytes);
-    else {
-      try {
-        model = await lab.loadModel(source, config ? { onProgress, config } : { onProgress });
-      } catch (e) {
-        // An API that takes bytes only refuses a Blob or URL before reading anything: read them here.
-        if (!/expected a Uint8Array/.test(e.message)) throw e;
-        model = lab.loadModel(await readBytes(source, onProgress));
+    const key = shipped ? 'shipped' : typeof source === 'string' && !config ? `url:${source}` : null;
+    const entry = await this.cache.get(key, async () => {
+      const lab = await this.lab();
+      let model;
+      if (bytes) model = lab.loadModel(bytes);
+      else {
+        try {
+          model = await lab.loadModel(source, config ? { onProgress, config } : { onProgress });
+        } catch (e) {
+          // An API that takes bytes only refuses a Blob or URL before reading anything: read them here.
+          if (!/expected a Uint8Array/.test(e.message)) throw e;
+          model = lab.loadModel(await readBytes(source, onProgress));
+        }
       }
-    }
-    let tokenizer;
-    try {
-      tokenizer = await tokenizerFor(model.config, shipped);
-    } catch (e) {
-      model.dispose?.();
-      throw e;
-    }
-    this.model?.dispose?.();
-    this.model = model;
-    this.tokenizer = tokenizer;
-    const { kind, example, randomRange, prefix } = tokenizer;
-    return { value: { config: plainConfig(model.config), tokenizer: { kind, example, randomRange, prefix } } };
+      try {
+        return { model, tokenizer: await tokenizerFor(model.config, shipped) };
+      } catch (e) {
+        model.dispose?.();
+        throw e;
+      }
+    });
+    this.cache.release(this.entry);
+    this.entry = entry;
+    const { kind, example, randomRange, prefix } = entry.tokenizer;
+    return { value: { config: plainConfig(entry.model.config), tokenizer: { kind, example, randomRange, prefix } } };
   }
 
   #need() {
@@ -199,8 +228,8 @@ export class ModelEngine {
   }
 
   dispose() {
-    this.model?.dispose?.();
-    this.model = null;
+    this.cache.release(this.entry);
+    this.entry = null;
     return { value: true };
   }
 }
@@ -236,21 +265,33 @@ async function readBytes(src, onProgress) {
 }
 
 /**
- * Answers requests { id, op, args } with { id, value } or { id, error }, one at a time in arrival
- * order, and { id, progress } while loading. `post(message, transfer)`.
+ * Answers requests { id, sid, op, args } with { id, value } or { id, error }, one at a time in arrival
+ * order, and { id, progress } while loading. Each session (sid) has its own engine; they share one
+ * attnlab instance and one ModelCache. 'dispose' ends a session's engine. `post(message, transfer)`.
  */
 export class EngineHost {
   constructor({ createLab, post }) {
-    this.engine = new ModelEngine(createLab);
+    let labPromise = null;
+    this.lab = () => (labPromise ??= createLab());
+    this.cache = new ModelCache();
+    this.engines = new Map();
     this.post = post;
     this.queue = Promise.resolve();
   }
 
-  receive({ id, op, args }) {
+  engine(sid = 0) {
+    let e = this.engines.get(sid);
+    if (!e) this.engines.set(sid, (e = new ModelEngine(this.lab, this.cache)));
+    return e;
+  }
+
+  receive({ id, sid = 0, op, args }) {
     this.queue = this.queue.then(async () => {
       try {
         if (!['load', 'encode', 'decode', 'run', 'generate', 'dispose'].includes(op)) throw new Error(`unknown request '${op}'`);
-        const r = await this.engine[op](args ?? {}, (progress) => this.post({ id, progress }));
+        const engine = this.engine(sid);
+        const r = await engine[op](args ?? {}, (progress) => this.post({ id, progress }));
+        if (op === 'dispose') this.engines.delete(sid);
         this.post({ id, value: r.value }, r.transfer ?? []);
       } catch (e) {
         this.post({ id, error: e?.message ?? String(e) });

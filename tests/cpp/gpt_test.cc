@@ -837,6 +837,23 @@ TEST(GptGenerate, KvCacheGreedyEqualsRepeatedForwardPastTheContext) {
     }
 }
 
+// The cache and row buffers are sized to each call (prompt + steps, at most the context) and grow when a
+// later call needs more: calls of growing then shrinking size, the last past the context.
+TEST(GptGenerate, BuffersSizedToTheCallGrowAndStayCorrect) {
+  GptConfig c = small_config();
+  c.context = 9;
+  auto m = trained(c);
+  GptSampling greedy;
+  greedy.temperature = 0.0f;
+  const struct { Ids prompt; size_t steps; } calls[] = {
+      {{3}, 1}, {{3}, 2}, {{1, 4, 1, 5}, 3}, {{2}, 1}, {{1, 4, 1, 5, 2, 6}, 3}, {{5, 0}, 20}, {{6}, 2}};
+  for (const auto& k : calls) {
+    Ids got(k.steps);
+    ASSERT_TRUE(m->generate(k.prompt.data(), k.prompt.size(), k.steps, greedy, got.data()).ok);
+    EXPECT_EQ(got, greedy_by_forward(*m, k.prompt, k.steps)) << "prompt of " << k.prompt.size() << ", " << k.steps << " steps";
+  }
+}
+
 // The shortest contexts: with context 1 every new token rebuilds from an empty cache.
 TEST(GptGenerate, KvCacheGreedyWithContextOneAndTwo) {
   for (size_t context : {1, 2}) {

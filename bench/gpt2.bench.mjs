@@ -1,0 +1,177 @@
+// GPT-2-small-sized inference, attnlab vs onnxruntime-web (wasm, SIMD, 1 thread), the same seeded
+// random weights (bench/gpt2-model.mjs writes attnlab's safetensors file; bench/gpt2-onnx.mjs builds
+// the ONNX graph with a KV cache from the same values). Measures: load time; the full forward of a
+// 64-token prompt with every attention map (and all T×vocab logits); KV-cached greedy generation in
+// ms per token; attnlab's peak WebAssembly memory against the weights' bytes. Engines timed
+// interleaved, medians. Writes a section to docs/performance-gpt2.md (--doc PATH, or --no-doc).
+//
+//   node bench/gpt2.bench.mjs [--rounds 5] [--gen 16] [--layers 12 --d 768 --vocab 50257 --ctx 1024]
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import os, { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GPT2_SMALL, writeGpt2File } from './gpt2-model.mjs';
+import { gpt2OnnxModel } from './gpt2-onnx.mjs';
+
+const argv = process.argv.slice(2);
+const arg = (k, d) => { const i = argv.indexOf(`--${k}`); return i >= 0 ? Number(argv[i + 1]) : d; };
+const sizes = { layers: arg('layers', GPT2_SMALL.layers), d: arg('d', GPT2_SMALL.d), heads: arg('heads', GPT2_SMALL.heads),
+  vocab: arg('vocab', GPT2_SMALL.vocab), ctx: arg('ctx', GPT2_SMALL.ctx) };
+const ROUNDS = arg('rounds', 5), GEN = arg('gen', 16), T = Math.min(64, sizes.ctx - GEN - 1), WARMUP_MS = 2000;
+const docIdx = argv.indexOf('--doc');
+const DOC = argv.includes('--no-doc') ? null : docIdx >= 0 ? argv[docIdx + 1] : new URL('../docs/performance-gpt2.md', import.meta.url).pathname;
+const med = (a) => a.slice().sort((x, y) => x - y)[a.length >> 1];
+const ms = (x) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
+
+const dir = mkdtempSync(join(tmpdir(), 'attnlab-gpt2-bench-'));
+try {
+  // ---- the weights, and attnlab ----
+  const file = join(dir, 'gpt2.safetensors');
+  let t0 = performance.now();
+  const { bytes, weightBytes, params } = writeGpt2File(file, sizes);
+  console.log(`model: ${params} parameters (${(weightBytes / 2 ** 20).toFixed(0)} MiB of float32), file written in ${ms(performance.now() - t0)} ms`);
+  const { createAttnLab } = await import('../web/api/index.js');
+  const lab = await createAttnLab();
+  const heap0 = lab.core.module.HEAPU8.length;
+  t0 = performance.now();
+  const model = await lab.loadModel(file, { config: { n_head: sizes.heads } });
+  const loadA = performance.now() - t0;
+  const ids = Int32Array.from({ length: T }, (_, i) => (i * 7919 + 13) % sizes.vocab);
+
+  // ---- onnxruntime-web ----
+  const ort = await import('onnxruntime-web');
+  ort.env.wasm.numThreads = 1;
+  ort.env.wasm.simd = true;
+  t0 = performance.now();
+  let graph = gpt2OnnxModel(sizes);
+  const buildO = performance.now() - t0;
+  t0 = performance.now();
+  const session = await ort.InferenceSession.create(graph, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+  const loadO = performance.now() - t0;
+  graph = null;
+  const { layers: L, heads: H, d: D } = sizes, dk = D / H;
+  const empty = new ort.Tensor('float32', new Float32Array(0), [H, 0, dk]);
+  function feeds(tok, past, pastLen) {
+    const n = tok.length, f = {
+      ids: new ort.Tensor('int64', BigInt64Array.from(tok, BigInt), [n]),
+      pos: new ort.Tensor('int64', BigInt64Array.from({ length: n }, (_, i) => BigInt(pastLen + i)), [n]),
+      mask: new ort.Tensor('float32', Float32Array.from({ length: n * (pastLen + n) }, (_, j) => (j % (pastLen + n) <= pastLen + Math.floor(j / (pastLen + n)) ? 0 : -1e9)), [n, pastLen + n]) };
+    for (let l = 0; l < L; l++) {
+      f[`past_k_${l}`] = past ? past[`present_k_${l}`] : empty;
+      f[`past_v_${l}`] = past ? past[`present_v_${l}`] : empty;
+    }
+    return f;
+  }
+  const argmaxLast = (logits, n) => {
+    const V = sizes.vocab, row = logits.subarray((n - 1) * V, n * V);
+    let b = 0;
+    for (let i = 1; i < V; i++) if (row[i] > row[b]) b = i;
+    return b;
+  };
+  // ONNX greedy generation: the prompt, then one row per token with the presents fed back.
+  async function ortGenerate(steps) {
+    let out = await session.run(feeds(ids, null, 0));
+    const toks = [argmaxLast(out.logits.data, T)];
+    const tStart = performance.now();
+    for (let i = 1; i < steps; i++) {
+      out = await session.run(feeds([toks.at(-1)], out, T + i - 1));
+      toks.push(argmaxLast(out.logits.data, 1));
+    }
+    return { toks, perToken: (performance.now() - tStart) / Math.max(1, steps - 1) };
+  }
+  function attnlabGenerate(steps) {
+    let a = performance.now();
+    model.generate({ prompt: ids, steps: 1, temperature: 0 });
+    const one = performance.now() - a;
+    a = performance.now();
+    const toks = model.generate({ prompt: ids, steps, temperature: 0 });
+    return { toks: Array.from(toks), perToken: (performance.now() - a - one) / Math.max(1, steps - 1) };
+  }
+
+  // Same numbers? The prompt's logits and the greedy tokens.
+  const ra = model.forward({ ids, attention: true });
+  const ro = await session.run(feeds(ids, null, 0));
+  let maxDiff = 0, scale = 0;
+  for (let i = 0; i < ra.logits.length; i++) {
+    maxDiff = Math.max(maxDiff, Math.abs(ra.logits[i] - ro.logits.data[i]));
+    scale = Math.max(scale, Math.abs(ro.logits.data[i]));
+  }
+  const ga = attnlabGenerate(GEN), go = await ortGenerate(GEN);
+  const sameTokens = ga.toks.every((t, i) => t === go.toks[i]);
+  console.log(`check: prompt logits max |attnlab − onnxruntime| = ${maxDiff.toExponential(2)} (scale ${scale.toFixed(2)}); greedy tokens ${sameTokens ? 'equal' : 'DIFFER'}`);
+
+  // ---- warm up, then interleaved rounds ----
+  for (const run of [() => model.forward({ ids, attention: true }), () => session.run(feeds(ids, null, 0))]) {
+    const end = performance.now() + WARMUP_MS;
+    while (performance.now() < end) await run();
+  }
+  const R = { aF: [], oF: [], aG: [], oG: [] };
+  for (let r = 0; r < ROUNDS; r++) {
+    let a = performance.now();
+    model.forward({ ids, attention: true });
+    R.aF.push(performance.now() - a);
+    a = performance.now();
+    await session.run(feeds(ids, null, 0));
+    R.oF.push(performance.now() - a);
+    R.aG.push(attnlabGenerate(GEN).perToken);
+    R.oG.push((await ortGenerate(GEN)).perToken);
+  }
+  const peak = lab.core.module.HEAPU8.length;  // WebAssembly memory only grows: its size now is the peak
+  const rows = {
+    load: [loadA, loadO], forward: [med(R.aF), med(R.oF)], token: [med(R.aG), med(R.oG)],
+  };
+  const ratio = (k) => rows[k][1] / rows[k][0];
+  console.log(`load: attnlab ${ms(loadA)} ms (file streamed from disk), onnxruntime-web ${ms(loadO)} ms (session from the graph's bytes; building them in JS: ${ms(buildO)} ms)`);
+  console.log(`forward, ${T} tokens + every attention map: attnlab ${ms(rows.forward[0])} ms, onnxruntime-web ${ms(rows.forward[1])} ms → ${ratio('forward').toFixed(2)}×`);
+  console.log(`generation with the KV cache: attnlab ${ms(rows.token[0])} ms/token, onnxruntime-web ${ms(rows.token[1])} ms/token → ${ratio('token').toFixed(2)}×`);
+  console.log(`attnlab WebAssembly memory: ${(peak / 2 ** 20).toFixed(0)} MiB (start ${(heap0 / 2 ** 20).toFixed(0)} MiB) for ${(weightBytes / 2 ** 20).toFixed(0)} MiB of weights → ${(peak / weightBytes).toFixed(3)}×`);
+  const bound = weightBytes / rows.token[0] / 1e6;  // GB/s if a token read every weight once
+
+  if (DOC) {
+    const today = new Date().toISOString().slice(0, 10);
+    const section = `## GPT-2-small-sized inference (bench/gpt2.bench.mjs, ${today})
+
+Random weights made by the bench (seeded), ${sizes.layers} layers, d_model ${sizes.d}, ${sizes.heads} heads, vocab
+${sizes.vocab}, context ${sizes.ctx}: ${params} parameters, ${(weightBytes / 2 ** 20).toFixed(0)} MiB of float32. attnlab loads the
+safetensors file (${(bytes / 2 ** 20).toFixed(0)} MiB) streamed from disk; onnxruntime-web ${ort.env.versions?.web ?? ''} (wasm, SIMD,
+numThreads 1) runs an ONNX graph of the same model built in JS (bench/gpt2-onnx.mjs: opset 17, LayerNormalization,
+com.microsoft FastGelu, a KV cache as past/present inputs and outputs, every attention map an output,
+logits by Gemm against the shared embedding table). Node ${process.version}, one thread each; ${WARMUP_MS / 1000} s warm-up per
+engine, then ${ROUNDS} interleaved rounds, medians; this VM is shared (load average ${os.loadavg().map((x) => x.toFixed(1)).join(', ')} at the
+end of the run on 2 cores), so absolute times vary ~2× between runs, the ratios less. Check: the prompt's logits differ by at most
+${maxDiff.toExponential(2)} (scale ${scale.toFixed(2)}); the ${GEN} greedy tokens are ${sameTokens ? 'the same' : 'NOT the same'}.
+
+| | attnlab | onnxruntime-web | onnxruntime / attnlab |
+|---|---:|---:|---:|
+| load | ${ms(loadA)} ms | ${ms(loadO)} ms (+ ${ms(buildO)} ms to build the graph) | ${ratio('load').toFixed(2)}× |
+| forward, ${T}-token prompt, every attention map, all logits | ${ms(rows.forward[0])} ms | ${ms(rows.forward[1])} ms | ${ratio('forward').toFixed(2)}× |
+| KV-cached generation (greedy, after a ${T}-token prompt) | ${ms(rows.token[0])} ms/token | ${ms(rows.token[1])} ms/token | ${ratio('token').toFixed(2)}× |
+
+attnlab's peak WebAssembly memory: ${(peak / 2 ** 20).toFixed(0)} MiB for ${(weightBytes / 2 ** 20).toFixed(0)} MiB of weights, **${(peak / weightBytes).toFixed(3)}×**
+(target ≤ 1.2×: ${peak / weightBytes <= 1.2 ? 'met' : 'not met'}). Target ≥ 1.3× onnxruntime-web on the prompt (${ratio('forward') >= 1.3 ? 'met' : 'not met'}: ${ratio('forward').toFixed(2)}×) and per
+generated token (${ratio('token') >= 1.3 ? 'met' : 'not met'}: ${ratio('token').toFixed(2)}×).
+
+What limits a generated token: it reads every weight once (${(weightBytes / 2 ** 20).toFixed(0)} MiB), so its floor is memory
+bandwidth: attnlab streams ${bound.toFixed(1)} GB/s of weights per token, onnxruntime-web ${(weightBytes / rows.token[1] / 1e6).toFixed(1)} GB/s. Neither is at
+the machine's bandwidth. attnlab's one-row products are what hold it back: the GEMM kernel reads a one-row
+product's W in place down 8-column strips, one row of W per step (12 KiB apart in c_fc), so each step is a new
+cache line and often a new page that the hardware prefetcher does not follow (profiled: the one-row tile
+ran at ~0.8 GMAC/s, ~3 GB/s of weights, on a loaded VM), and the tied head transposes all of W_E into
+packed strips for a single row. A one-row kernel (a GEMV streaming whole rows of W, and a dot-product
+"nt" path for the head) in core/src/kernels is where the rest is.
+The prompt is compute-bound (${((2 * params * T + 2 * sizes.vocab * D * T) / rows.forward[0] / 1e6).toFixed(1)} GFLOPS of weight products at attnlab's time,
+the ${T}×vocab unembedding included). Memory beyond the weights: the WebAssembly memory only grows, by up to
+~20% (≤ 96 MiB) past each request, and holds the forward's activations (inference-only: each layer's
+residual stream and attention maps, one shared set of the rest), the ${T}×vocab logits twice (logits and
+softmax) plus the facade's copy, and the KV cache sized to the generation.
+`;
+    let text = existsSync(DOC) ? readFileSync(DOC, 'utf8') : '# GPT-2 performance\n\nWritten by `node bench/gpt2.bench.mjs` (`npm run bench`); do not edit by hand.\n\n';
+    const at = text.indexOf('## GPT-2-small-sized inference');
+    text = (at >= 0 ? text.slice(0, at) : text) + section;
+    writeFileSync(DOC, text);
+    console.log(`wrote ${DOC}`);
+  }
+  model.dispose();
+  await session.release?.();
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -19,8 +19,10 @@ renderMathInElement(document.querySelector('.slides'), {
 
 const deck = new Reveal({
   hash: true,
-  width: 1280,
-  height: 800,
+  // A 16:9 canvas a little smaller than a 1280×720 screen: shown at ×1.05 there, so the widgets'
+  // 14–16 px labels are 14 px or more on screen (a 1280×800 canvas was shown at ×0.87).
+  width: 1180,
+  height: 664,
   margin: 0.03,
   center: false,
   transition: 'fade',

@@ -5,6 +5,60 @@
 // deck-fit-report.mjs (prints them while working on a layout).
 import { fitReport } from './fit-check.js';
 
+/** The smallest text the audience is asked to read (glyph box on a 1280×720 screen, px). */
+export const MIN_TEXT = 14;
+
+// In the page: every piece of text an attn-* element draws (through shadow roots, HTML and SVG,
+// KaTeX included) whose glyph box on screen is under `min` px — the "legible from the back row" rule
+// for all text, not only the cell numbers fitReport checks at 18 px. HTML text is measured with a
+// Range around the text node (its font's content box, as the audience sees it, after the deck's
+// scaling); SVG text by its own box (getBBox) times the screen scale. Hidden text (display/visibility, opacity under 0.5,
+// screen-reader-only, KaTeX's MathML copy) and zero-size text are not counted. Self-contained.
+export function textReport({ widget, min = 14 }) {
+  const host = typeof widget === 'string' ? document.querySelector(widget) : widget;
+  const small = [];
+  let count = 0;
+  const parentOf = (n) => n.assignedSlot ?? n.parentElement ?? (n.parentNode instanceof ShadowRoot ? n.parentNode.host : null);
+  const hidden = (el) => {
+    let o = 1;
+    for (let n = el; n; n = parentOf(n)) {
+      const cs = getComputedStyle(n);
+      if (cs.display === 'none' || cs.visibility === 'hidden') return true;
+      o *= Number(cs.opacity);
+      if (n.matches?.('.sr-only, .katex-mathml, defs, title, details:not([open]) > :not(summary)')) return true;
+    }
+    return o < 0.5;
+  };
+  const range = document.createRange();
+  const walk = (root) => {
+    for (const el of root.querySelectorAll('*')) {
+      if (el.shadowRoot) walk(el.shadowRoot);
+      if (['STYLE', 'SCRIPT', 'TEMPLATE', 'OPTION'].includes(el.tagName.toUpperCase())) continue;
+      const texts = [...el.childNodes].filter((n) => n.nodeType === 3 && n.textContent.trim());
+      if (!texts.length) continue;
+      const svg = el instanceof SVGElement;
+      let h = Infinity, w = 0;
+      for (const t of texts) {
+        // SVG text: its box in its own coordinates times the screen scale, so a turned label (a
+        // rotated axis title, a heatmap's −60° column labels) is measured across its glyphs.
+        if (svg) {
+          const b = el.getBBox?.(), m = el.getScreenCTM?.();
+          if (b && m) { h = Math.min(h, b.height * Math.hypot(m.a, m.b)); w += b.width; } else { const r = el.getBoundingClientRect(); h = Math.min(h, r.height); w += r.width; }
+          break;
+        }
+        range.selectNodeContents(t);
+        for (const r of range.getClientRects()) { if (r.width > 0.5) { h = Math.min(h, r.height); w += r.width; } }
+      }
+      if (!w || h === Infinity || hidden(el)) continue;
+      count++;
+      if (h < min - 0.05) small.push({ text: el.textContent.trim().slice(0, 30), height: Math.round(h * 10) / 10, el: el.tagName.toLowerCase() + (typeof el.className === 'string' && el.className ? `.${el.className.trim().split(/\s+/)[0]}` : '') });
+    }
+  };
+  walk(host.shadowRoot ?? host);
+  if (host.shadowRoot) walk(host);  // slotted / light-DOM text a component shows
+  return { count, small };
+}
+
 // In the page: the attnlab widgets visible on `slide`, each with its stage as set by the deck and as
 // drawn (the highlighted item of the stage strip).
 function visibleWidgets(slideSel) {
@@ -12,7 +66,8 @@ function visibleWidgets(slideSel) {
   const out = [];
   slide?.querySelectorAll('*').forEach((el, i) => {
     const tag = el.tagName.toLowerCase();
-    if (!tag.startsWith('attn-') || tag === 'attn-event') return;
+    // attnlab's elements, and a deck's own figures marked data-attn-figure (Slidev's BPE, LR and LayerNorm demos).
+    if ((!tag.startsWith('attn-') && !el.hasAttribute('data-attn-figure')) || tag === 'attn-event') return;
     if (el.parentElement?.closest('[class^="attn-"], [class*=" attn-"]') && el.parentElement.closest('attn-timeline')) return;
     const r = el.getBoundingClientRect(), cs = getComputedStyle(el);
     if (!r.width || !r.height || cs.visibility === 'hidden' || el.closest('.slidev-vclick-hidden, .fragment:not(.visible)')) return;
@@ -26,6 +81,26 @@ function visibleWidgets(slideSel) {
     out.push({ id: String(i), tag, stage: el.getAttribute('stage'), drawn,
       asked: stepper ? stepper.getAttribute('data-stage') : el.hasAttribute('data-attn-stages') ? el.getAttribute('stage') : null });
   });
+  return out;
+}
+
+// In the page: the small maps (at most `most` cells: a Q, K or S of a few tokens) a widget draws as
+// specks — cells under `cell` px on screen. Such a map is read cell by cell; a map the stage computes
+// from may be drawn smaller and without numbers, but not too small to see. Self-contained.
+export function speckMaps({ widget, most = 16, cell = 24 }) {
+  const host = typeof widget === 'string' ? document.querySelector(widget) : widget;
+  const out = [];
+  const walk = (root) => {
+    for (const el of root.querySelectorAll('*')) {
+      if (el.shadowRoot) walk(el.shadowRoot);
+      if (el.tagName !== 'ATTN-HEATMAP' || !el.rows || !el.cols || el.rows * el.cols > most) continue;
+      const r = el.getBoundingClientRect();
+      if (r.width < 1 || r.height < 1 || getComputedStyle(el).visibility === 'hidden') continue;
+      const c = el.shadowRoot?.querySelector('svg rect')?.getBoundingClientRect();
+      if (c && Math.min(c.width, c.height) < cell) out.push(`${el.label || 'a map'} (${el.rows}×${el.cols}, cells ${Math.round(c.width)} px)`);
+    }
+  };
+  walk(host.shadowRoot ?? host);
   return out;
 }
 
@@ -47,6 +122,7 @@ function deckOverlaps([slideSel, boxSel]) {
   };
   for (const el of slide.querySelectorAll('.katex-display > .katex, p, li, h1, h2, h3, pre, img, table')) {
     if (el.closest('[data-fit-id], .slidev-vclick-hidden, .fragment:not(.visible), aside.notes, .notes') || !visible(el)) continue;
+    if (el.querySelector('[data-fit-id]')) continue;  // the box around a widget (markdown wraps it in a <p>), not content beside it
     const r = el.getBoundingClientRect();
     if (r.width < 1 || r.height < 1) continue;
     const name = `${el.tagName.toLowerCase()} "${el.textContent.trim().slice(0, 40)}"`;
@@ -72,6 +148,10 @@ async function checkWidgets(page, slideSel, boxSel, where) {
     for (const o of r.outside.slice(0, 3)) problems.push(`${at}: outside ${o.clip}: ${o.el} ${JSON.stringify(o.rect)} (slide ${JSON.stringify(r.box)})`);
     if (r.outside.length > 3) problems.push(`${at}: … ${r.outside.length - 3} more outside`);
     if (r.small.length) problems.push(`${at}: ${r.small.length} numbers under 18 px, e.g. "${r.small[0].text}" ${r.small[0].height} px`);
+    const specks = await page.evaluate(speckMaps, { widget: `[data-fit-id="${w.id}"]` });
+    if (specks.length) problems.push(`${at}: ${specks.length} small maps drawn as specks: ${specks.slice(0, 3).join(', ')}`);
+    const t = await page.evaluate(textReport, { widget: `[data-fit-id="${w.id}"]`, min: MIN_TEXT });
+    if (t.small.length) problems.push(`${at}: ${t.small.length} of ${t.count} texts under ${MIN_TEXT} px, e.g. ${t.small.slice(0, 3).map((s) => `"${s.text}" ${s.height} px (${s.el})`).join(', ')}`);
     if (w.drawn !== null && w.stage !== null && String(w.drawn) !== w.stage) problems.push(`${at}: stage ${w.stage} set, ${w.drawn} drawn`);
     if (w.asked !== null && w.asked !== w.stage) problems.push(`${at}: stage ${w.asked} asked, ${w.stage} set`);
   }
@@ -130,7 +210,18 @@ export async function walkReveal(page, url) {
       window.deck.getCurrentSlide().setAttribute('data-fit-current', '');
       return `slide ${h + 1}${v ? `.${v}` : ''} fragment ${f ?? -1}`;
     });
-    await page.evaluate(() => new Promise((r) => setTimeout(r, 350)));  // the slide transition
+    // The slide transition (a deck's own may be reveal.js's default 'slide', 0.8 s): until the current
+    // slide stops moving.
+    await page.evaluate(async () => {
+      const at = () => JSON.stringify(window.deck.getCurrentSlide().getBoundingClientRect());
+      await new Promise((r) => setTimeout(r, 350));
+      for (let i = 0, last = at(); i < 40; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        const now = at();
+        if (now === last) break;
+        last = now;
+      }
+    });
     const r = await checkWidgets(page, '[data-fit-current]', '.reveal .slides', at);
     widgets += r.widgets.length;
     problems.push(...r.problems);

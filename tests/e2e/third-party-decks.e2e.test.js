@@ -6,7 +6,9 @@
 // notes' numbers and steps with Slidev clicks / reveal.js fragments, and that <attn-train> shows the
 // shipped snapshots' numbers stage by stage and trains live in the Web Worker the deck's build bundled. Then the same Slidev deck with a
 // linked install (`npm install /path/to/attnlab`, a symlink) on the Slidev dev server, where the
-// .wasm lies outside the deck's folder. Slow part: installing Slidev (~1 min, from the npm cache).
+// .wasm lies outside the deck's folder. And a lecturer's own reveal.js markdown deck (white theme,
+// `---` separators, the README's attention slide) walked at 1280×720 with the decks' fit checks.
+// Slow part: installing Slidev (~1 min, from the npm cache).
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync, readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,8 +18,10 @@ import { openPretrained } from 'attnlab/train';
 import { fmt } from '../../web/widgets/shared/format.js';
 import { launch, watchedPage } from './browser.js';
 import { serveDist } from './server.mjs';
+import { walkReveal } from './deck-fit.js';
+import { fitReport } from './fit-check.js';
 import {
-  REPO, freePort, npmInstall, packAttnlab, run, startServer, writeRevealDeck, writeSlidevDeck,
+  REPO, freePort, npmInstall, packAttnlab, run, startServer, writeRevealDeck, writeRevealMarkdownDeck, writeSlidevDeck,
 } from './third-party/decks.js';
 
 const NOTES = ['0.3233', '0.3941', '0.2826', '1.0137', '0.2561'];  // weights row 1, output row 1
@@ -25,6 +29,7 @@ const NOTES = ['0.3233', '0.3941', '0.2826', '1.0137', '0.2561'];  // weights ro
 let dir, browser, tarball, files, pretrained;
 const slidevDeck = () => join(dir, 'slidev-deck');
 const revealDeck = () => join(dir, 'reveal-deck');
+const markdownDeck = () => join(dir, 'reveal-markdown-deck');
 const times = {};
 
 // Text inside a widget's shadow root (the numbers it shows), flattened over nested shadow roots.
@@ -89,12 +94,14 @@ beforeAll(async () => {
   ({ tarball, files } = await packAttnlab(dir));
   writeSlidevDeck(slidevDeck(), `file:${tarball}`);
   writeRevealDeck(revealDeck(), `file:${tarball}`);
+  writeRevealMarkdownDeck(markdownDeck(), `file:${tarball}`);
   let t = Date.now();
   await npmInstall(slidevDeck());
   times.slidevInstall = Date.now() - t;
   t = Date.now();
   await npmInstall(revealDeck());
   times.revealInstall = Date.now() - t;
+  await npmInstall(markdownDeck());
   browser = await launch();
   pretrained = await openPretrained('induction', { lab: await createAttnLab() });
 }, 420000);
@@ -156,6 +163,57 @@ describe('attnlab in third-party decks', () => {
       await stepThrough(page, widget);
       await page.goto(`http://127.0.0.1:${server.address().port}/#/2`);
       await trainSlide(page, 'section.present attn-train');
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+      await new Promise((ok) => server.close(ok));
+    }
+  });
+
+  test('a lecturer\'s reveal.js markdown deck (white theme, the README\'s slide): every fragment fits 1280×720, legible, stages in step', async () => {
+    await run('npx', ['vite', 'build', '--logLevel', 'warn'], markdownDeck());
+    // The slide is the README's example, as written there.
+    const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+    const example = readme.match(/```html\n<section>\n([\s\S]*?)<\/section>\n```/)[1]
+      .split('\n').map((l) => l.replace(/\s*<!--.*-->\s*$/, '').trim()).filter(Boolean);
+    const deckText = readFileSync(join(markdownDeck(), 'index.html'), 'utf8');
+    for (const line of example) expect(deckText).toContain(line);
+    expect(example.filter((l) => /^<p class="fragment" data-attn-stage=/.test(l))).toHaveLength(3);
+    const server = await serveDist(join(markdownDeck(), 'dist'));
+    const { page, problems } = await watchedPage(browser.context);
+    try {
+      const base = `http://127.0.0.1:${server.address().port}/index.html`;
+      // Every slide and fragment: nothing past the slide or into the widget, text ≥ 14 px, numbers ≥ 18 px,
+      // no map of a few tokens drawn as specks, the stage the fragment asked for.
+      const walk = await walkReveal(page, base);
+      expect(walk.widgets).toBeGreaterThanOrEqual(4);
+      expect(walk.problems).toEqual([]);
+      // On the attention slide: the widget starts at Q, K, V with their numbers; each fragment moves it on;
+      // at the last one the weights show the notes' row "I"; the three fragments lie on the slide.
+      await page.evaluate(() => window.deck.slide(1, 0, -1));
+      const widget = await rendered(page, 'section.present attn-steps');
+      const seen = [];
+      for (let f = 0; f <= 3; f++) {
+        if (f) await page.evaluate(() => window.deck.next());
+        await expect.poll(() => widget.getAttribute('stage')).toBe(String([1, 2, 3, 5][f]));
+        await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 300)))));
+        const r = await page.evaluate(fitReport, { widget: 'section.present attn-steps', slide: '.reveal .slides' });
+        seen.push(r.numbers.length);
+        expect(r.small).toEqual([]);
+      }
+      expect(Math.min(...seen)).toBeGreaterThanOrEqual(6);  // Q and K at stage 1: 3×2 each, numbered
+      const last = await page.evaluate(fitReport, { widget: 'section.present attn-steps', slide: '.reveal .slides' });
+      for (const n of NOTES.slice(0, 3)) expect(last.numbers).toContain(n);
+      const slideBox = await page.evaluate(() => document.querySelector('.reveal .slides').getBoundingClientRect().toJSON());
+      const marks = await page.evaluate(() => [...document.querySelectorAll('section.present p.fragment')].map((p) => p.getBoundingClientRect().toJSON()));
+      expect(marks).toHaveLength(3);
+      for (const m of marks) expect(m.bottom).toBeLessThanOrEqual(slideBox.bottom + 1);
+      // Its maps spread over the slide's width (not a narrow figure beside half an empty slide).
+      const spread = await page.evaluate(() => {
+        const maps = [...document.querySelector('section.present attn-steps').shadowRoot.querySelectorAll('attn-heatmap')].map((m) => m.getBoundingClientRect());
+        return Math.max(...maps.map((r) => r.right)) - Math.min(...maps.map((r) => r.left));
+      });
+      expect(spread).toBeGreaterThan(0.6 * slideBox.width);
       expect(problems).toEqual([]);
     } finally {
       await page.close();

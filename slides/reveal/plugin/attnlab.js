@@ -23,6 +23,16 @@
 // fitted to the slide. With `?print-pdf` each fragment step's copy of a slide (`.pdf-page`) gets its
 // own stage (on reveal.js's `pdf-ready`).
 //
+// Layout: the stage fragments that follow a stepped widget in its slide (siblings after it, or after
+// the paragraph markdown wraps it in) are the slide's stage markers: the plugin sets them in one line
+// under the widget (inline blocks, 0.75 of the slide's type), so three `<p class="fragment"
+// data-attn-stage=…>` lines take one line's height and the widget gets the rest of the slide (a
+// stylesheet added once to the document; `attnlab: { inlineStages: false }` leaves them alone).
+//
+// A widget grows once its WASM module is ready and it has drawn: the plugin watches the widgets'
+// sizes and asks reveal.js to lay the deck out again (with `center: true`, the default, a slide
+// centred while its widget was still empty would otherwise keep that offset and run off the bottom).
+//
 // Keyboard: reveal.js sees keydown events from inputs inside a widget's shadow root as coming from
 // the widget host, so it would change slides while someone types a number. Unless the deck sets its
 // own `keyboardCondition`, the plugin installs one that ignores keys whose composedPath() passes
@@ -34,6 +44,21 @@ export function notTypingInWidget(event) {
   const path = typeof event.composedPath === 'function' ? event.composedPath() : [event.target];
   return !path.some((n) => n && n.nodeType === 1
     && (n.tagName === 'INPUT' || n.tagName === 'TEXTAREA' || n.tagName === 'SELECT' || n.isContentEditable));
+}
+
+/** The stage markers' layout: one line of captions under the widget (see "Layout" above). */
+export const STAGE_MARKER_CSS = `
+.reveal .slides :is([data-attn-stages], :has(> [data-attn-stages])) ~ [data-attn-stage] {
+  display: inline-block; margin: 0 0.8em 0 0; font-size: 0.75em; line-height: 1.1; vertical-align: top; }
+.reveal .slides :is([data-attn-stages], :has(> [data-attn-stages])) ~ [data-attn-stage] :is(sub, sup) { line-height: 0; }
+.reveal .slides :has(> [data-attn-stages]):has(~ [data-attn-stage]) { margin-bottom: 0.3em; }`;
+
+function addStageMarkerStyle(doc) {
+  if (!doc?.head || doc.getElementById('attnlab-reveal-stages')) return;
+  const style = doc.createElement('style');
+  style.id = 'attnlab-reveal-stages';
+  style.textContent = STAGE_MARKER_CSS;
+  doc.head.append(style);
 }
 
 /** The stage each stepped widget of `slide` should show, given which fragments are visible. */
@@ -71,21 +96,39 @@ export default function AttnLab() {
   // .pdf-page with that step's fragments marked visible: each copy gets its own stage.
   const onPdf = () => document.querySelectorAll('.reveal .pdf-page').forEach((page) => applyStages(page));
   const events = ['ready', 'slidechanged', 'fragmentshown', 'fragmenthidden'];
+  // Widgets whose size changed: one deck.layout() in the next frame.
+  let sizes = null, frame = 0;
+  const relayout = () => {
+    if (frame || typeof requestAnimationFrame !== 'function') return;
+    frame = requestAnimationFrame(() => { frame = 0; deck?.layout(); });
+  };
+  const watchSizes = () => {
+    if (sizes || typeof ResizeObserver !== 'function') return;
+    sizes = new ResizeObserver(relayout);
+    for (const el of deck.getSlidesElement?.()?.querySelectorAll('*') ?? []) {
+      if (el.tagName.startsWith('ATTN-')) sizes.observe(el);
+    }
+  };
   return {
     id: 'attnlab',
     init(reveal) {
       deck = reveal;
-      const options = { keyboardGuard: true, ...(deck.getConfig().attnlab ?? {}) };
+      const options = { keyboardGuard: true, inlineStages: true, ...(deck.getConfig().attnlab ?? {}) };
+      if (options.inlineStages) addStageMarkerStyle(deck.getRevealElement?.()?.ownerDocument ?? globalThis.document);
       if (options.keyboardGuard && typeof deck.getConfig().keyboardCondition !== 'function')
         deck.configure({ keyboardCondition: notTypingInWidget });
       for (const e of events) deck.on(e, onChange);
       deck.on('pdf-ready', onPdf);
+      deck.on('ready', watchSizes);  // after every plugin (markdown writes its slides first)
       // Every slide starts at its widgets' base stage, so the overview and print view are consistent.
       for (const slide of deck.getSlides()) applyStages(slide);
     },
     destroy() {
       for (const e of events) deck?.off(e, onChange);
       deck?.off('pdf-ready', onPdf);
+      deck?.off('ready', watchSizes);
+      sizes?.disconnect();
+      sizes = null;
       deck = null;
     },
   };

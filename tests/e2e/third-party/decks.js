@@ -70,6 +70,19 @@ export function writeRevealDeck(dir, attnlab) {
   }, null, 2));
 }
 
+/** A lecturer's own reveal.js markdown deck in `dir` (template ./reveal-markdown/: white theme, the
+ *  markdown plugin, `---` separators, the README's attention slide). */
+export function writeRevealMarkdownDeck(dir, attnlab) {
+  cpSync(join(import.meta.dirname, 'reveal-markdown'), dir, { recursive: true });
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({
+    name: 'a-lecturers-reveal-markdown-deck',
+    private: true,
+    type: 'module',
+    scripts: { dev: 'vite', build: 'vite build' },
+    dependencies: { 'reveal.js': ours.devDependencies['reveal.js'], vite: ours.devDependencies.vite, attnlab },
+  }, null, 2));
+}
+
 export const npmInstall = (dir, ...pkgs) =>
   run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...pkgs], dir);
 

@@ -211,7 +211,7 @@ export class AttnKernelRegression extends AttnWidget {
     const { vmin, vmax } = this.#weightsRange();
     const n = c.xs.length;
     const strip = { rows: 1, cols: n, rowLabels: ['α'], colLabels: Array.from(c.xs, (x) => fmt(x, 1)), label: `weights αᵢ(${fmt(this.query, 2)}) on the xᵢ`, compact: true, legendPos: 'right' };
-    const packed = packRow([strip], body.width, Math.max(70, Math.min(150, Math.round(body.height * 0.34))), { maxCell: 80 });
+    const packed = packRow([strip], body.width, Math.max(110, Math.min(150, Math.round(body.height * 0.4))), { maxCell: 80 });
     const fit = (packed.panels ?? packed)[0];
     const phase = this.#phase;
     const plotBox = this.boxes.get('plot', { width: body.width, height: Math.max(100, body.height - (phase === 'guess' ? 84 : fit.fitHeight) - 30) });

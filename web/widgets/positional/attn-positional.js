@@ -112,10 +112,10 @@ export class AttnPositional extends AttnWidget {
 
   #peFormula() {
     const b = this.base;
-    return `PE_{(pos,\\,2i)} = \\sin\\!\\left(\\frac{pos}{${b}^{2i/d_{model}}}\\right),\\quad PE_{(pos,\\,2i+1)} = \\cos\\!\\left(\\frac{pos}{${b}^{2i/d_{model}}}\\right)`;
+    return `PE_{(pos,\\,2i)} = \\sin\\!\\left(\\dfrac{pos}{${b}^{2i/d}}\\right),\\quad PE_{(pos,\\,2i+1)} = \\cos\\!\\left(\\dfrac{pos}{${b}^{2i/d}}\\right)`;
   }
 
-  static DOT_FORMULA = 'PE_{pos}\\cdot PE_{pos+k} = \\sum_i \\cos\\!\\big(k\\,\\omega_i\\big),\\ \\ \\omega_i = base^{-2i/d_{model}}';
+  static DOT_FORMULA = 'PE_{pos}\\cdot PE_{pos+k} = \\sum_i \\cos\\!\\big(k\\,\\omega_i\\big),\\ \\ \\omega_i = base^{-2i/d}';
 
   /** A few even (sine) dimensions, fast to slow: about d/16, d/8, d/4, d/2 (even, distinct, > 0). */
   static curveDims(D) {
@@ -152,7 +152,7 @@ export class AttnPositional extends AttnWidget {
       const peT = new Float32Array(L * D);
       for (let p = 0; p < L; p++) for (let j = 0; j < D; j++) peT[j * L + p] = pe[p * D + j];
       formula = wide ? this.#peFormula()
-        : `PE_{(pos,\\,2i)},\\ PE_{(pos,\\,2i+1)} = \\sin, \\cos\\big(pos \\cdot ${base}^{-2i/d_{model}}\\big)`;
+        : `PE_{(pos,\\,2i)},\\ PE_{(pos,\\,2i+1)} = \\sin, \\cos\\big(pos \\cdot ${base}^{-2i/d}\\big)`;
       body = html`<attn-heatmap class="sinusoidal" label=${wide ? `sinusoidal PE: rows = dimension (0 … ${D - 1}), columns = position (0 … ${L - 1})` : 'PE: rows = dimension, columns = position'}
         .values=${peT} .rows=${D} .cols=${L} .rowLabels=${dims} .colLabels=${posLabels(L)} colormap="diverging" .vmin=${-1} .vmax=${1}
         compact .cellSize=${60} .fitWidth=${width} .fitHeight=${h}></attn-heatmap>`;
@@ -160,7 +160,7 @@ export class AttnPositional extends AttnWidget {
       const L = this.length ?? 64;
       const pe = lab.positionalEncoding({ kind: 'sinusoidal', length: L, dModel: D, base });
       const js = AttnPositional.curveDims(D);
-      formula = `PE_{(pos,\\,2i)} = \\sin(pos\\,\\omega_i),${wide ? '\\quad' : '\\ '} \\omega_i = ${base}^{-2i/${wide ? 'd_{model}' : 'd'}}${wide ? ':\\ \\text{dimension } 2i \\text{ repeats every } 2\\pi/\\omega_i \\text{ positions}' : ''}`;
+      formula = `PE_{(pos,\\,2i)} = \\sin(pos\\,\\omega_i),${wide ? '\\quad' : '\\ '} \\omega_i = ${base}^{-2i/d}${wide ? ':\\ \\text{dimension } 2i \\text{ repeats every } 2\\pi/\\omega_i \\text{ positions}' : ''}`;
       const labels = js.map((j) => `${wide ? 'dimension' : 'dim'} ${j}: ω = ${(base ** (-j / D)).toPrecision(2)}`);
       // The legend under the plot: items of ~0.55 em per character plus the swatch, 12 px apart.
       const lines = Math.ceil(labels.reduce((a, l) => a + l.length * 9 + 30, 0) / width);

@@ -13,7 +13,7 @@ export const widgetStyles = css`
   h3 { font-size: 1.05em; margin: 0.6em 0 0.3em; }
   .controls { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; margin: 4px 0 10px; }
   .controls label { display: inline-flex; flex-wrap: wrap; align-items: center; gap: 6px; max-width: 100%; }
-  .controls label sub { align-self: flex-end; margin-left: -6px; font-size: 0.75em; }  /* d<sub>k</sub> inside a flex label */
+  .controls label sub { align-self: flex-end; margin-left: -6px; font-size: 0.8em; }  /* d<sub>k</sub> inside a flex label */
   .row { display: flex; flex-wrap: wrap; gap: 12px 20px; align-items: flex-start; }
   .stagebar { gap: 4px; }
   .stagebar button[aria-pressed='true'] { background: #0969da; color: #fff; border-color: #0969da; }

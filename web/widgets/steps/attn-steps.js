@@ -213,12 +213,12 @@ export class AttnSteps extends AttnWidget {
     const denom = this.scale === 'none' && this.temperature === 1 ? '' : `${sc}\\tau`;
     const factor = fmt((this.scale === 'none' ? 1 : 1 / Math.sqrt(this.dk)) / this.temperature, 4);
     return [
-      'X \\in \\mathbb{R}^{t \\times d_{model}},\\quad W_Q, W_K, W_V \\in \\mathbb{R}^{d_{model} \\times d_k}',
+      'X:\\ t \\times d_{model},\\quad W_Q, W_K, W_V:\\ d_{model} \\times d_k',
       'Q = XW_Q,\\quad K = XW_K,\\quad V = XW_V',
       'S = QK^\\top,\\qquad S_{ij} = q_i \\cdot k_j',
       denom ? `S / (${sc}\\tau) = S \\times ${factor}` : 'S \\text{ (unscaled)}',
       'S + M,\\qquad M_{ij} = \\begin{cases} 0 & \\text{key } j \\text{ visible} \\\\ -\\infty & \\text{masked} \\end{cases}',
-      `A_{ij} = \\frac{e^{s_{ij}}}{\\sum_{j'} e^{s_{ij'}}}\\quad(\\tau = ${this.temperature})`,
+      `A_{ij} = \\dfrac{\\exp(s_{ij})}{\\sum_{k} \\exp(s_{ik})}\\quad(\\tau = ${this.temperature})`,
       'Z = AV,\\qquad z_i = \\sum_j A_{ij} v_j',
     ][i];
   }
@@ -414,7 +414,7 @@ export class AttnSteps extends AttnWidget {
           ${hm('masked', 'scaled + M', c.r.scaled, t, t, tokens, sr)}</div></div>` : nothing}
       ${this.#predictBlock(c, this.#predictView, 5, true)}
       ${this.shows(5) ? html`<div class="stage s5"><h3>5 · Softmax of each row: the attention weights</h3>
-        <attn-tex .expr=${'A_{ij} = \\frac{e^{s_{ij}}}{\\sum_{j\'} e^{s_{ij\'}}},\\qquad H_i = -\\sum_j A_{ij}\\ln A_{ij} \\le \\ln t_k'}></attn-tex>
+        <attn-tex .expr=${'A_{ij} = \\dfrac{\\exp(s_{ij})}{\\sum_{k} \\exp(s_{ik})},\\qquad H_i = -\\sum_j A_{ij}\\ln A_{ij} \\le \\ln t_k'}></attn-tex>
         <div class="row">${hm('weights', 'weights A', c.r.weights, t, t, tokens, { colormap: 'sequential', probability: true })}
           <table class="plain entropy"><caption>entropy per row (nats)</caption>
             <tr><th>query</th><th>H</th></tr>

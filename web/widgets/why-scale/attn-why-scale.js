@@ -232,5 +232,5 @@ export class AttnWhyScale extends AttnWidget {
 
 /** One colour per meaning across both plots and the status line. */
 const UNSCALED = '#d55e00', SCALED = '#0072b2', THEORY = '#8c959f';
-const FULL_TEX = '{q\\cdot k = \\sum_{i=1}^{d_k} q_i k_i,\\quad q_i, k_i \\sim \\mathcal N(0,1) \\;\\Rightarrow\\; \\operatorname{Var}[q\\cdot k] = d_k,\\quad \\operatorname{Var}\\!\\left[\\tfrac{q\\cdot k}{\\sqrt{d_k}}\\right] = 1}';
-const SHORT_TEX = '{\\operatorname{Var}[q\\cdot k] = d_k,\\quad \\operatorname{Var}\\!\\left[\\tfrac{q\\cdot k}{\\sqrt{d_k}}\\right] = 1}';
+const FULL_TEX = '{q\\cdot k = \\sum_{i} q_i k_i,\\quad q_i, k_i \\sim \\mathcal N(0,1) \\;\\Rightarrow\\; \\operatorname{Var}[q\\cdot k] = d_k,\\quad \\operatorname{Var}\\!\\left[q\\cdot k/\\sqrt{d_k}\\right] = 1}';
+const SHORT_TEX = '{\\operatorname{Var}[q\\cdot k] = d_k,\\quad \\operatorname{Var}\\!\\left[q\\cdot k/\\sqrt{d_k}\\right] = 1}';

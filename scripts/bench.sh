@@ -5,7 +5,7 @@
 # Writes docs/performance.md. Takes several minutes; not a test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/ensure-deps.sh
+bash scripts/ensure-deps.sh --all
 echo "== native builds (SIMDe/SSE 128-bit and scalar)"
 cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build/native -j"$(nproc)" --target attnlab_bench_native attnlab_bench_native_scalar >/dev/null

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# ensure-deps.sh — installs what attnlab needs and is missing, on Debian 12:
-#   Debian packages (emscripten, Eigen, SIMDe, GoogleTest, Google Benchmark, Chromium, CMake, g++)
-#   and the npm packages pinned in package-lock.json. Safe to run again: it only installs what is absent.
+# ensure-deps.sh [--all] — installs what attnlab needs and is missing, on Debian 12, and the npm packages
+# pinned in package-lock.json. Safe to run again: it only installs what is absent.
+#   (no flag)  what building and serving the app needs (npm start, npm run build): CMake, emscripten
+#   --all      also what the tests and benchmarks need (npm test, npm run bench): g++, Eigen, SIMDe,
+#              GoogleTest, Google Benchmark, Chromium, clang, poppler, Python with torch and Jupyter
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(cmake g++ make emscripten libeigen3-dev libsimde-dev libgtest-dev libbenchmark-dev chromium)
+APT_PACKAGES=(cmake make emscripten)
+if [ "${1:-}" = "--all" ]; then
+APT_PACKAGES+=(g++ libeigen3-dev libsimde-dev libgtest-dev libbenchmark-dev chromium)
 # clang + its runtime libraries (libFuzzer, ASan, UBSan) for scripts/fuzz.sh
 APT_PACKAGES+=(clang libclang-rt-14-dev)
 # pdftoppm (poppler-utils) rasterises the Slidev PDF export in tests/e2e/decks-content.e2e.test.js
@@ -16,6 +20,7 @@ APT_PACKAGES+=(python3)
 # attnlab for Jupyter (python/, notebooks/): its unit tests use torch and numpy; tests/e2e/jupyter.e2e.test.js
 # installs it into a venv, executes the companion notebook (nbconvert) and drives a Jupyter Notebook server
 APT_PACKAGES+=(python3-venv python3-numpy python3-torch jupyter-notebook python3-nbconvert python3-ipykernel)
+fi
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

@@ -6,7 +6,7 @@
 #   3. the built app in real Chromium (Playwright)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/ensure-deps.sh
+bash scripts/ensure-deps.sh --all
 
 # Every stage's output also goes to a log, so the last line can total the tests that ran.
 log=$(mktemp)

@@ -61,6 +61,46 @@ function inlineSwaps() {
   };
 }
 
+// The inline build's large files, once: inlined at each `new URL(…)`, the .wasm would be in the page and
+// again in each worker's bundle (four copies, 2 MB of base64), the names task's data three times. Here the
+// file that locates one takes it from a single `?url` module in the page; a worker's copy reads
+// `self.<global>`, which the page puts at the top of the worker's Blob (workerPrefix).
+const SHARED = [
+  { importer: '/web/api/index.js', from: "new URL('./wasm/attnlab-core.wasm', import.meta.url)",
+    file: resolve(repo, 'web/api/wasm/attnlab-core.wasm'), global: '__attnlabWasmUrl' },
+  { importer: '/web/train/tasks.js', from: "new URL('./data/names.txt', import.meta.url)",
+    file: resolve(repo, 'web/train/data/names.txt'), global: '__attnlabNamesUrl' },
+];
+function sharedFiles({ inWorker }) {
+  return {
+    name: 'attnlab:shared-files',
+    enforce: 'pre',
+    transform(code, id) {
+      const f = SHARED.find((x) => id.endsWith(x.importer));
+      if (!f) return null;
+      if (!code.includes(f.from)) this.error(`${f.importer} no longer locates its file as ${f.from}`);
+      if (inWorker) return code.replace(f.from, `new URL(self.${f.global})`);
+      return `import ${f.global} from '${f.file}?url';\n${code.replace(f.from, `new URL(${f.global})`)}`;
+    },
+  };
+}
+
+// The page side of sharedFiles: each inline worker's code (Vite's `?worker&inline` module) starts with
+// `self.__attnlabWasmUrl = <the page's data: URL>; self.__attnlabNamesUrl = …;`.
+function workerPrefix() {
+  return {
+    name: 'attnlab:worker-prefix',
+    transform(code, id) {
+      if (!/[?&]worker&inline\b/.test(id)) return null;
+      const from = 'const jsContent = ';
+      if (!code.includes(from)) this.error(`Vite's inline worker module no longer declares ${from}`);
+      const imports = SHARED.map((f) => `import ${f.global} from '${f.file}?url';\n`).join('');
+      const prefix = SHARED.map((f) => `'self.${f.global} = ' + JSON.stringify(${f.global}) + ';\\n' + `).join('');
+      return `${imports}${code.replace(from, `${from}${prefix}`)}`;
+    },
+  };
+}
+
 // The inline build's workers (training: web/train/trainer.js; <attn-model>: web/widgets/model/backend.js):
 // each `new Worker(new URL('./x.worker.js', import.meta.url), { type: 'module' })` becomes Vite's inline
 // worker (the worker's bundle as a string, started from a Blob URL, as a classic worker: see `worker`
@@ -95,11 +135,11 @@ export default defineConfig({
   base: './',
   publicDir: false,
   logLevel: 'warn',
-  plugins: [katexFonts(), noDocumentKatexImport(), ...(inline ? [inlineSwaps(), inlineWorkers()] : [])],
+  plugins: [katexFonts(), noDocumentKatexImport(), ...(inline ? [inlineSwaps(), inlineWorkers(), sharedFiles({ inWorker: false }), workerPrefix()] : [])],
   // Workers are bundled by a build of their own: the plugins that apply inside them again.
   // Inline, they are classic scripts: Chromium starts no module worker from the Blob URL of a file://
   // page (its origin is opaque), a classic one it does.
-  worker: { format: inline ? 'iife' : 'es', plugins: () => [katexFonts(), ...(inline ? [inlineSwaps()] : [])] },
+  worker: { format: inline ? 'iife' : 'es', plugins: () => [katexFonts(), ...(inline ? [inlineSwaps(), sharedFiles({ inWorker: true })] : [])] },
   build: {
     outDir,
     emptyOutDir: false,

@@ -74,6 +74,7 @@ export class ModelSession {
     this.busy = 0;
     this.loadToken = 0;
     this.runToken = 0;
+    this.models = 0;  // models adopted so far
     this.work = Promise.resolve();
     this.genQueue = Promise.resolve();
     this.seq = null;
@@ -178,6 +179,7 @@ export class ModelSession {
 
   async #adopt({ config, tokenizer }, token) {
     if (token !== this.loadToken) return;
+    this.models++;
     this.config = config;
     this.tokenizer = tokenizer;
     this.source = this.pending;
@@ -198,12 +200,12 @@ export class ModelSession {
   async setText(text, { keepIfBad = true } = {}) {
     this.text = text;
     if (!this.ready) return;
-    const token = this.loadToken;
+    const token = this.models;
     let ids;
     try {
       ({ ids } = await this.#request('encode', { text }));
     } catch (e) {
-      if (token !== this.loadToken || text !== this.text) return;
+      if (token !== this.models || text !== this.text) return;
       this.inputError = e.message;
       if (keepIfBad && this.ids.length) { this.#changed(); return; }
       // A new model whose tokens the text is not made of: its own example instead, said nowhere (nothing
@@ -214,7 +216,7 @@ export class ModelSession {
       keepIfBad = false;
       ({ ids } = await this.#request('encode', { text: this.text }));
     }
-    if (token !== this.loadToken || (text !== this.text && keepIfBad)) return;  // a newer text or model came meanwhile
+    if (token !== this.models || (text !== this.text && keepIfBad)) return;  // a newer text or model came meanwhile
     this.inputError = ids.length > this.config.context ? `cut to the model’s context: the first ${this.config.context} of ${ids.length} tokens` : (this.inputError && keepIfBad ? this.inputError : '');
     if (!ids.length) { this.inputError = 'no tokens: type something'; this.#changed(); return; }
     await this.setIds(ids.slice(0, this.config.context), { keepError: true });
@@ -248,10 +250,11 @@ export class ModelSession {
   async run() {
     const ids = this.seq;
     if (!this.ready || !ids?.length) return;
-    const token = ++this.runToken, loadToken = this.loadToken;
+    // A run answered after another model was adopted is dropped (a load that fails adopts nothing).
+    const token = ++this.runToken, models = this.models;
     try {
       const r = await this.#request('run', { ids, ablated: this.ablated, k: this.k, lensPosition: this.lensPosition });
-      if (token !== this.runToken || loadToken !== this.loadToken) return;
+      if (token !== this.runToken || models !== this.models) return;
       Object.assign(this, { ids, labels: r.labels, base: r.base, off: r.off, scores: r.scores, dist: r.dist, lens: r.lens, lensNote: r.lensNote });
       this.runError = '';
     } catch (e) {

@@ -138,3 +138,17 @@ describe('other models', () => {
     expect(sourceName({ name: 'f.safetensors' })).toBe('f.safetensors');
   });
 });
+
+describe('requests across loads', () => {
+  test('a load that fails while a run is under way keeps that run (the model did not change)', async () => {
+    const s = new ModelSession(host(), { lab });
+    await s.loadShipped();
+    await s.setIds([0, 3, 4, 5, 6, 3, 4]);
+    const running = s.setAblated([2]);
+    const failing = s.loadSource(new Uint8Array([1, 2, 3]), 'junk.safetensors');
+    await Promise.all([running, failing]);
+    expect(s.error).toMatch(/^Could not load junk\.safetensors/);
+    expect(s.off).not.toBeNull();
+    expect(s.off.meanLoss).not.toBe(s.base.meanLoss);
+  });
+});

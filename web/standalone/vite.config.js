@@ -1,8 +1,8 @@
 // Vite for the standalone build (scripts/build-standalone.sh runs it twice):
-//   ATTNLAB_STANDALONE=module  standalone/attnlab.js: an ES module; the .wasm, the training worker,
-//                              the snapshots, KaTeX's fonts and lazy chunks as files under assets/
+//   ATTNLAB_STANDALONE=module  standalone/attnlab.js: an ES module; the .wasm, the workers, the
+//                              snapshots, KaTeX's CSS and fonts and lazy chunks as files under assets/
 //   ATTNLAB_STANDALONE=inline  standalone/attnlab.inline.js: a classic script (global `attnlab`) with
-//                              every file inlined (base64), the worker as a Blob: works from file://
+//                              every file inlined (base64), the workers from Blob URLs: works from file://
 import { defineConfig } from 'vite';
 import { resolve } from 'node:path';
 

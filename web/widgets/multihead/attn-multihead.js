@@ -222,7 +222,8 @@ export class AttnMultihead extends AttnWidget {
     const toStage = (s) => { this.stage = s; this.stateChanged(); };
     const q = tokens[row];
     if (pv.phase === 'guess') {
-      const pick = (h, j) => { const p = [...picks]; p[h] = j; this.picks = p; this.stateChanged(); };
+      // The current picks, not the ones this render saw: several clicks may arrive before the next render.
+      const pick = (h, j) => { const p = fitPicks(this.picks, this.heads, this.tokens.length); p[h] = j; this.picks = p; this.stateChanged(); };
       const picker = page ? html`<label>query <select class="predict-row" @change=${(e) => { this.predictRow = Number(e.target.value); this.stateChanged(); }}>
         ${tokens.map((w, i) => html`<option value=${i} ?selected=${i === row}>${w}</option>`)}</select></label>` : nothing;
       return html`<div class="predict guess"><p class="ask">Predict: which token will “${q}” attend to most, in each head?</p>${picker}

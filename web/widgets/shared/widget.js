@@ -186,10 +186,14 @@ export class AttnWidget extends LitElement {
     }
   }
 
-  /** The shareable state: the schema's properties. */
+  /**
+   * The shareable state: the schema's properties. On a slide the stage belongs to the deck (its clicks
+   * set it), so it is left out: a state recorded after an edit must not step the slide back.
+   */
   getState() {
     const s = {};
     for (const key of Object.keys(this.constructor.stateSchema)) {
+      if (key === 'stage' && this.slideLayout) continue;
       const v = this[key];
       if (v !== undefined && v !== null) s[key] = ArrayBuffer.isView(v) ? Array.from(v) : v;
     }

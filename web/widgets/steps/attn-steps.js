@@ -299,7 +299,8 @@ export class AttnSteps extends AttnWidget {
     const { tokens } = this, t = c.t, row = fitRow(this.predictRow, t), guess = fitGuess(this.guess, t);
     const toStage = (s) => { this.stage = s; this.stateChanged(); };
     if (pv.phase === 'guess') {
-      const set = (j, v) => { const g = [...guess]; g[j] = v; this.guess = g; this.stateChanged(); };
+      // The current guess, not the one this render saw: several inputs may arrive before the next render.
+      const set = (j, v) => { const g = fitGuess(this.guess, this.tokens.length); g[j] = v; this.guess = g; this.stateChanged(); };
       const picker = page ? html`<label>query <select class="predict-row" @change=${(e) => { this.predictRow = Number(e.target.value); this.stateChanged(); }}>
         ${tokens.map((w, i) => html`<option value=${i} ?selected=${i === row}>${w}</option>`)}</select></label>` : nothing;
       return html`<div class="predict guess"><p class="ask">Predict the softmax: how does “${tokens[row]}” share its attention?</p>${picker}

@@ -373,7 +373,8 @@ struct CreateModelCall {
 // ids, targets (0 = none): [batch·t] int32. Outputs (0 = not wanted): logits [batch·t·vocab];
 // attention [layers·heads·batch·t·t] (head-major: each head's [batch·t·t] is one block);
 // tokenLosses [batch·t].
-struct ModelForwardCall { Addr ids, targets; int batch, t; Addr logits, attention, tokenLosses; };
+// lastLogits: logits of each sequence's last row only, [batch·vocab] (no targets).
+struct ModelForwardCall { Addr ids, targets; int batch, t; Addr logits, attention, tokenLosses; bool lastLogits; };
 
 // The logit lens of the last forward (Gpt::logit_lens): sequence 0 at `position`, the top k of each of
 // the layers + 1 readouts. ids [(layers + 1)·k] int32, probs [(layers + 1)·k].
@@ -512,11 +513,11 @@ class Model {
   StepResult forward(const ModelForwardCall& c) {
     StepResult r;
     if (report_as("forward", m_->forward(ints(c.ids), c.targets ? ints(c.targets) : nullptr, size_t(c.batch),
-                                         size_t(c.t), &r.loss)))
+                                         size_t(c.t), &r.loss, c.lastLogits)))
       return r;
     const attnlab::GptConfig& g = m_->config();
     const size_t B = m_->batch(), T = m_->length(), H = g.heads, tt = T * T;
-    if (c.logits) memcpy(out(c.logits), m_->logits(), B * T * g.vocab * sizeof(float));
+    if (c.logits) memcpy(out(c.logits), m_->logits(), B * (c.lastLogits ? 1 : T) * g.vocab * sizeof(float));
     if (c.tokenLosses && c.targets) memcpy(out(c.tokenLosses), m_->token_losses(), B * T * sizeof(float));
     if (c.attention) {
       // [batch, heads, t, t] per layer → [layers, heads, batch, t, t]: one block per head.
@@ -844,7 +845,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .field("ids", &ModelForwardCall::ids).field("targets", &ModelForwardCall::targets)
       .field("batch", &ModelForwardCall::batch).field("t", &ModelForwardCall::t)
       .field("logits", &ModelForwardCall::logits).field("attention", &ModelForwardCall::attention)
-      .field("tokenLosses", &ModelForwardCall::tokenLosses);
+      .field("tokenLosses", &ModelForwardCall::tokenLosses).field("lastLogits", &ModelForwardCall::lastLogits);
   value_object<LensCall>("LensCall")
       .field("position", &LensCall::position).field("k", &LensCall::k)
       .field("ids", &LensCall::ids).field("probs", &LensCall::probs);

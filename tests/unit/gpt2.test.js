@@ -178,6 +178,32 @@ describe('the logit lens: forward({ lens })', () => {
   });
 });
 
+describe("forward({ logits: 'last' })", () => {
+  test("each sequence's last row, the same floats as in the full logits; the lens and attention unchanged", () => {
+    const c = REF[1];
+    const m = lab.loadModel(fileBytes(c), { config: c.config });
+    try {
+      const V = m.config.vocab, t = c.ids.length;
+      const all = m.forward({ ids: c.ids, lens: true }), last = m.forward({ ids: c.ids, lens: true, logits: 'last' });
+      expect(last.logits).toHaveLength(V);
+      expect(Array.from(last.logits)).toEqual(Array.from(all.logits.subarray((t - 1) * V)));
+      expect(Array.from(last.lens.at(-1).probs)).toEqual(Array.from(all.lens.at(-1).probs));
+      expect(Array.from(last.attention[1][0])).toEqual(Array.from(all.attention[1][0]));
+      expect(() => m.forward({ ids: c.ids, targets: c.ids, logits: 'last' })).toThrow(/forward: logits is 'last' with targets, expected logits: 'all'/);
+      expect(() => m.forward({ ids: c.ids, logits: 'first' })).toThrow(/forward: logits is .*first/);
+    } finally { m.dispose(); }
+    // Batches: row b of 'last' is sequence b's last row.
+    const s = lab.createModel({ vocab: 13, context: 5, layers: 2, heads: 2, dModel: 8, seed: 2 });
+    try {
+      const ids = [1, 2, 3, 4, 5, 6, 7, 8];
+      const all = s.forward({ ids, batch: 2 }).logits, last = s.forward({ ids, batch: 2, logits: 'last' }).logits;
+      expect(last).toHaveLength(2 * 13);
+      expect(Array.from(last.subarray(0, 13))).toEqual(Array.from(all.subarray(3 * 13, 4 * 13)));
+      expect(Array.from(last.subarray(13))).toEqual(Array.from(all.subarray(7 * 13, 8 * 13)));
+    } finally { s.dispose(); }
+  });
+});
+
 describe("save({ layout: 'gpt2' })", () => {
   test('the exported file, read by the torch GPT-2 of generate_gpt2.py, gives the same logits', () => {
     expect(spawnSync('/usr/bin/python3', ['-c', 'import torch']).status, "Debian's python3-torch").toBe(0);

@@ -513,7 +513,7 @@ describe('bad input: Model methods', () => {
   afterAll(() => m.dispose());
   const ids = [1, 2, 3], targets = [2, 3, 4];
   const OPT = {
-    forward: 'ids, batch, targets, attention, lens', trainStep: 'ids, targets, batch, lr, beta1, beta2, eps, weightDecay, maxGradNorm',
+    forward: 'ids, batch, targets, attention, lens, logits', trainStep: 'ids, targets, batch, lr, beta1, beta2, eps, weightDecay, maxGradNorm',
     computeGradients: 'ids, targets, batch', generate: 'prompt, steps, temperature, topK, seed', save: 'optimizer, layout',
   };
   const esc = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -265,6 +265,7 @@ export interface ModelForwardArgs {
   /** [batch·t]: adds loss and tokenLosses. */ targets?: TokenIds;
   /** Default true; false leaves out the attention weights. */ attention?: boolean;
   /** The logit lens (batch 1): true = { position: t − 1, k: 5 }. Adds `lens` to the result. */ lens?: boolean | LensOptions;
+  /** Default 'all' ([batch·t·vocab]); 'last': each sequence's last row only, [batch·vocab] (no targets). */ logits?: 'all' | 'last';
 }
 export interface LensOptions {
   /** Default the last, t − 1; an integer in [0, t). */ position?: number;
@@ -273,7 +274,7 @@ export interface LensOptions {
 /** One readout of the logit lens: the k most probable next tokens, most probable first. */
 export interface LensEntry { ids: Int32Array; probs: Float32Array }
 export interface ModelForwardResult {
-  /** [batch·t·vocab] */ logits: Float32Array;
+  /** [batch·t·vocab], or [batch·vocab] with logits: 'last'. */ logits: Float32Array;
   /** attention[layer][head]: softmax weights [batch·t·t] (causal: 0 above the diagonal). */ attention?: Float32Array[][];
   /** Mean cross-entropy (with targets). */ loss?: number;
   /** [batch·t] −log p(target) per position (with targets). */ tokenLosses?: Float32Array;

@@ -15,7 +15,7 @@ import { run } from './core.js';
 import { requireObject, int, num, bool, oneOf, matrix, fail, describe, noUnknownKeys, tokenIdsInRange } from './validate.js';
 
 const CREATE_OPTIONS = ['vocab', 'context', 'layers', 'heads', 'dModel', 'dFF', 'attentionOnly', 'layerNorm', 'activation', 'initStd', 'seed'];
-const FORWARD_OPTIONS = ['ids', 'batch', 'targets', 'attention', 'lens'];
+const FORWARD_OPTIONS = ['ids', 'batch', 'targets', 'attention', 'lens', 'logits'];
 const LENS_OPTIONS = ['position', 'k'];
 const GRADIENT_OPTIONS = ['ids', 'targets', 'batch'];
 const TRAIN_OPTIONS = ['ids', 'targets', 'batch', 'lr', 'beta1', 'beta2', 'eps', 'weightDecay', 'maxGradNorm'];
@@ -434,7 +434,8 @@ export class Model {
   get step() { return this.#live('step'), this.#handle.step(); }
 
   /**
-   * { ids, batch = 1, targets?, attention = true, lens? } → { logits [batch·t·vocab], attention[layer][head]
+   * { ids, batch = 1, targets?, attention = true, lens?, logits = 'all' } → { logits [batch·t·vocab]
+   * ('last': [batch·vocab], each sequence's last row only; no targets), attention[layer][head]
    * [batch·t·t], loss and tokenLosses [batch·t] (with targets), batch, t, lens? }.
    * lens: true | { position = t − 1, k = 5 } (batch 1): the logit lens, an Array of layers + 1 entries
    * { ids: Int32Array(k), probs: Float32Array(k) }, most probable first — entry l is the residual stream
@@ -449,16 +450,18 @@ export class Model {
     const { vocab, context, layers, heads } = this.config;
     const { batch, t, n, hasTargets } = sequence(fn, args, context, vocab, false);
     const withAttention = bool(fn, 'attention', args.attention, true);
+    const lastLogits = oneOf(fn, 'logits', args.logits, ['all', 'last'], 'all') === 'last';
+    if (lastLogits && hasTargets) fail(fn, "logits is 'last' with targets, expected logits: 'all' (the loss needs every row's logits) or no targets");
     const lens = lensOption(fn, args.lens, batch, t, vocab);
     const per = batch * t * t, att = withAttention ? layers * heads * per : 0;
-    const lensN = lens ? (layers + 1) * lens.k : 0;
-    const [pi, pt, pl, pa, pk, pli, plp] = lab.arena.layout(fn, [n, hasTargets ? n : 0, n * vocab, att, hasTargets ? n : 0, lensN, lensN]);
+    const lensN = lens ? (layers + 1) * lens.k : 0, nl = (lastLogits ? batch : n) * vocab;
+    const [pi, pt, pl, pa, pk, pli, plp] = lab.arena.layout(fn, [n, hasTargets ? n : 0, nl, att, hasTargets ? n : 0, lensN, lensN]);
     putTokens(lab, pi, args.ids);
     if (hasTargets) putTokens(lab, pt, args.targets);
     const s = stepOrThrow(lab, this.#handle.forward({ ids: pi, targets: hasTargets ? pt : 0, batch, t,
-      logits: pl, attention: withAttention ? pa : 0, tokenLosses: hasTargets ? pk : 0 }));
+      logits: pl, attention: withAttention ? pa : 0, tokenLosses: hasTargets ? pk : 0, lastLogits }));
     if (lens) run(lab, this.#handle.logitLens({ position: lens.position, k: lens.k, ids: pli, probs: plp }));
-    const r = { batch, t, logits: lab.arena.take(pl, n * vocab) };
+    const r = { batch, t, logits: lab.arena.take(pl, nl) };
     if (lens) {
       const ids = lab.core.heap().i32.slice(pli >>> 2, (pli >>> 2) + lensN), probs = lab.arena.take(plp, lensN);
       r.lens = Array.from({ length: layers + 1 }, (_, l) =>
@@ -487,7 +490,7 @@ export class Model {
     const base = block(lab, fn, 2 * ni);
     putTokens(lab, base, args.ids);
     putTokens(lab, base + ni, args.targets);
-    const s = stepOrThrow(lab, this.#handle.computeGradients({ ids: base, targets: base + ni, batch, t, logits: 0, attention: 0, tokenLosses: 0 }));
+    const s = stepOrThrow(lab, this.#handle.computeGradients({ ids: base, targets: base + ni, batch, t, logits: 0, attention: 0, tokenLosses: 0, lastLogits: false }));
     return { loss: s.loss };
   }
 

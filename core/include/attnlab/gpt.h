@@ -133,10 +133,14 @@ class Gpt {
   // ---- Forward: ids [batch, t], 1 ≤ t ≤ context, ids in [0, vocab) ----
   // targets: [batch, t] or nullptr. With targets, *loss (may be nullptr) is the mean cross-entropy
   // and token_losses() the loss at each position. Keeps every activation for backward().
-  Status forward(const int* ids, const int* targets, size_t batch, size_t t, float* loss);
+  // last_logits_only (no targets): the tied head runs on each sequence's last row only, and logits()
+  // is [batch, vocab] — what generation and the next-token distribution need, without t·vocab·d_model
+  // of the head's work per sequence (the residual stream, attention and the logit lens are unchanged).
+  Status forward(const int* ids, const int* targets, size_t batch, size_t t, float* loss,
+                 bool last_logits_only = false);
   size_t batch() const;                          // of the last forward
   size_t length() const;                         // t of the last forward
-  const float* logits() const;                   // [batch·t, vocab]
+  const float* logits() const;                   // [batch·t, vocab] ([batch, vocab]: last_logits_only)
   const float* attention(size_t layer) const;    // [batch, heads, t, t], softmax weights
   const float* token_losses() const;             // [batch·t] (forward with targets)
   const float* residual(size_t layer) const;     // [batch·t, d_model], the stream entering layer l

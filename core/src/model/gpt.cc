@@ -334,8 +334,10 @@ Status Gpt::Impl::ensure_workspace(const char* op, size_t B, size_t T) {
 }
 
 Status Gpt::Impl::run_forward(const char* op, const int* ids, const int* targets, size_t B, size_t T,
-                              bool use_scales, float* loss) {
+                              bool use_scales, float* loss, bool last_only) {
   valid = false;
+  if (last_only && targets)
+    return fail(op, "logits 'last' computes the last row's logits only, expected no targets (the loss needs every row)");
   if (B < 1) return fail(op, "batch is 0, expected a positive integer");
   if (T < 1 || T > C)
     return fail(op, "t is " + std::to_string(T) + ", expected an integer in [1, context = " + std::to_string(C) + "]");
@@ -362,8 +364,15 @@ Status Gpt::Impl::run_forward(const char* op, const int* ids, const int* targets
     rows.head_scale = scaled ? layer_head_scale(l) : nullptr;
     ATTNLAB_CHECK(layer_forward(op, l, layer, layer_weights(l, p), rows, acts[l], l + 1 < L ? acts[l + 1].x_in : x_final));
   }
-  // logits = LN_final(x)·W_Eᵀ + b_U (output_head_forward's probs are overwritten by the loss's)
-  ATTNLAB_CHECK(unembed(op, x_final, N, lnf, lnf_mean, lnf_rstd, logits, probs));
+  // logits = LN_final(x)·W_Eᵀ + b_U (output_head_forward's probs are overwritten by the loss's); with
+  // last_only, of each sequence's last row (gathered into lnf's first B rows: every row is its own
+  // LayerNorm and dot products, so a row's logits are the same floats either way).
+  if (last_only) {
+    for (size_t b = 0; b < B; ++b) std::memcpy(lnf + b * D, x_final + (b * T + T - 1) * D, D * sizeof(float));
+    ATTNLAB_CHECK(unembed(op, lnf, B, lnf, nullptr, nullptr, logits, probs));
+  } else {
+    ATTNLAB_CHECK(unembed(op, x_final, N, lnf, lnf_mean, lnf_rstd, logits, probs));
+  }
   if (targets) {
     float l = 0.0f;
     ATTNLAB_CHECK(wrap(op, "loss", softmax_cross_entropy_forward(logits, N, V, targets, probs, &l, losses)));
@@ -538,8 +547,8 @@ Status Gpt::set_head_mask(const float* mask) {
 }
 bool Gpt::heads_ablated() const { return impl_->ablated; }
 
-Status Gpt::forward(const int* ids, const int* targets, size_t batch, size_t t, float* loss) {
-  return impl_->run_forward("forward", ids, targets, batch, t, true, loss);
+Status Gpt::forward(const int* ids, const int* targets, size_t batch, size_t t, float* loss, bool last_logits_only) {
+  return impl_->run_forward("forward", ids, targets, batch, t, true, loss, last_logits_only);
 }
 
 size_t Gpt::batch() const { return impl_->valid ? impl_->B : 0; }

@@ -164,7 +164,7 @@ struct Gpt::Impl {
   void layout(model::Carve& k, size_t B, size_t T);
   Status ensure_workspace(const char* op, size_t B, size_t T);
   Status run_forward(const char* op, const int* ids, const int* targets, size_t B, size_t T, bool use_scales,
-                     float* loss);
+                     float* loss, bool last_only = false);
   Status run_backward(const char* op);
 
   // generate.cc

@@ -127,11 +127,12 @@ describe('a bad value never strands a student', () => {
     expect(msg).toContain('1 to 8 words');
     expect(await page.locator(`${S} p.error`).count()).toBe(0);
     expect(JSON.parse(await hashParam(page, 'cross')).source).toBe('the black cat sat on the mat');
-    // Reloading the page keeps a working widget.
+    // Reloading the page keeps a working widget. (The reload aborts what the page was still fetching in
+    // idle time, e.g. the widgets' code and the training snapshots below: not a problem of the page.)
     await page.reload();
     await page.locator(`${S} attn-heatmap.alignment`).waitFor({ state: 'attached' });
     expect(await page.locator(`${S} attn-heatmap.alignment`).evaluate((e) => [e.rows, e.cols])).toEqual([3, 7]);
-    expect(problems).toEqual([]);
+    expect(problems.filter((p) => !/^request failed: .* net::ERR_ABORTED$/.test(p))).toEqual([]);
   });
 
   test('cross: a link with an empty source is refused with the notice', async () => {

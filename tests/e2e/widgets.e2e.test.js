@@ -272,7 +272,7 @@ describe('the app and its widgets', () => {
     await page.close();
   });
 
-  test('cost at d_model 256, 8 heads: the timed calls run in a Web Worker, none on the page's thread (a T = 2048 call is ~250 ms)', async () => {
+  test('cost at d_model 256, 8 heads: the timed calls run in a Web Worker, none on the page thread (a T = 2048 call is ~250 ms)', async () => {
     const { page, problems } = await open('#cost=' + encodeURIComponent(JSON.stringify({ dModel: 256, heads: 8, maxT: 128 })));
     await page.locator('attn-cost button.run').waitFor();
     await expect.poll(() => page.evaluate(() => !!document.querySelector('attn-cost')._lab)).toBe(true);

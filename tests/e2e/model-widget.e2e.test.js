@@ -85,6 +85,24 @@ describe('<attn-model> on the app page, the shipped induction model', () => {
     const cells = await w.locator('attn-heatmap.big table td').allTextContents();
     expect(cells).toEqual(Array.from(node.base.attention[0][0], (x) => fmt(x, 4)));
 
+    // The logit lens (when the API gives it): one row per layer and the embeddings, Node's top tokens
+    // and probabilities at the last position; a click on a token of the strip moves it there.
+    const lensRows = async () => (await w.locator('table.lens-table tbody tr:not(.cut)').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent.replace(/\s+/g, ' ').trim()))));
+    const expectRows = (lens) => lens.layers.map((e) => e.labels.map((l, j) => `${l} ${fmt(e.probs[j], 2)}`));
+    if (node.lens) {
+      expect(await lensRows()).toEqual(expectRows(node.lens));
+      await w.locator('.strip.pick button').nth(3).click();
+      await node.setLensPosition(3);
+      await expect.poll(lensRows).toEqual(expectRows(node.lens));
+      expect(await w.locator('.strip.pick button.at').count()).toBe(1);
+      expect(await w.locator('.strip.pick button').nth(3).getAttribute('aria-pressed')).toBe('true');
+      await node.setLensPosition(null);
+      console.log(`logit lens: ${layers + 1} rows as Node reads them, at the last position and at position 3`);
+    } else {
+      expect(await text(w.locator('.lens-note'))).toBe(node.lensNote);
+      console.log('logit lens: not in this build of the API (the note is shown)');
+    }
+
     // A repeated random sequence, then the induction head off: the distribution changes as Node's does.
     await w.locator('button.random').click();
     await w.evaluate((el) => el.session.idle());

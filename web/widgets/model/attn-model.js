@@ -453,7 +453,7 @@ export class AttnModel extends AttnWidget {
     const s = this.session, shown = this.shown;
     const stage = this.stage ?? STAGES.length - 1;
     const { width, height } = this.box;
-    const avail = { width, height: Math.max(80, height - (this._headH || 90) - 8) };
+    const avail = { width, height: Math.max(80, height - (this._headH || 90) - 12) };
     // Without GPT-2's file: one line saying where it goes (the page layout says it in full, GPT2_HINT).
     const hint = s.config && s.config.vocab !== 50257 && s.status !== 'loading'
       ? html`<p class="hint slide-hint">${s.missing ? '' : 'attnlab’s induction model · '}GPT-2: huggingface.co/gpt2 model.safetensors → public/models/gpt2.safetensors</p>` : nothing;

@@ -435,15 +435,6 @@ class Model {
  public:
   explicit Model(std::unique_ptr<attnlab::Gpt> m, bool gpt2 = false) : m_(std::move(m)), gpt2_(gpt2) {}
 
-  // GPT-2 from a whole safetensors file at [bytes, bytes + size); null when refused.
-  static Model* load_gpt2(Addr bytes, double size, const Gpt2ConfigCall& c) {
-    std::unique_ptr<attnlab::Gpt> m;
-    if (report_as("loadModel", attnlab::load_gpt2_safetensors(reinterpret_cast<const uint8_t*>(uintptr_t(bytes)),
-                                                              size_t(size), gpt2_config(c), &m)))
-      return nullptr;
-    return new Model(std::move(m), true);
-  }
-
   // A model with fresh parameters; null when the config is refused (lastError says why).
   static Model* create(const CreateModelCall& c) {
     attnlab::GptConfig g;
@@ -872,7 +863,6 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   class_<Model>("Model")
       .class_function("create", &Model::create, allow_raw_pointers())
       .class_function("load", &Model::load, allow_raw_pointers())
-      .class_function("loadGpt2", &Model::load_gpt2, allow_raw_pointers())
       .function("info", &Model::info)
       .function("step", &Model::step)
       .function("parameters", &Model::parameters)

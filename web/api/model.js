@@ -245,12 +245,25 @@ function loadBytes(lab, fn, bytes, opts) {
   const kind = sniffStart(bytes);
   notSafetensors(fn, kind);
   if (typeof kind === 'number' && 8 + kind <= bytes.length && isGpt2Header(bytes, kind)) {
+    // Through the loader's staging buffer, as a stream is: the heap never holds the whole file beside
+    // the model (a 500 MB file copied in whole grew WebAssembly memory to 2.0x the weights, for good).
     const cfg = gpt2Config(lab, fn, opts.config);
-    const base = lab.arena.layout(fn, [Math.ceil(bytes.length / 4)])[0];
-    lab.core.heap().u8.set(bytes, base);
-    const m = adopt(lab, handleOrThrow(lab, lab.core.module.Model.loadGpt2(base, bytes.length, cfg)), undefined);
-    opts.onProgress?.({ loaded: bytes.length, total: bytes.length });
-    return m;
+    const loader = new lab.core.module.ModelLoader();
+    try {
+      const put = stager(lab, loader);
+      put(bytes.subarray(0, 8 + kind));
+      run(lab, loader.begin(8 + kind, cfg));
+      for (let at = 8 + kind; at < bytes.length; at += CHUNK) {
+        const piece = bytes.subarray(at, Math.min(bytes.length, at + CHUNK));
+        put(piece);
+        run(lab, loader.write(piece.length));
+      }
+      const m = adopt(lab, handleOrThrow(lab, loader.finish()), undefined);
+      opts.onProgress?.({ loaded: bytes.length, total: bytes.length });
+      return m;
+    } finally {
+      loader.delete();
+    }
   }
   const base = lab.arena.layout(fn, [Math.ceil(bytes.length / 4)])[0];
   lab.core.heap().u8.set(bytes, base);
@@ -357,12 +370,7 @@ async function loadStream(lab, fn, chunks, total, opts) {
   const M = lab.core.module;
   const loader = new M.ModelLoader();
   try {
-    const put = (bytes) => {
-      const at = loader.staging(Math.max(CHUNK, bytes.length));
-      if (!at) throw new AttnLabError(lab.core.lastError());
-      lab.core.heap().u8.set(bytes, at);  // the view re-derived: staging may have grown memory
-      return at;
-    };
+    const put = stager(lab, loader);
     put(head.subarray(0, 8 + n));
     run(lab, loader.begin(8 + n, cfg));
     const fileBytes = loader.fileBytes();
@@ -388,6 +396,16 @@ async function loadStream(lab, fn, chunks, total, opts) {
     loader.delete();
     it.return?.();
   }
+}
+
+// Copies bytes into the loader's staging buffer (grown to fit), for loader.begin / loader.write.
+function stager(lab, loader) {
+  return (bytes) => {
+    const at = loader.staging(Math.max(CHUNK, bytes.length));
+    if (!at) throw new AttnLabError(lab.core.lastError());
+    lab.core.heap().u8.set(bytes, at);  // the view re-derived: staging may have grown memory
+    return at;
+  };
 }
 
 // A Model for a new handle; its config and tensor table from info() (JSON, read once per model).

@@ -158,11 +158,74 @@ inline void gemm_strip(size_t m, size_t kc, size_t nr, const float* a, size_t ld
     });
 }
 
+// One row of A, nn: y[0:n] (=|+=) x[0:k]·B (+ bias), B [k, n] read row after row, once, in memory
+// order. A decoded token's products are matrix-vector products that read every weight once (memory
+// bound), and the strip-by-strip path below would walk B 8 columns at a time down all its rows. The
+// sums run over p in the same order as the micro-kernel's (y + x[p]·B[p, j], p = 0, 1, …), so the
+// result is bit-identical to it.
+inline void gemv_nn_rows(size_t n, size_t k, const float* x, const float* b, size_t ldb, const float* bias,
+                         bool accumulate, float* y) {
+  if (!accumulate)
+    for (size_t j = 0; j < n; ++j) y[j] = bias ? bias[j] : 0.0f;
+  for (size_t p = 0; p < k; ++p) {
+    const float xp = x[p];
+    const v128_t xs = wasm_f32x4_splat(xp);
+    const float* row = b + p * ldb;
+    size_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+      const v128_t y0 = wasm_v128_load(y + j), y1 = wasm_v128_load(y + j + 4);
+      wasm_v128_store(y + j, wasm_f32x4_add(y0, wasm_f32x4_mul(xs, wasm_v128_load(row + j))));
+      wasm_v128_store(y + j + 4, wasm_f32x4_add(y1, wasm_f32x4_mul(xs, wasm_v128_load(row + j + 4))));
+    }
+    for (; j < n; ++j) y[j] = y[j] + xp * row[j];
+  }
+}
+
+// One row of A, nt: y[j] (=|+=) x·B[j, :] for B [n, k] (the tied output head: B is W_E [vocab, D]).
+// Four rows of B stream side by side; each 4×4 block is transposed in registers so that one vector
+// holds four outputs and every sum runs over p in order (bit-identical to the packed path, which
+// transposes the same way into its strip).
+inline void gemv_nt_rows(size_t n, size_t k, const float* x, const float* b, size_t ldb, bool accumulate,
+                         float* y) {
+  size_t j = 0;
+  for (; j + 4 <= n; j += 4) {
+    const float* r0 = b + j * ldb;
+    const float* r1 = r0 + ldb;
+    const float* r2 = r1 + ldb;
+    const float* r3 = r2 + ldb;
+    v128_t acc = accumulate ? wasm_v128_load(y + j) : wasm_f32x4_splat(0.0f);
+    size_t p = 0;
+    for (; p + 4 <= k; p += 4) {
+      const v128_t x0 = wasm_v128_load(r0 + p), x1 = wasm_v128_load(r1 + p);
+      const v128_t x2 = wasm_v128_load(r2 + p), x3 = wasm_v128_load(r3 + p);
+      const v128_t t0 = wasm_i32x4_shuffle(x0, x1, 0, 4, 1, 5), t1 = wasm_i32x4_shuffle(x2, x3, 0, 4, 1, 5);
+      const v128_t t2 = wasm_i32x4_shuffle(x0, x1, 2, 6, 3, 7), t3 = wasm_i32x4_shuffle(x2, x3, 2, 6, 3, 7);
+      acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_v128_load32_splat(x + p), wasm_i32x4_shuffle(t0, t1, 0, 1, 4, 5)));
+      acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_v128_load32_splat(x + p + 1), wasm_i32x4_shuffle(t0, t1, 2, 3, 6, 7)));
+      acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_v128_load32_splat(x + p + 2), wasm_i32x4_shuffle(t2, t3, 0, 1, 4, 5)));
+      acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_v128_load32_splat(x + p + 3), wasm_i32x4_shuffle(t2, t3, 2, 3, 6, 7)));
+    }
+    for (; p < k; ++p)
+      acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_v128_load32_splat(x + p), wasm_f32x4_make(r0[p], r1[p], r2[p], r3[p])));
+    wasm_v128_store(y + j, acc);
+  }
+  for (; j < n; ++j) {
+    const float* r = b + j * ldb;
+    float acc = accumulate ? y[j] : 0.0f;
+    for (size_t p = 0; p < k; ++p) acc = acc + x[p] * r[p];
+    y[j] = acc;
+  }
+}
+
 // C[m, n] (=|+=) A[m, k]·op(B) (+ bias): op(B) = B [k, n] (nn) or Bᵀ with B [n, k] (nt).
 template <bool kTransB>
 void gemm_packed(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b,
                  size_t ldb, const float* bias, bool accumulate, float* c, size_t ldc) {
   if (k == 0) return gemm_no_reduction(m, n, bias, accumulate, c, ldc);
+  if (m == 1) {  // a decoded token's matrix-vector product: B streamed in memory order (above)
+    if (kTransB && !bias) return gemv_nt_rows(n, k, a, b, ldb, accumulate, c);
+    if (!kTransB) return gemv_nn_rows(n, k, a, b, ldb, bias, accumulate, c);
+  }
   alignas(16) float bp[kKC * kNR];
   for (size_t p0 = 0; p0 < k; p0 += kKC) {
     const size_t kc = std::min(kKC, k - p0);

@@ -11,7 +11,7 @@
 // Slides-only component (no attnlab computation), shared by both decks.
 
 const STYLE_ID = 'attn-timeline-style';
-const LABEL = 25;  // largest label width, % of the timeline (a short label is as wide as its text)
+const LABEL = 21;  // largest label width, % of the timeline (a short label is as wide as its text)
 const FONT = 0.52;  // em of the surrounding text …
 const MIN_SCREEN_PX = 16;  // … but at least this many px on screen
 const CSS = `
@@ -56,6 +56,14 @@ export class AttnTimeline extends HTMLElement {
       });
     }
     this._observer?.observe(this);
+    // The deck's web fonts may arrive after the first layout: labels measured in the fallback font were
+    // narrower (a stem then ran through a label set in the real font). Lay out again once they are in.
+    const fonts = this.ownerDocument.fonts;
+    if (fonts && !this._fontsWatched) {
+      this._fontsWatched = true;
+      fonts.ready.then(() => { if (this.isConnected) this.layout(); });
+      fonts.addEventListener?.('loadingdone', () => { if (this.isConnected) this.layout(); });
+    }
   }
 
   disconnectedCallback() {
@@ -115,17 +123,37 @@ export class AttnTimeline extends HTMLElement {
     // other (with a gap), its stem (from the axis at t·W) crosses no label nearer the axis on its side
     // and no stem of a label farther out crosses it. A label w wide spans t·(W − w) … t·(W − w) + w.
     // Not laid out yet (a hidden slide): a label counts as LABEL % wide and 3 lines high.
+    // The end years sit under the axis at both ends: obstacles in the first lane below (lane 1), and its
+    // height at least theirs, so a label farther out clears them.
     const gap = 0.6 * font, spans = [], laneHeight = [];
+    const endH = 1.3 * 0.85 * font;
+    for (const [el, left] of [[a, true], [b, false]]) {
+      const w = el.offsetWidth || 2.6 * 0.85 * font;
+      spans.push({ lane: 1, from: left ? 0 : width - w, to: left ? w : width, x: NaN });
+    }
+    laneHeight[1] = endH;
     const lanes = events.map((ev, k) => {
       const w = ev.offsetWidth || (LABEL / 100) * width;
       const from = ts[k] * (width - w), to = from + w, x = ts[k] * width;
       const apart = (sp) => sp.to + gap <= from || to + gap <= sp.from;
-      const free = (lane, stems) => spans.every((sp) => (sp.lane % 2 !== lane % 2) || (sp.lane === lane ? apart(sp)
-        : !stems || (sp.lane < lane ? x < sp.from - 2 || x > sp.to + 2 : sp.x < from - 2 || sp.x > to + 2)));
-      // (Years so close that every lane's stem would cross a label: only no overlap.)
-      let lane = 0;
-      while (lane < 12 && !free(lane, true)) lane++;
-      if (lane === 12) for (lane = 0; !free(lane, false);) lane++;
+      // A stem at x crosses a label spanning [f, t] when it runs more than 2 px inside it (a stem along
+      // the edge of a wrapped label's box passes beside its centred lines).
+      const clear = (px, f, t) => Number.isNaN(px) || px <= f + 2 || px >= t - 2;
+      // Labels this one would overlap (Infinity) or whose box its stem, or whose stem it, crosses.
+      const cost = (lane) => spans.reduce((c, sp) => (sp.lane % 2 !== lane % 2 ? c : sp.lane === lane ? (apart(sp) ? c : Infinity)
+        : c + ((sp.lane < lane ? clear(x, sp.from, sp.to) : clear(sp.x, from, to)) ? 0 : 1)), 0);
+      // The first lane with no overlap and no crossing; when every lane has some (years so close), the
+      // lane with the fewest crossings.
+      let lane = 0, best = 0, bestCost = Infinity;
+      for (; lane < 12; lane++) {
+        const c = cost(lane);
+        if (c === 0) break;
+        if (c < bestCost) { best = lane; bestCost = c; }
+      }
+      if (lane === 12) {
+        lane = best;
+        if (bestCost === Infinity) for (lane = 12; cost(lane) === Infinity;) lane++;
+      }
       spans.push({ lane, from, to, x });
       laneHeight[lane] = Math.max(laneHeight[lane] ?? 0, ev.offsetHeight || 3 * 1.15 * font);
       return lane;

@@ -216,4 +216,87 @@ describe('reveal.js print view (?print-pdf)', () => {
     expect(problems).toEqual([]);
     await page.close();
   });
+
+  // Printed as a PDF is (print media): every page holds its slide — the overlays (figure, limitations
+  // box, image) over the slide, not pushed below it, and no widget growing with a page that grows
+  // with it (the canvas in the print view is as tall as its content until reveal.js cuts it).
+  test('every printed page holds its slide: overlays and widgets inside the page', async () => {
+    const { page, problems } = await watchedPage(browser.context);
+    await page.setViewportSize({ width: 1280, height: 720 });
+    await page.emulateMedia({ media: 'print' });
+    await page.goto(new URL('slides/reveal/index.html?print-pdf', BASE_URL()).href);
+    await page.waitForFunction(() => document.querySelectorAll('.reveal .pdf-page').length > 20, null, { timeout: 30000 });
+    await page.waitForFunction(() => ![...document.querySelectorAll('.pdf-page [data-attn-stages]')]
+      .some((w) => !w.shadowRoot?.querySelector('.stagestrip')), null, { timeout: 30000 });
+    await page.evaluate(() => new Promise((r) => setTimeout(r, 1500)));  // widgets re-fit to their pages
+    const report = await page.evaluate(() => {
+      const pages = [...document.querySelectorAll('.reveal .pdf-page')];
+      const heights = new Set(pages.map((p) => Math.round(p.getBoundingClientRect().height)));
+      const out = [];
+      pages.forEach((p, i) => {
+        const pr = p.getBoundingClientRect();
+        for (const el of p.querySelectorAll('.image-overlay, h2, .widget-box, [data-attn-stages], attn-transformer-diagram, attn-timeline')) {
+          const r = el.getBoundingClientRect(), cs = getComputedStyle(el);
+          if (!r.width || cs.visibility === 'hidden' || Number(cs.opacity) < 0.5 || el.closest('.fragment:not(.visible)')) continue;
+          if (r.top < pr.top - 2 || r.bottom > pr.bottom + 2)
+            out.push(`page ${i + 1}: ${el.tagName.toLowerCase()}.${String(el.className).trim().split(/\s+/).join('.')} at ${Math.round(r.top - pr.top)}..${Math.round(r.bottom - pr.top)} of ${Math.round(pr.height)}`);
+        }
+      });
+      return { pages: pages.length, heights: [...heights], out };
+    });
+    expect(report.pages).toBeGreaterThan(40);
+    expect(report.out).toEqual([]);
+    expect(report.heights).toHaveLength(1);  // one page per printed step, none stretched over several
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});
+
+// The history timelines as drawn on the reveal.js slides at 1280×720: no label over another label or
+// over an end year, and no leader line (stem, from the axis to its label) through another label.
+describe('reveal.js timelines', () => {
+  test('labels and leader lines never cross', async () => {
+    const { page, problems } = await watchedPage(browser.context);
+    await page.setViewportSize({ width: 1280, height: 720 });
+    await page.goto(new URL('slides/reveal/index.html', BASE_URL()).href);
+    await page.waitForFunction(() => window.deck?.isReady?.());
+    await page.evaluate(() => document.fonts.ready);
+    const found = [];
+    let timelines = 0;
+    const total = await page.evaluate(() => window.deck.getTotalSlides());
+    for (let h = 0; h < total; h++) {
+      const n = await page.evaluate((i) => { window.deck.slide(i, 0, -1); return window.deck.getCurrentSlide().querySelectorAll('attn-timeline').length; }, h);
+      if (!n) continue;
+      await page.evaluate(() => new Promise((r) => setTimeout(r, 1200)));  // transition and re-layout
+      const r = await page.evaluate(() => {
+        const out = [];
+        const hit = (a, b, pad = 1) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > pad && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > pad;
+        for (const tl of window.deck.getCurrentSlide().querySelectorAll('attn-timeline')) {
+          const axis = tl.querySelector('.attn-tl-axis').getBoundingClientRect();
+          const ends = [...tl.querySelectorAll('.attn-tl-end')].map((e) => ({ name: e.textContent, r: e.getBoundingClientRect() }));
+          const evs = [...tl.querySelectorAll('attn-event')].map((e) => {
+            const r = e.getBoundingClientRect(), t = Number(e.style.getPropertyValue('--t'));
+            const x = r.left + t * r.width, above = e.classList.contains('attn-tl-above');
+            // The stem's centre line; it runs through a label when more than 2 px inside its box.
+            const stem = { left: x - 0.5, right: x + 0.5, top: above ? r.bottom : axis.top, bottom: above ? axis.top : r.top };
+            return { name: e.getAttribute('year') + ' ' + e.textContent.trim().slice(0, 24), r, stem };
+          });
+          evs.forEach((a, i) => {
+            for (const e of ends) if (hit(a.r, e.r)) out.push(`"${a.name}" over the end year ${e.name}`);
+            evs.forEach((b, j) => {
+              if (j > i && hit(a.r, b.r)) out.push(`"${a.name}" over "${b.name}"`);
+              if (j !== i && hit(a.stem, { left: b.r.left + 2, right: b.r.right - 2, top: b.r.top, bottom: b.r.bottom }, 0)) out.push(`the stem of "${a.name}" through "${b.name}"`);
+            });
+          });
+        }
+        return out;
+      });
+      timelines += n;
+      found.push(...r.map((x) => `slide ${h + 1}: ${x}`));
+    }
+    expect(timelines).toBeGreaterThan(4);
+    expect(found).toEqual([]);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
 });

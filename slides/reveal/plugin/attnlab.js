@@ -99,7 +99,8 @@ export default function AttnLab() {
   // Widgets whose size changed: one deck.layout() in the next frame.
   let sizes = null, frame = 0;
   const relayout = () => {
-    if (frame || typeof requestAnimationFrame !== 'function') return;
+    // (Not in the print view: its pages are laid out once, each as tall as the slide it holds.)
+    if (frame || typeof requestAnimationFrame !== 'function' || deck?.isPrintView?.()) return;
     frame = requestAnimationFrame(() => { frame = 0; deck?.layout(); });
   };
   const watchSizes = () => {
@@ -114,6 +115,9 @@ export default function AttnLab() {
     init(reveal) {
       deck = reveal;
       const options = { keyboardGuard: true, inlineStages: true, ...(deck.getConfig().attnlab ?? {}) };
+      // The slide's height for the widgets' fit (fit.js), also where the print view does not size the canvas.
+      const height = deck.getConfig().height;
+      if (typeof height === 'number') deck.getRevealElement?.()?.style.setProperty('--attn-slide-height', `${height}px`);
       if (options.inlineStages) addStageMarkerStyle(deck.getRevealElement?.()?.ownerDocument ?? globalThis.document);
       if (options.keyboardGuard && typeof deck.getConfig().keyboardCondition !== 'function')
         deck.configure({ keyboardCondition: notTypingInWidget });

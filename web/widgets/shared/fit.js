@@ -40,7 +40,11 @@ export function measureBox(host, fitHeight) {
   // their parent), Slidev's layout box is the slide.
   // (In reveal.js's ?print-pdf view each slide sits in a .pdf-page of the slide's size.)
   const canvas = reveal ? slide.parentElement.closest('.pdf-page, .slides') : slide;
-  const inner = canvas.clientHeight - (reveal ? 0 : px(cs.paddingTop) + px(cs.paddingBottom));
+  // reveal.js's print view lets the canvas grow with its slides before it cuts them into pages (a
+  // widget measuring it would grow without end): attnlab's plugin states the slide height in
+  // --attn-slide-height on the deck, and that is the height to fit.
+  const stated = reveal ? px(cs.getPropertyValue('--attn-slide-height')) : 0;
+  const inner = stated || canvas.clientHeight - (reveal ? 0 : px(cs.paddingTop) + px(cs.paddingBottom));
   return { width, height: Math.max(80, Math.floor(inner - stackedAround(host, slide, scale) - 2)) };
 }
 

@@ -200,15 +200,17 @@ describe('reveal.js print view (?print-pdf)', () => {
     const { page, problems } = await watchedPage(browser.context);
     await page.goto(new URL('slides/reveal/index.html?print-pdf', BASE_URL()).href);
     await page.waitForFunction(() => document.querySelectorAll('.reveal .pdf-page').length > 20, null, { timeout: 30000 });
+    // Every stepped widget drawn (a widget without a stage strip, e.g. a predict slide's, counts once drawn).
     await page.waitForFunction(() => ![...document.querySelectorAll('.pdf-page [data-attn-stages]')]
-      .some((w) => !w.shadowRoot?.querySelector('.stagestrip')), null, { timeout: 30000 });
+      .some((w) => !w.shadowRoot?.childElementCount || w.shadowRoot.querySelector('.loading')), null, { timeout: 30000 });
     const steps = await page.evaluate(() => [...document.querySelectorAll('.reveal .pdf-page')].flatMap((p) =>
       [...p.querySelectorAll('[data-attn-stages]')].map((w) => {
         let asked = Number(w.getAttribute('data-attn-stages'));
         for (const f of p.querySelectorAll('[data-attn-stage]'))
           if (!f.classList.contains('fragment') || f.classList.contains('visible')) asked = Math.max(asked, Number(f.getAttribute('data-attn-stage')));
-        const strip = [...w.shadowRoot.querySelector('.stagestrip').children];
-        return { asked, set: Number(w.getAttribute('stage')), drawn: strip.findIndex((li) => li.classList.contains('current')) };
+        const strip = w.shadowRoot.querySelector('.stagestrip');
+        const set = Number(w.getAttribute('stage'));
+        return { asked, set, drawn: strip ? [...strip.children].findIndex((li) => li.classList.contains('current')) : set };
       })));
     expect(steps.length).toBeGreaterThan(15);
     for (const s of steps) expect(s).toEqual({ asked: s.asked, set: s.asked, drawn: s.asked });
@@ -226,8 +228,9 @@ describe('reveal.js print view (?print-pdf)', () => {
     await page.emulateMedia({ media: 'print' });
     await page.goto(new URL('slides/reveal/index.html?print-pdf', BASE_URL()).href);
     await page.waitForFunction(() => document.querySelectorAll('.reveal .pdf-page').length > 20, null, { timeout: 30000 });
+    // Every stepped widget drawn (a widget without a stage strip, e.g. a predict slide's, counts once drawn).
     await page.waitForFunction(() => ![...document.querySelectorAll('.pdf-page [data-attn-stages]')]
-      .some((w) => !w.shadowRoot?.querySelector('.stagestrip')), null, { timeout: 30000 });
+      .some((w) => !w.shadowRoot?.childElementCount || w.shadowRoot.querySelector('.loading')), null, { timeout: 30000 });
     await page.evaluate(() => new Promise((r) => setTimeout(r, 1500)));  // widgets re-fit to their pages
     const report = await page.evaluate(() => {
       const pages = [...document.querySelectorAll('.reveal .pdf-page')];

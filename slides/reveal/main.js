@@ -26,6 +26,9 @@ const deck = new Reveal({
   margin: 0.03,
   center: false,
   transition: 'fade',
+  // ?print-pdf: one page per slide step (a slide whose last paragraph's margin passes the canvas by a
+  // few px would otherwise print a second, empty page).
+  pdfMaxPagesPerSlide: 1,
   plugins: [AttnLab, RevealNotes],
 });
 deck.initialize();

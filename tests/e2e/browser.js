@@ -42,8 +42,20 @@ export async function watchedPage(context) {
   const problems = [];
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
   page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
-  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText ?? ''}`));
+  // A request the page still had in flight when it navigated (a reload, a new URL) is aborted by the
+  // browser, not failed: the app loads widget code and snapshots in idle time, so a reload can catch
+  // some. Each request carries the document it was made by (an epoch, moved on by every main-frame
+  // navigation); an abort of an earlier document's request is not a problem, any other failure is.
+  let epoch = 0;
+  const madeIn = new WeakMap();
+  page.on('requestfailed', (r) => {
+    const text = r.failure()?.errorText ?? '';
+    if (text === 'net::ERR_ABORTED' && (madeIn.get(r) ?? epoch) < epoch) return;
+    problems.push(`request failed: ${r.url()} ${text}`);
+  });
   page.on('request', (r) => {
+    if (r.isNavigationRequest() && r.frame() === page.mainFrame()) epoch++;
+    madeIn.set(r, epoch);
     const u = new URL(r.url());
     if (!['data:', 'blob:'].includes(u.protocol) && !['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname))
       problems.push(`request off localhost: ${r.url()}`);

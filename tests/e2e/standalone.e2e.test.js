@@ -88,7 +88,8 @@ const captionOf = (page, sel) => page.evaluate((s) => document.querySelector(s)?
 // "train live" trains in the folder's Web Worker: the step count moves off the snapshot's.
 async function trainSlide(page, sel) {
   const last = pretrained.snapshots.at(-1), best = Math.max(...last.heads[1].map((h) => h.induction));
-  await expect.poll(() => captionOf(page, sel), { timeout: 60000 }).toMatch(/^step 0 · held-out loss/);
+  // The caption is drawn before the snapshot's loss is computed ('held-out loss –'): wait for the number.
+  await expect.poll(() => captionOf(page, sel), { timeout: 60000 }).toMatch(/^step 0 · held-out loss \d/);
   expect(await captionOf(page, sel)).toContain(fmt(pretrained.snapshots[0].evalLoss, 2));
   for (let i = 1; i <= 3; i++) await page.keyboard.press('ArrowRight');
   await expect.poll(() => captionOf(page, sel), { timeout: 30000 }).toContain(`step ${last.step} `);

@@ -18,9 +18,9 @@ import { PRESETS, maskArgument } from '../../web/widgets/steps/logic.js';
 import { fmt } from '../../web/widgets/shared/format.js';
 import { launch, watchedPage } from './browser.js';
 import { serveDist } from './server.mjs';
+import { NOTES, shownText, stepThrough, trainSlide } from './deck-steps.js';
 import { REPO, packAttnlab, run } from './third-party/decks.js';
 
-const NOTES = ['0.3233', '0.3941', '0.2826', '1.0137', '0.2561'];  // the notes' weights row 1, output row 1
 
 let dir, site, files, browser, lab, pretrained, server, origin;
 
@@ -33,12 +33,6 @@ function football({ mask = 'none' } = {}) {
 const f4 = (xs) => Array.from(xs, (x) => fmt(x, 4));
 const cells = (page, sel) => page.locator(`${sel} table td`).allTextContents();
 
-// Text inside a widget's shadow root (the numbers it shows), flattened over nested shadow roots.
-const shownText = (locator) => locator.evaluate((el) => {
-  const walk = (n) => [...(n.shadowRoot ? n.shadowRoot.childNodes : n.childNodes)].map((c) =>
-    (c.nodeType === 3 ? c.textContent : c.nodeType === 1 ? walk(c) : '')).join(' ');
-  return walk(el).replace(/\s+/g, ' ');
-});
 
 // Waits until the widget is registered and drawn (no loading or failure message).
 async function rendered(page, selector) {
@@ -65,41 +59,8 @@ const offOrigin = (urls, allowed) => urls.filter((u) => {
   return !['data:', 'blob:'].includes(url.protocol) && !allowed(url);
 });
 
-// Steps `widget` from stage 0 to 6 with → and back to 5 with ←; the notes' numbers appear at 6.
-async function stepThrough(page, widget) {
-  expect(await widget.getAttribute('stage')).toBe('0');
-  const first = await shownText(widget);
-  for (const n of NOTES) expect(first).not.toContain(n);
-  for (let i = 1; i <= 6; i++) {
-    await page.keyboard.press('ArrowRight');
-    await expect.poll(() => widget.getAttribute('stage')).toBe(String(i));
-  }
-  await expect.poll(() => shownText(widget)).toContain(NOTES[4]);
-  const last = await shownText(widget);
-  for (const n of NOTES) expect(last).toContain(n);
-  await page.keyboard.press('ArrowLeft');
-  await expect.poll(() => widget.getAttribute('stage')).toBe('5');
-}
 
-// The caption of an <attn-train> on a slide (the numbers of the snapshot shown).
-const captionOf = (page, sel) => page.evaluate((s) => document.querySelector(s)?.shadowRoot?.querySelector('.caption')?.textContent.replace(/\s+/g, ' ') ?? '', sel);
 
-// <attn-train> stepped 0 → 3 by the deck: the shipped snapshots (from the folder) give Node's numbers;
-// "train live" trains in the folder's Web Worker: the step count moves off the snapshot's.
-async function trainSlide(page, sel) {
-  const last = pretrained.snapshots.at(-1), best = Math.max(...last.heads[1].map((h) => h.induction));
-  // The caption is drawn before the snapshot's loss is computed ('held-out loss –'): wait for the number.
-  await expect.poll(() => captionOf(page, sel), { timeout: 60000 }).toMatch(/^step 0 · held-out loss \d/);
-  expect(await captionOf(page, sel)).toContain(fmt(pretrained.snapshots[0].evalLoss, 2));
-  for (let i = 1; i <= 3; i++) await page.keyboard.press('ArrowRight');
-  await expect.poll(() => captionOf(page, sel), { timeout: 30000 }).toContain(`step ${last.step} `);
-  const shown = await captionOf(page, sel);
-  expect(shown).toContain(`held-out loss ${fmt(last.evalLoss, 2)}`);
-  expect(shown).toContain(`induction score ${fmt(best, 2)}`);
-  await page.locator(sel).locator('button', { hasText: 'train live' }).click();
-  await expect.poll(async () => Number((await captionOf(page, sel)).match(/^step (\d+)/)?.[1] ?? 0), { timeout: 60000 }).toBeGreaterThan(0);
-  await expect.poll(async () => Number((await captionOf(page, sel)).match(/^step (\d+)/)?.[1] ?? 0), { timeout: 60000 }).not.toBe(last.step);
-}
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'attnlab-standalone-'));
@@ -190,7 +151,7 @@ describe('attnlab from one script tag (standalone/, from npm pack)', () => {
       const back = await rendered(page, 'section.present attn-steps');
       await expect.poll(() => back.getAttribute('stage')).toBe('5');
       await page.goto(`${origin}/reveal.html#/2`);
-      await trainSlide(page, 'section.present attn-train');
+      await trainSlide(page, 'section.present attn-train', pretrained);
       expect(problems).toEqual([]);
     } finally {
       await page.close();
@@ -222,7 +183,7 @@ describe('attnlab from one script tag (standalone/, from npm pack)', () => {
       await stepThrough(page, await rendered(page, 'section.present attn-steps'));
       await page.goto(`${fileUrl('reveal.inline.html')}#/2`);
       await page.reload();
-      await trainSlide(page, 'section.present attn-train');
+      await trainSlide(page, 'section.present attn-train', pretrained);
       expect(problems.filter((p) => !p.startsWith('request off localhost: file:'))).toEqual([]);
       await page.close();
 

@@ -18,13 +18,13 @@ import { openPretrained } from 'attnlab/train';
 import { fmt } from '../../web/widgets/shared/format.js';
 import { launch, watchedPage } from './browser.js';
 import { serveDist } from './server.mjs';
+import { NOTES, shownText, stepThrough, trainSlide } from './deck-steps.js';
 import { walkReveal } from './deck-fit.js';
 import { fitReport } from './fit-check.js';
 import {
   REPO, freePort, npmInstall, packAttnlab, run, startServer, writeRevealDeck, writeRevealMarkdownDeck, writeSlidevDeck,
 } from './third-party/decks.js';
 
-const NOTES = ['0.3233', '0.3941', '0.2826', '1.0137', '0.2561'];  // weights row 1, output row 1
 
 let dir, browser, tarball, files, pretrained;
 const slidevDeck = () => join(dir, 'slidev-deck');
@@ -32,12 +32,6 @@ const revealDeck = () => join(dir, 'reveal-deck');
 const markdownDeck = () => join(dir, 'reveal-markdown-deck');
 const times = {};
 
-// Text inside a widget's shadow root (the numbers it shows), flattened over nested shadow roots.
-const shownText = (locator) => locator.evaluate((el) => {
-  const walk = (n) => [...(n.shadowRoot ? n.shadowRoot.childNodes : n.childNodes)].map((c) =>
-    (c.nodeType === 3 ? c.textContent : c.nodeType === 1 ? walk(c) : '')).join(' ');
-  return walk(el).replace(/\s+/g, ' ');
-});
 
 // Waits for the widget to have rendered (registered, shadow root filled, no loading/failure message).
 async function rendered(page, selector) {
@@ -52,41 +46,8 @@ async function rendered(page, selector) {
   return page.locator(selector).first();
 }
 
-// The caption of an <attn-train> on a slide (the numbers of the snapshot shown).
-const captionOf = (page, sel) => page.evaluate((s) => document.querySelector(s)?.shadowRoot?.querySelector('.caption')?.textContent.replace(/\s+/g, ' ') ?? '', sel);
 
-// <attn-train> stepped 0 → 3 by the deck (→ key): the shipped snapshots load from the installed package
-// (files Vite took from node_modules) and the caption gives Node's numbers for them; "train live" then
-// trains in a Web Worker the lecturer's build bundled (its own .wasm): the step count moves.
-async function trainSlide(page, sel) {
-  const last = pretrained.snapshots.at(-1), best = Math.max(...last.heads[1].map((h) => h.induction));
-  await expect.poll(() => captionOf(page, sel), { timeout: 60000 }).toMatch(/^step 0 · held-out loss/);
-  expect(await captionOf(page, sel)).toContain(fmt(pretrained.snapshots[0].evalLoss, 2));
-  for (let i = 1; i <= 3; i++) await page.keyboard.press('ArrowRight');
-  await expect.poll(() => captionOf(page, sel), { timeout: 30000 }).toContain(`step ${last.step} `);
-  const shown = await captionOf(page, sel);
-  expect(shown).toContain(`held-out loss ${fmt(last.evalLoss, 2)}`);
-  expect(shown).toContain(`induction score ${fmt(best, 2)}`);
-  await page.locator(sel).locator('button', { hasText: 'train live' }).click();
-  await expect.poll(async () => Number((await captionOf(page, sel)).match(/^step (\d+)/)?.[1] ?? 0), { timeout: 60000 }).toBeGreaterThan(0);
-  await expect.poll(async () => Number((await captionOf(page, sel)).match(/^step (\d+)/)?.[1] ?? 0), { timeout: 60000 }).not.toBe(last.step);
-}
 
-// Steps `widget` from stage 0 to 6 with → and back to 5 with ←; checks the notes' numbers at 6.
-async function stepThrough(page, widget) {
-  expect(await widget.getAttribute('stage')).toBe('0');
-  const first = await shownText(widget);
-  for (const n of NOTES) expect(first).not.toContain(n);
-  for (let i = 1; i <= 6; i++) {
-    await page.keyboard.press('ArrowRight');
-    await expect.poll(() => widget.getAttribute('stage')).toBe(String(i));
-  }
-  await expect.poll(() => shownText(widget)).toContain(NOTES[4]);
-  const last = await shownText(widget);
-  for (const n of NOTES) expect(last).toContain(n);
-  await page.keyboard.press('ArrowLeft');
-  await expect.poll(() => widget.getAttribute('stage')).toBe('5');
-}
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'attnlab-third-party-'));
@@ -143,7 +104,7 @@ describe('attnlab in third-party decks', () => {
       const widget = await rendered(page, '.slidev-page-2 .attn-stepper attn-steps');
       await stepThrough(page, widget);
       await page.goto(`${base}#/3`);
-      await trainSlide(page, '.slidev-page-3 .attn-stepper attn-train');
+      await trainSlide(page, '.slidev-page-3 .attn-stepper attn-train', pretrained);
       expect(problems).toEqual([]);
     } finally {
       await page.close();
@@ -162,7 +123,7 @@ describe('attnlab in third-party decks', () => {
       const widget = await rendered(page, 'section.present attn-steps');
       await stepThrough(page, widget);
       await page.goto(`http://127.0.0.1:${server.address().port}/#/2`);
-      await trainSlide(page, 'section.present attn-train');
+      await trainSlide(page, 'section.present attn-train', pretrained);
       expect(problems).toEqual([]);
     } finally {
       await page.close();
@@ -257,7 +218,7 @@ describe('attnlab in third-party decks', () => {
       expect(vueWarnings).toEqual([]);  // isCustomElement reached Vue: <attn-…> is not a component
       // The training slide on the dev server: snapshots and the worker's module from the linked checkout.
       await page.evaluate(() => { location.hash = '#/3'; });  // in-page: a reload would abort Slidev's sync posts
-      await trainSlide(page, '.slidev-page-3 .attn-stepper attn-train');
+      await trainSlide(page, '.slidev-page-3 .attn-stepper attn-train', pretrained);
       // Presenter → audience on the dev server: a widget edit in the presenter view reaches the
       // audience view through Slidev's server-reactive state (attnlab's setup/attn-sync.ts).
       const audience = await watchedPage(browser.context), presenter = await watchedPage(browser.context);

@@ -15,7 +15,7 @@ import { fmt } from '../../web/widgets/shared/format.js';
 
 const AXE = readFileSync(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
 const TAGS = ['attn-steps', 'attn-convex', 'attn-kernel-regression', 'attn-why-scale', 'attn-cross', 'attn-multihead',
-  'attn-positional', 'attn-block', 'attn-cost'];
+  'attn-positional', 'attn-rope', 'attn-block', 'attn-cost'];
 
 let browser, lab;
 beforeAll(async () => { [browser, lab] = await Promise.all([launch(), createAttnLab()]); });

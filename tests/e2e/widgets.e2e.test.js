@@ -15,7 +15,7 @@ import { variance } from '../../web/widgets/shared/stats.js';
 import { fmt } from '../../web/widgets/shared/format.js';
 
 const TAGS = ['attn-steps', 'attn-convex', 'attn-kernel-regression', 'attn-why-scale', 'attn-cross', 'attn-multihead',
-  'attn-positional', 'attn-block', 'attn-cost'];
+  'attn-positional', 'attn-rope', 'attn-block', 'attn-cost'];
 
 let browser, lab;
 beforeAll(async () => {

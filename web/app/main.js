@@ -20,6 +20,7 @@ const LATER = {
   'attn-cross': () => import('../widgets/cross/index.js'),
   'attn-multihead': () => import('../widgets/multihead/index.js'),
   'attn-positional': () => import('../widgets/positional/index.js'),
+  'attn-rope': () => import('../widgets/rope/index.js'),
   'attn-block': () => import('../widgets/block/index.js'),
   'attn-cost': () => import('../widgets/cost/index.js'),
   'attn-train': () => import('../widgets/train/index.js'),

@@ -16,6 +16,20 @@ export const shownText = (locator) => locator.evaluate((el) => {
 // The caption of an <attn-train> on a slide (the numbers of the snapshot shown).
 export const captionOf = (page, sel) => page.evaluate((s) => document.querySelector(s)?.shadowRoot?.querySelector('.caption')?.textContent.replace(/\s+/g, ' ') ?? '', sel);
 
+// Waits until the widget at `selector` is registered and drawn (shadow root filled, no loading message);
+// expects no failure message; returns its locator.
+export async function rendered(page, selector) {
+  await page.waitForFunction((sel) => {
+    const w = document.querySelector(sel);
+    return w && customElements.get(w.localName) && w.shadowRoot?.childElementCount
+      && !w.shadowRoot.querySelector('.loading');
+  }, selector, { timeout: 60000 });
+  const failure = await page.evaluate((sel) =>
+    document.querySelector(sel).shadowRoot.querySelector('.failure, .error')?.textContent ?? '', selector);
+  expect(failure).toBe('');
+  return page.locator(selector).first();
+}
+
 // Steps `widget` from stage 0 to 6 with → and back to 5 with ←; checks the notes' numbers at 6.
 export async function stepThrough(page, widget) {
   expect(await widget.getAttribute('stage')).toBe('0');

@@ -238,7 +238,7 @@ describe('Slidev deck', () => {
   });
 });
 
-// Every slide right (issue 22 §2): what each of these slides shows at its clicks.
+// Every slide right: what each of these slides shows at its clicks (the defects a lecturer found walking the decks).
 describe('slides show what they are about', () => {
   const slidevUrl = (route) => new URL(`slides/slidev/index.html#${route}`, BASE_URL()).href;
   // The colour bar's labels of a heatmap (e.g. ["0.77", "0.00", "-0.77"]), [] when it has none.

@@ -18,9 +18,8 @@ import { PRESETS, maskArgument } from '../../web/widgets/steps/logic.js';
 import { fmt } from '../../web/widgets/shared/format.js';
 import { launch, watchedPage } from './browser.js';
 import { serveDist } from './server.mjs';
-import { NOTES, shownText, stepThrough, trainSlide } from './deck-steps.js';
+import { NOTES, rendered, shownText, stepThrough, trainSlide } from './deck-steps.js';
 import { REPO, packAttnlab, run } from './third-party/decks.js';
-
 
 let dir, site, files, browser, lab, pretrained, server, origin;
 
@@ -33,20 +32,6 @@ function football({ mask = 'none' } = {}) {
 const f4 = (xs) => Array.from(xs, (x) => fmt(x, 4));
 const cells = (page, sel) => page.locator(`${sel} table td`).allTextContents();
 
-
-// Waits until the widget is registered and drawn (no loading or failure message).
-async function rendered(page, selector) {
-  await page.waitForFunction((sel) => {
-    const w = document.querySelector(sel);
-    return w && customElements.get(w.localName) && w.shadowRoot?.childElementCount
-      && !w.shadowRoot.querySelector('.loading');
-  }, selector, { timeout: 60000 });
-  const failure = await page.evaluate((sel) =>
-    document.querySelector(sel).shadowRoot.querySelector('.failure, .error')?.textContent ?? '', selector);
-  expect(failure).toBe('');
-  return page.locator(selector).first();
-}
-
 // Every request the browser makes (pages and their workers), for the same-origin check.
 function recordRequests() {
   const urls = [];
@@ -58,9 +43,6 @@ const offOrigin = (urls, allowed) => urls.filter((u) => {
   const url = new URL(u);
   return !['data:', 'blob:'].includes(url.protocol) && !allowed(url);
 });
-
-
-
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'attnlab-standalone-'));

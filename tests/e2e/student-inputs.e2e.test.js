@@ -207,7 +207,7 @@ describe('a bad value never strands a student', () => {
   });
 });
 
-describe('one value limit, whole characters (issue 23 §3)', () => {
+describe('one value limit for typed and linked cells; token fields cut at whole characters', () => {
   test('a cell value the editor takes (5000, 999999) a link restores: steps, convex, multi-head', async () => {
     for (const [S, key, editor] of [['attn-steps', 'steps', 'x'], ['attn-convex', 'convex', 'v'], ['attn-multihead', 'multihead', 'x']]) {
       const { page, problems } = await open(S);

@@ -18,36 +18,18 @@ import { openPretrained } from 'attnlab/train';
 import { fmt } from '../../web/widgets/shared/format.js';
 import { launch, watchedPage } from './browser.js';
 import { serveDist } from './server.mjs';
-import { NOTES, shownText, stepThrough, trainSlide } from './deck-steps.js';
+import { NOTES, rendered, shownText, stepThrough, trainSlide } from './deck-steps.js';
 import { walkReveal } from './deck-fit.js';
 import { fitReport } from './fit-check.js';
 import {
   REPO, freePort, npmInstall, packAttnlab, run, startServer, writeRevealDeck, writeRevealMarkdownDeck, writeSlidevDeck,
 } from './third-party/decks.js';
 
-
 let dir, browser, tarball, files, pretrained;
 const slidevDeck = () => join(dir, 'slidev-deck');
 const revealDeck = () => join(dir, 'reveal-deck');
 const markdownDeck = () => join(dir, 'reveal-markdown-deck');
 const times = {};
-
-
-// Waits for the widget to have rendered (registered, shadow root filled, no loading/failure message).
-async function rendered(page, selector) {
-  await page.waitForFunction((sel) => {
-    const w = document.querySelector(sel);
-    return w && customElements.get('attn-steps') && w.shadowRoot?.childElementCount
-      && !w.shadowRoot.querySelector('.loading');
-  }, selector, { timeout: 60000 });
-  const failure = await page.evaluate((sel) =>
-    document.querySelector(sel).shadowRoot.querySelector('.failure, .error')?.textContent ?? '', selector);
-  expect(failure).toBe('');
-  return page.locator(selector).first();
-}
-
-
-
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'attnlab-third-party-'));

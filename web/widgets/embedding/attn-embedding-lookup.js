@@ -5,9 +5,13 @@
 //   <attn-embedding-lookup>   nn.Embedding as one-hot · W: pick a token; lab.embedding returns row i
 //                             of W, which is what the one-hot product picks out.
 //   <attn-output-projection>  the tied output layer p = softmax(h·Wᵀ) (lab.outputHead): a logit is
-//                             the dot product of h with that word's embedding row.
+//                             the dot product of h with that word's embedding row. h is the hidden
+//                             state after a context of "the cat sat on the mat" that predicts the word
+//                             after it (computed by gradient descent through lab.outputHead: logic.js),
+//                             not the embedding of the context's last word.
 //
-// Attribute `token` (index into the vocabulary, default 1). Event: attn-state-change { state }.
+// Attribute `token`: the lookup's vocabulary index; the output layer's context, the position (0 … 4) of
+// its last word in the sentence (default 1: "the cat"). Event: attn-state-change { state }.
 // Like every attn-* widget (AttnWidget): `layout` (page | slide | auto), `controls` (full | compact |
 // none: the token buttons are the only control, hidden by none). In slide layout the maps fill the box
 // the slide gives (the arrangement — a grid or one row — with the largest cells wins).
@@ -17,11 +21,10 @@ import { widgetStyles } from '../shared/styles.js';
 import { uniformMatrix } from '../shared/rng.js';
 import { heatmapGeometry, heatmapSize } from '../shared/heatmap.js';
 import { fmt } from '../shared/format.js';
+import { VOCAB, V, D, W_SEED, SENTENCE, CONTEXTS, WEIGHT_DECAY, contextText, nextWordState } from './logic.js';
 
-const VOCAB = ['the', 'cat', 'sat', 'on', 'mat'];
-const V = VOCAB.length, D = 4;
 // A fixed, seeded embedding table W [V, D] (values in [−1, 1), one decimal: easy to read aloud).
-const W = uniformMatrix(11, V * D);
+const W = uniformMatrix(W_SEED, V * D);
 const DIMS = Array.from({ length: D }, (_, j) => `d${j + 1}`);
 
 // W and h (a row of W) share one diverging colour scale, symmetric around 0.
@@ -224,43 +227,73 @@ export class AttnEmbeddingLookup extends EmbeddingBase {
 }
 
 export class AttnOutputProjection extends EmbeddingBase {
+  static stateSchema = { token: { type: 'int', min: 0, max: CONTEXTS - 1 } };
+
+  /** The context's last position in the sentence (0 … 4), clamped. */
+  get index() {
+    return Math.min(CONTEXTS - 1, Math.max(0, Math.trunc(Number(this.token) || 0)));
+  }
+
+  /** The hidden state after the context and its output (logic.js), computed once per context. */
+  state(lab) {
+    const i = this.index;
+    if (this._stateFor?.lab !== lab || this._stateFor.i !== i) this._stateFor = { lab, i, r: nextWordState(lab, W, i) };
+    return this._stateFor.r;
+  }
+
+  /** The context buttons: the sentence's words, the pressed one ends the context (the later ones greyed). */
+  tokenButtons(prefix, shown = '') {
+    if (this.controlsMode === 'none') return nothing;
+    const i = this.index;
+    return html`<div class="tokens controls-tokens" role="group" aria-label=${prefix}>${shown ? html`<span aria-hidden="true">${shown}</span>` : nothing}${SENTENCE.slice(0, CONTEXTS).map((w, j) => html`
+      <button type="button" class=${j > i ? 'later' : ''} aria-pressed=${String(j === i)} aria-label=${`context “${contextText(j)}”`} @click=${() => this.pick(j)}>${VOCAB[w]}</button>`)}<span class="next" aria-hidden="true">→ ?</span></div>`;
+  }
+
+  static styles = [EmbeddingBase.styles, css`
+    .tokens button.later { opacity: 0.55; }
+    .tokens .next { font-weight: 600; }
+  `];
+
   /** Slide layout: h, its logits and the probabilities, stacked (or in one line when the box is wide and low). */
   renderSlide(lab) {
-    const i = this.index;
-    const h = Array.from(W.slice(i * D, (i + 1) * D));  // a decoder state close to the embedding of the chosen token
-    const r = lab.outputHead({ h, rows: 1, table: W, vocab: V, dModel: D });  // logits, probs [1, V]
+    const ctx = contextText(this.index);
+    const r = this.state(lab);  // h after the context, logits, probs [1, V]
+    const h = Array.from(r.h);
+    const hMax = Math.max(W_MAX, ...h.map(Math.abs));
     const { width, height } = this.mapBox;
-    const hp = { cls: 'h', label: 'h', values: h, rows: 1, cols: D, colLabels: DIMS, colormap: 'diverging', vmin: -W_MAX, vmax: W_MAX,
-      digits: 1, noRowLabels: true };
+    const hp = { cls: 'h', label: `h after “${ctx}”`, values: h, rows: 1, cols: D, colLabels: DIMS, colormap: 'diverging', vmin: -hMax, vmax: hMax,
+      digits: 2, noRowLabels: true };
     const lp = { cls: 'logits', label: 'logits h·Wᵀ', values: Array.from(r.logits), rows: 1, cols: V, colLabels: VOCAB,
       colormap: 'diverging', digits: 2, noRowLabels: true };
-    const pp = { cls: 'probs', label: 'p = softmax(h·Wᵀ)', values: Array.from(r.probs), rows: 1, cols: V, colLabels: VOCAB,
+    const pp = { cls: 'probs', label: 'p(next word) = softmax(h·Wᵀ)', values: Array.from(r.probs), rows: 1, cols: V, colLabels: VOCAB,
       colormap: 'sequential', vmin: 0, vmax: 1, digits: 2, noRowLabels: true };
     const use = choose([
       { kind: 'stack', complete: true, ...packLines([[hp], [lp], [pp]], width, height) },
       { kind: 'line', complete: true, ...packLines([[hp, lp, pp]], width, height) },
-      // A small box: the logits and probabilities only (h is the chosen word's embedding row).
+      // A small box: the logits and probabilities only (h named in the buttons' line).
       { kind: 'stack', complete: false, ...packLines([[lp], [pp]], width, height) },
     ]);
     const maps = use.kind === 'line'
       ? html`<div class="fit-line">${use.lines[0].map((p) => fitMap(p, use.cell))}</div>`
       : html`<div class="fit-lines">${use.lines.map(([p]) => fitMap(p, use.cell))}</div>`;
-    return html`${this.tokenButtons('decoder state h equal to the embedding of', 'h = embedding of:')}${maps}`;
+    return html`${this.tokenButtons('context: the hidden state h after these words', 'context:')}${maps}`;
   }
 
   renderBody(lab) {
-    const i = this.index;
-    const h = W.slice(i * D, (i + 1) * D);  // a decoder state close to the embedding of the chosen token
-    const r = lab.outputHead({ h, rows: 1, table: W, vocab: V, dModel: D });  // logits, probs [1, V]
-    return html`${this.tokenButtons('decoder state h equal to the embedding of')}
+    const ctx = contextText(this.index);
+    const r = this.state(lab);
+    const hMax = Math.max(W_MAX, ...Array.from(r.h, Math.abs));
+    return html`${this.tokenButtons('context: the hidden state h after these words')}
       <div class="row">
-        <attn-heatmap label="h" .values=${h} rows="1" cols=${D} .colLabels=${DIMS} colormap="diverging" .vmin=${-W_MAX} .vmax=${W_MAX} cell-size="34" digits="1"></attn-heatmap>
+        <attn-heatmap class="h" label=${`h after “${ctx}”`} .values=${r.h} rows="1" cols=${D} .colLabels=${DIMS} colormap="diverging" .vmin=${-hMax} .vmax=${hMax} cell-size="34" digits="2"></attn-heatmap>
         <attn-heatmap class="logits" label="logits h·Wᵀ" .values=${Array.from(r.logits)} rows="1" cols=${V} .colLabels=${VOCAB}
           colormap="diverging" cell-size="40" digits="2"></attn-heatmap>
-        <attn-heatmap class="probs" label="p = softmax(h·Wᵀ)" .values=${Array.from(r.probs)} rows="1" cols=${V}
+        <attn-heatmap class="probs" label="p(next word) = softmax(h·Wᵀ)" .values=${Array.from(r.probs)} rows="1" cols=${V}
           .colLabels=${VOCAB} colormap="sequential" .vmin=${0} .vmax=${1} cell-size="40" digits="2"></attn-heatmap>
       </div>
-      <p class="note">With tied weights the logit of each word is the dot product of h with that word's embedding row —
-        the same computation as an attention score: the most similar embedding gets the most probability.</p>`;
+      <p class="note">h is the decoder's state after “${ctx}”: the state that makes the next word, “${VOCAB[r.next]}”, likely
+        (here the h minimising −log p(${VOCAB[r.next]}) + ${WEIGHT_DECAY / 2}‖h‖², found by gradient descent), not the embedding of
+        “${VOCAB[SENTENCE[this.index]]}”. With tied weights each logit is the dot product of h with that word's embedding row —
+        the same computation as an attention score.</p>`;
   }
 }

@@ -275,6 +275,60 @@ export function stageView(snapshots, stage, { final = 'induction' } = {}) {
   return { index: n - 1, focus: b ? { layer: b.layer, head: b.head, kind: final } : null, emphasis: final, found: !!b };
 }
 
+/**
+ * The stage a model's evaluation has reached, by thresholds that can be read while it trains (the stage
+ * strip's, and where a live run or a replay pauses with `stage-pauses`): `entry` is a history entry or
+ * snapshot ({ evalLoss, heads }), `firstLoss` the untrained model's held-out loss (the run's first
+ * evaluation).
+ *   3 induction head: a head of layer 1 or later scores ≥ ROLE_THRESHOLDS.induction (roleHead; with
+ *     `final: 'reverse'` an anti-diagonal head, ≥ ROLE_THRESHOLDS.reverse);
+ *   2 previous-token head: a layer-0 head scores ≥ ROLE_THRESHOLDS.prev;
+ *   1 loss falls: the held-out loss is LOSS_FALL (¾) of the untrained model's or less — off the plateau
+ *     (the pretrained run: 3.25 at step 0, 2.64–2.75 on the plateau, 2.33 at step 1,000);
+ *   0 untrained: none of these.
+ * Returns { stage, why } (why: the number that crossed its threshold, in words; '' at 0).
+ */
+export const LOSS_FALL = 0.75;
+export function reachedStage(entry, firstLoss, { final = 'induction' } = {}) {
+  const f = (x) => x.toFixed(2);
+  const fin = roleHead(entry?.heads, final);
+  if (fin) return { stage: 3, why: `${headName(fin.layer, fin.head)}’s ${final === 'reverse' ? 'anti-diagonal' : 'induction'} score reached ${f(fin.score)} (≥ ${thresholdOf(final)})` };
+  const prev = roleHead(entry?.heads, 'prev');
+  if (prev) return { stage: 2, why: `${headName(prev.layer, prev.head)}’s previous-token score reached ${f(prev.score)} (≥ ${thresholdOf('prev')})` };
+  const l = entry?.evalLoss;
+  if (Number.isFinite(l) && Number.isFinite(firstLoss) && l <= LOSS_FALL * firstLoss)
+    return { stage: 1, why: `the held-out loss fell to ${f(l)}, ≤ ¾ of the untrained ${f(firstLoss)}` };
+  return { stage: 0, why: '' };
+}
+
+/**
+ * What a deck's stage shows of a live run (the rule for a click after "train live"): the run's own
+ * stages by reachedStage's thresholds, never a stage it has not reached.
+ *   0: its first snapshot (step 0);
+ *   1, 2: the first snapshot that reached the stage; else its current weights (index null) — the first
+ *     to reach it, or, when the run has not reached it yet, what it is now (found false);
+ *   3: its current weights (the run as trained so far; found: they have the head).
+ * `snapshots` ({ step, evalLoss, heads }, step order), `now` the latest evaluation, `firstLoss` the
+ * untrained loss. Returns { index, focus, emphasis, found, reached } like stageView (index null: now).
+ */
+export function liveStageView(snapshots, now, stage, { final = 'induction', firstLoss } = {}) {
+  const s = Math.max(0, Math.min(3, stage ?? 3));
+  const emphasis = ['maps', 'loss', 'prev', final][s];
+  const reach = (x) => reachedStage(x, firstLoss, { final }).stage;
+  const nowReached = now ? reach(now) : 0;
+  let index = null;
+  if (s === 0 && snapshots?.length) index = 0;
+  else if (s === 1 || s === 2) {
+    const k = (snapshots ?? []).findIndex((x) => reach(x) >= s);
+    if (k >= 0) index = k;
+  }
+  const entry = index === null ? now : snapshots[index];
+  const found = s === 0 || (index === null ? nowReached >= s : true);
+  const kind = s === 2 ? 'prev' : s === 3 ? final : null;
+  const b = kind ? roleHead(entry?.heads, kind) : null;
+  return { index, focus: b ? { layer: b.layer, head: b.head, kind } : null, emphasis, found, reached: index === null ? nowReached : reach(entry) };
+}
+
 /** Every `k`-th point of a long history (and always the last), so a plot stays a few hundred points. */
 export function thin(list, maxPoints = 400) {
   const n = list?.length ?? 0;
@@ -540,16 +594,30 @@ export const REPLAY_MS = 500;
 /**
  * Walks snapshots 0 … n − 1 at one per `interval` ms: `show(index)` is asked for each; the next comes
  * only once `ready()` says the one shown is drawn (its maps: curves and maps move together, however long
- * a map takes), checked every `poll` ms. `done()` at the end or on stop(). `schedule`/`cancel`:
+ * a map takes), checked every `poll` ms. `done()` at the end or on stop(). `pauseAt(index)` true: the
+ * replay holds on that snapshot once it is drawn (a stage boundary), tells `paused(index)`, and goes on
+ * at resume(). `schedule`/`cancel`:
  * setTimeout/clearTimeout (a test passes its own clock).
  */
 export class Replay {
-  constructor({ n, show, ready = () => true, done = () => {}, interval = REPLAY_MS, poll = 50,
+  constructor({ n, show, ready = () => true, done = () => {}, pauseAt = () => false, paused = () => {}, interval = REPLAY_MS, poll = 50,
     schedule = (fn, ms) => setTimeout(fn, ms), cancel = (id) => clearTimeout(id) }) {
-    Object.assign(this, { n, show, ready, done, interval, poll, schedule, cancel });
+    Object.assign(this, { n, show, ready, done, pauseAt, paused, interval, poll, schedule, cancel });
     this.index = -1;
     this.timer = null;
     this.running = false;
+    this.holding = false;  // paused at a stage boundary (pauseAt): resume() goes on from the next
+  }
+
+  /** After a pause at a boundary: the next snapshot, and on at the same pace. */
+  resume() {
+    if (!this.holding) return;
+    this.holding = false;
+    if (this.index >= this.n - 1) return this.stop();
+    this.running = true;
+    this.index++;
+    this.show(this.index);
+    this.#wait(this.interval);
   }
 
   start(from = 0) {
@@ -569,6 +637,13 @@ export class Replay {
     this.timer = null;
     if (!this.running) return;
     if (!this.ready()) return this.#wait(this.poll);
+    // A stage boundary (pauseAt): held on this snapshot, once it is drawn, until resume().
+    if (this.pauseAt(this.index)) {
+      this.running = false;
+      this.holding = true;
+      this.paused(this.index);
+      return;
+    }
     if (this.index >= this.n - 1) return this.stop();
     this.index++;
     this.show(this.index);
@@ -578,8 +653,9 @@ export class Replay {
   stop({ quiet = false } = {}) {
     if (this.timer !== null) this.cancel(this.timer);
     this.timer = null;
-    const was = this.running;
+    const was = this.running || this.holding;
     this.running = false;
+    this.holding = false;
     if (was && !quiet) this.done();
   }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import {
   LiveRun, ROLE_THRESHOLD, ROLE_THRESHOLDS, SIZES, SPEEDS, DEFAULT_SPEED, TASKS, rateOf, bestHead, clampIndex, headMask, headName, latestOnly, lossSeries, predictionRows, ratioSeries,
-  Replay, resolveHeads, roleHead, roleNote, scoreSeries, scoredFrom, tokenLossSeries, meanFrom, stageView, thin, toggleHead, trainerOptions, yRange,
+  Replay, LOSS_FALL, reachedStage, liveStageView, resolveHeads, roleHead, roleNote, scoreSeries, scoredFrom, tokenLossSeries, meanFrom, stageView, thin, toggleHead, trainerOptions, yRange,
 } from './logic.js';
 
 // Heads of a 2-layer, 2-head model whose layer-0 head 1 becomes a previous-token head from step
@@ -168,6 +168,27 @@ describe('replay', () => {
     expect(r.running).toBe(false);
   });
 
+  test('pauseAt: held on a boundary snapshot once drawn, told, and resume() goes on from the next', () => {
+    const c = clock(), shown = [], held = [];
+    let done = 0;
+    const r = new Replay({ n: 6, show: (i) => shown.push(i), done: () => done++, pauseAt: (i) => i === 2 || i === 4,
+      paused: (i) => held.push(i), schedule: c.schedule, cancel: c.cancel });
+    r.start(0);
+    c.run(10000);
+    expect(shown).toEqual([0, 1, 2]);
+    expect(held).toEqual([2]);
+    expect([r.running, r.holding, done]).toEqual([false, true, 0]);
+    r.resume();
+    c.run(10000);
+    expect(shown).toEqual([0, 1, 2, 3, 4]);
+    expect(held).toEqual([2, 4]);
+    r.resume();
+    c.run(10000);
+    expect(shown).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(done).toBe(1);
+    expect(r.holding).toBe(false);
+  });
+
   test('stop() ends it where it is', () => {
     const c = clock(), shown = [];
     let done = 0;
@@ -178,6 +199,37 @@ describe('replay', () => {
     c.run(5000);
     expect(shown).toEqual([2, 3]);
     expect(done).toBe(1);
+  });
+});
+
+describe('stages as they are reached (the strip of shown weights, stage pauses, a live run\'s clicks)', () => {
+  const entry = (evalLoss, step) => ({ step, evalLoss, heads: heads(step) });
+  test('reachedStage: loss ¾ of the untrained, then the previous-token head (≥ 0.25), then the induction head (≥ 0.5)', () => {
+    expect(LOSS_FALL).toBe(0.75);
+    expect(reachedStage(entry(3.0, 0), 3.2)).toEqual({ stage: 0, why: '' });
+    expect(reachedStage(entry(2.4, 0), 3.2)).toEqual({ stage: 1, why: 'the held-out loss fell to 2.40, ≤ ¾ of the untrained 3.20' });
+    expect(reachedStage(entry(2.41, 0), 3.2).stage).toBe(0);
+    expect(reachedStage(entry(3.0, 300), 3.2)).toEqual({ stage: 2, why: 'L0H1’s previous-token score reached 0.90 (≥ 0.25)' });
+    expect(reachedStage(entry(3.0, 600), 3.2)).toEqual({ stage: 3, why: 'L1H0’s induction score reached 0.90 (≥ 0.5)' });
+    // A 1-layer model has no induction head: its stages end at the previous-token head.
+    expect(reachedStage({ evalLoss: 1, heads: [heads(600)[0]] }, 3).stage).toBe(2);
+    expect(reachedStage(null, 3).stage).toBe(0);
+  });
+
+  test('liveStageView: a live run\'s stage shows where the run reached it, its current weights when it has not', () => {
+    const snaps = [0, 100, 200, 300, 400].map((st, i) => ({ index: i, ...entry([3.2, 3.0, 2.3, 2.2, 2.1][i], st) }));
+    const now = entry(2.0, 450), first = 3.2;
+    expect(liveStageView(snaps, now, 0, { firstLoss: first })).toMatchObject({ index: 0, focus: null, found: true, reached: 0 });
+    expect(liveStageView(snaps, now, 1, { firstLoss: first })).toMatchObject({ index: 2, focus: null, emphasis: 'loss', found: true, reached: 1 });
+    expect(liveStageView(snaps, now, 2, { firstLoss: first })).toMatchObject({ index: 3, focus: { layer: 0, head: 1, kind: 'prev' }, found: true });
+    // No induction head yet (it forms at step 600 here): the current weights, said not found.
+    expect(liveStageView(snaps, now, 3, { firstLoss: first })).toMatchObject({ index: null, focus: null, emphasis: 'induction', found: false, reached: 2 });
+    const later = entry(0.5, 650);
+    expect(liveStageView(snaps, later, 3, { firstLoss: first })).toMatchObject({ index: null, focus: { layer: 1, head: 0, kind: 'induction' }, found: true, reached: 3 });
+    // Stage 1 reached only by the current weights: those, found.
+    const early = snaps.slice(0, 2);
+    expect(liveStageView(early, entry(2.3, 150), 1, { firstLoss: first })).toMatchObject({ index: null, found: true, reached: 1 });
+    expect(liveStageView(early, entry(3.1, 150), 1, { firstLoss: first })).toMatchObject({ index: null, found: false, reached: 0 });
   });
 });
 

@@ -10,12 +10,15 @@
 //   samples   for the names task: names drawn from each snapshot's weights (every snapshot, step order)
 //   notice    what the session did that the user did not ask for in so many words (a run discarded by a
 //             new task or model, a target extended by Step): shown until the next action
+//   boundary  where a live run paused itself at a stage boundary (host.stagePauses: logic.js
+//             reachedStage's thresholds, crossed by a held-out evaluation): { stage, name, step, why }
+//             until it trains again
 //
 // The host is the element (or any object with task, size, source, isConnected and requestUpdate()):
 // every change of the session asks it for an update. While a run trains, its progress events (up to 20
 // a second) become at most one update every LIVE_MS; anything else (pause, a snapshot picked, a reset)
 // updates at once. Nothing here touches the DOM: tests run a session in Node on a real trainer.
-import { LiveRun, SIZES, fitsPretrained, rateOf, sizeById, trainerOptions } from './logic.js';
+import { LiveRun, SCORE_KINDS, SIZES, STAGES, fitsPretrained, rateOf, reachedStage, sizeById, trainerOptions } from './logic.js';
 import { createTrainer, openPretrained } from './source.js';
 import { fmt as fmt0 } from '../shared/format.js';
 
@@ -32,7 +35,7 @@ const fmt = (x, d) => (typeof x === 'number' ? fmt0(x, d) : '–');
 export class TrainSession {
   /**
    * @param host     the element: task, size, source ('pretrained' | 'live' | null), speed (logic.js SPEEDS id),
-   *                 isConnected, requestUpdate()
+   *                 stagePauses (a run pauses itself at each stage boundary), isConnected, requestUpdate()
    * @param onRedraw called just before each redraw the session asks for (the host takes maps that waited for it)
    * @param onStopped called when a run stops by itself (its target, an error): the shared state (a link,
    *                  the other window) must say it no longer trains
@@ -49,6 +52,7 @@ export class TrainSession {
     this.error = '';
     this.samples = [];
     this.running = false;    // asked to train
+    this.boundary = null;    // { stage, name, step, why }: paused there by itself (stage pauses)
     this.wantRun = false;    // a live run was asked for (a page load makes none)
     this.sampling = false;
     this.sampleQueue = [];   // snapshots waiting for their sample ({ index, step })
@@ -125,7 +129,8 @@ export class TrainSession {
     if (!run) return `${this.host.task === 'induction' && this.pre.status === 'none' ? 'no pretrained snapshots; ' : ''}Start (or Step) trains a model from scratch here`;
     const sp = run.speed;
     const speed = run.running && sp ? ` · ${sp.tokensPerSec ? `${INT.format(sp.tokensPerSec)} tokens/s` : `${fmt(sp.stepsPerSec, 1)} steps/s`}` : '';
-    return `${run.running ? 'training' : 'paused'}: step ${run.step}${Number.isFinite(run.target) ? ` of ${run.target}` : ''}${speed}`;
+    const at = `${run.running ? 'training' : 'paused'}: step ${run.step}${Number.isFinite(run.target) ? ` of ${run.target}` : ''}${speed}`;
+    return this.boundary && !run.running ? `${at} · ${this.boundaryText()}` : at;
   }
 
   // ---- the two sources -----------------------------------------------------------------------------
@@ -202,6 +207,21 @@ export class TrainSession {
       this.running = false;
       this.onStopped();
     }
+    // Stage pauses: an evaluation past the next stage boundary pauses the run there, in every window.
+    // Every evaluation since the last event is looked at (one event may carry several): the first past it.
+    if (why === 'progress' && run.running && this.running && this.host.stagePauses) {
+      const h = run.history, final = (SCORE_KINDS[this.host.task] ?? SCORE_KINDS.induction)[1];
+      for (let i = Math.max(1, run.pauseChecked ?? 1); i < h.length; i++) {
+        const r = reachedStage(h[i], h[0]?.evalLoss, { final });
+        if (r.stage <= (run.pauseFloor ?? 0)) continue;
+        run.pauseFloor = r.stage;
+        this.boundary = { stage: r.stage, name: STAGES[r.stage], step: h[i].step, why: r.why };
+        this.pause();
+        this.onStopped();
+        break;
+      }
+      run.pauseChecked = h.length;
+    }
     if (why === 'snapshot' && this.host.task === 'names') this.sampleSnapshots(run.snapshots);
     if ((why === 'progress' || why === 'snapshot') && run.running) this.#redrawSoon();
     else this.redrawNow();
@@ -239,6 +259,7 @@ export class TrainSession {
   dropRun() {
     this.wantRun = false;
     this.running = false;
+    this.boundary = null;
     this.run?.dispose();
     this.run = null;
     this.samples = [];
@@ -297,12 +318,27 @@ export class TrainSession {
 
   // ---- training ------------------------------------------------------------------------------------
 
+  /**
+   * The stage the live run's latest held-out evaluation has reached (logic.js reachedStage, against its
+   * first evaluation's loss): { stage, why, step }.
+   */
+  reached(run = this.run) {
+    const h = run?.history ?? [], last = h[h.length - 1];
+    if (!last) return { stage: 0, why: '', step: run?.step ?? 0 };
+    const final = (SCORE_KINDS[this.host.task] ?? SCORE_KINDS.induction)[1];
+    return { ...reachedStage(last, h[0]?.evalLoss, { final }), step: last.step };
+  }
+
   /** Trains the live run (made first if needed) up to its target, or one preset's steps further. */
   async train() {
     this.running = true;
     this.notice = '';
+    this.boundary = null;
     const run = await this.ensureRun();
     if (!run) return;
+    // Stage pauses: the next boundary is past the stage reached now (a stage passed before is not one).
+    run.pauseFloor = Math.max(run.pauseFloor ?? 0, this.reached(run).stage);
+    run.pauseChecked = run.history.length;
     if (run.step >= run.target) run.target = run.step + sizeById(this.host.size).steps;
     this.error = '';
     run.rate = rateOf(this.host.speed);
@@ -313,6 +349,14 @@ export class TrainSession {
   pause() {
     this.running = false;
     this.run?.pause();
+  }
+
+  /** The boundary pause in words (status line, slide caption): what crossed which threshold, how to go on. */
+  boundaryText({ short = false } = {}) {
+    const b = this.boundary;
+    if (!b || this.run?.running) return '';
+    return short ? `paused at stage ${b.stage}, ${b.name}: ${b.why} · Resume goes on`
+      : `Paused at stage ${b.stage}, ${b.name} (the evaluation at step ${INT.format(b.step)}): ${b.why}. Resume goes on to the next stage.`;
   }
 
   /** The host's speed changed: a run that trains goes on at the new rate from where it is. */
@@ -353,6 +397,8 @@ export class TrainSession {
     run.pause();
     this.running = false;
     this.notice = '';
+    this.boundary = null;
+    run.pauseFloor = 0;
     this.samples = [];
     run.target = sizeById(this.host.size).steps;
     this.sampleQueue = [];

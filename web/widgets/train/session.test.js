@@ -4,7 +4,7 @@
 // The host is a plain object with what the element gives the session (task, size, source, updates).
 import { describe, expect, test, vi } from 'vitest';
 import { TrainSession } from './session.js';
-import { LiveRun, predictionRows, roleHead, scoredFrom } from './logic.js';
+import { LiveRun, predictionRows, reachedStage, roleHead, scoredFrom } from './logic.js';
 import { loadPretrained } from '../../train/index.js';
 
 function makeHost(task = 'induction', size = 'attn2') {
@@ -158,6 +158,60 @@ describe('TrainSession', () => {
     expect(s.run).toBe(null);
     expect(s.notice).toBe('The induction run of the 1-layer attention-only model (step 10) was discarded: the task was changed to names. A run belongs to one task and one model.');
   });
+
+  test('stage pauses: a live run pauses itself at each stage boundary it crosses, says why, and Resume goes on to the next', async () => {
+    // The 2-layer preset (batch 4, lr 3e-3: its phase change in ~1,300 steps), as fast as it goes.
+    const host = makeHost('induction', 'attn2');
+    host.source = 'live';
+    host.speed = 'max';
+    host.stagePauses = true;
+    let stops = 0;
+    const s = new TrainSession(host, { onStopped: () => stops++ });
+    const run = await s.ensureRun();
+    const stageOf = (entry) => reachedStage(entry, s.history[0].evalLoss).stage;
+    const seen = [];
+    for (let k = 0; k < 3 && run.step < run.target; k++) {
+      const done = stopped(run);
+      await s.train();
+      await done;
+      if (!s.boundary) break;
+      const b = s.boundary, h = s.history;
+      seen.push(b.stage);
+      // Paused by itself (the shared state says so too), at the first evaluation past the boundary:
+      // that one reached the stage, the one before it had not.
+      expect(s.running).toBe(false);
+      expect(stops).toBe(k + 1);
+      const i = h.findIndex((x) => x.step === b.step);
+      expect(i).toBeGreaterThan(0);
+      expect(stageOf(h[i])).toBe(b.stage);
+      expect(stageOf(h[i - 1])).toBeLessThan(b.stage);
+      expect(run.step).toBeLessThan(b.step + 100);  // the pause takes effect within a few slices
+      expect(s.statusText()).toContain(`Paused at stage ${b.stage}, ${['', 'loss falls', 'previous-token head', 'induction head'][b.stage]}`);
+      expect(s.statusText()).toContain('Resume goes on to the next stage.');
+      expect(s.boundaryText({ short: true })).toMatch(/^paused at stage \d, .+: .+ · Resume goes on$/);
+    }
+    // The stages come in order, each once, up to the induction head (two may be crossed by one evaluation).
+    expect(seen.length).toBeGreaterThanOrEqual(2);
+    expect(seen).toEqual([...seen].sort((a, b) => a - b));
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen.at(-1)).toBe(3);
+    expect(s.boundary.why).toMatch(/^L1H\d’s induction score reached 0\.\d\d \(≥ 0\.5\)$/);
+    // Past the last boundary it trains on to its target; without stage pauses a run never stops early.
+    const done = stopped(run);
+    await s.train();
+    expect(s.boundary).toBe(null);
+    await done;
+    expect(run.step).toBe(run.target);
+    await s.reset();
+    host.stagePauses = false;
+    run.target = 1600;
+    const done2 = stopped(run);
+    await s.train();
+    await done2;
+    expect(run.step).toBe(1600);
+    expect(s.boundary).toBe(null);
+    s.dropRun();
+  }, 120000);
 
   test('names: a sample from every snapshot\'s weights, kept in step order; the one for a step is the newest at or before it', async () => {
     const host = makeHost('names', 'attn1');

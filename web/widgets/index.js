@@ -13,3 +13,4 @@ export { AttnCost } from './cost/index.js';
 export { AttnTrain } from './train/index.js';
 export { AttnModel } from './model/index.js';
 export { AttnRope } from './rope/index.js';
+export { AttnBatched } from './batched/index.js';

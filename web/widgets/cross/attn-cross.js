@@ -8,12 +8,19 @@
 // Slide layout: the formula, the alignment map(s) as large as the box allows with the source and target
 // words as labels; compact controls = the two sentences (controls="none": none).
 // Numbers: lab.multiHeadAttention with `context` (the toy embeddings are inputs, see logic.js).
+//
+// `trained`: instead of the toy sentences, the cross-attention of a tiny encoder–decoder trained on
+// number words → digits (tools/pretrain_cross.cc), from its shipped snapshots (trained-view.js):
+// attributes number (1000–9999, default 4326), snapshot (index of a shipped snapshot: the scrubber) and
+// stage (0–4, the deck's clicks: untrained, steps 100, 300, 600, the end of the run).
 import { html, css, nothing } from 'lit';
 import { AttnWidget } from '../shared/widget.js';
 import { widgetStyles } from '../shared/styles.js';
 import { MAX_SENTENCE_CHARS, parseTokens } from '../shared/tokens.js';
 import { DICTIONARY, embed, isKnown, scaledIdentity } from './logic.js';
 import { chunks, choose } from '../shared/pack.js';
+import { optionalInt } from '../shared/widget.js';
+import { TrainedView } from './trained-view.js';
 import '../shared/heatmap.js';
 import '../shared/tex.js';
 
@@ -28,6 +35,10 @@ export class AttnCross extends AttnWidget {
     sharpness: { type: Number },
     heads: { type: Number },
     weightRange: { type: String, attribute: 'weight-range' },
+    trained: { type: Boolean, reflect: true },
+    number: { type: Number },
+    snapshot: { converter: optionalInt },
+    stage: { converter: optionalInt, reflect: true },
   };
 
   static styles = [widgetStyles, css`
@@ -38,13 +49,24 @@ export class AttnCross extends AttnWidget {
     .slide-head .formula { margin: 0; padding: 2px 8px; text-align: center; white-space: nowrap; }
     .slide-main { display: flex; flex-direction: column; align-items: center; gap: 10px; margin-top: 8px; }
     .prow { display: flex; gap: 12px; align-items: center; justify-content: center; }
-    input[type='range'] { width: 8em; vertical-align: middle; }`];
+    input[type='range'] { width: 8em; vertical-align: middle; }
+    .slide-head.trained { gap: 2px; }
+    .topline { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 16px; }
+    .topline .stagestrip { margin: 0; font-size: inherit; }
+    .scrub { display: inline-flex; align-items: center; gap: 8px; }
+    .scrub input[type='range'] { width: 10em; }
+    .scrub output { min-width: 3.2em; font-variant-numeric: tabular-nums; }
+    .caption { margin: 4px 0; display: flex; flex-wrap: wrap; gap: 2px 18px; }
+    .caption .ok { color: #1a7f37; }
+    .caption .bad { color: #cf222e; }`];
 
   static stateSchema = {
     source: { type: 'text', maxChars: MAX_SENTENCE_CHARS, nonBlank: true },  // free text, shown as text (never HTML)
     target: { type: 'text', maxChars: MAX_SENTENCE_CHARS, nonBlank: true },
     sharpness: { type: 'num', min: 0.1, max: 20 },
     heads: { type: 'int', min: 1, max: 4 },
+    number: { type: 'int', min: 1000, max: 9999 },  // trained mode: the number whose words are the source
+    snapshot: { type: 'int', min: 0, max: 63 },      // trained mode: the shipped snapshot shown
   };
 
   constructor() {
@@ -55,6 +77,42 @@ export class AttnCross extends AttnWidget {
     this.heads = 1;
     this.weightRange = 'fixed';
     this._headH = 90;
+    this.trained = false;
+    this.number = 4326;
+    this.snapshot = null;
+    this.stage = null;
+    this._trainedView = null;
+  }
+
+  willUpdate(changed) {
+    super.willUpdate(changed);
+    // A deck's click (a new stage) shows that stage's snapshot, not the one scrubbed to before.
+    if (changed.has('stage') && changed.get('stage') !== undefined) this.snapshot = null;
+  }
+
+  /**
+   * On a slide the shown snapshot follows the deck's clicks: a scrubbed one is not shared state (a
+   * presenter/audience sync re-applying it would undo the next click).
+   */
+  getState() {
+    const s = super.getState();
+    if (this.slideLayout) delete s.snapshot;
+    if (!this.trained) { delete s.number; delete s.snapshot; }
+    return s;
+  }
+
+  /** Screen px per CSS px (a deck scales its canvas); a change re-renders (updated()). */
+  screenScale() {
+    const w = this.offsetWidth, s = w ? this.getBoundingClientRect().width / w : 1;
+    this._scale = s > 0.05 ? Math.round(s * 100) / 100 : 1;
+    return this._scale;
+  }
+
+  updated(changed) {
+    super.updated(changed);
+    if (!this.trained || !this.slideLayout || !this.offsetWidth) return;
+    const s = Math.round((this.getBoundingClientRect().width / this.offsetWidth) * 100) / 100;
+    if (this._scale && Math.abs(s - this._scale) > 0.02) this.requestUpdate();
   }
 
   /** A sentence field: an empty one is refused (the last alignment stays), a long one cut to 8 words with a note. */
@@ -113,6 +171,7 @@ export class AttnCross extends AttnWidget {
   }
 
   renderWidget(lab) {
+    if (this.trained) return (this._trainedView ??= new TrainedView(this)).render(lab);
     const src = parseTokens(this.source), tgt = parseTokens(this.target);
     // Not reachable by editing (an empty sentence is refused at its field) nor by a link (nonBlank):
     // only a script setting the property. The controls stay.

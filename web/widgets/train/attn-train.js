@@ -36,7 +36,10 @@ import {
   SCORE_KINDS, SIZES, STAGES, TASKS, clampIndex, decoderFrom, headMask, headName, headShape, latestOnly, lossSeries,
   predictionRows, ratioSeries, resolveHeads, roleHead, roleNote, scoreSeries, scoredFrom, sizeById, stageView, toggleHead, trainerOptions, yRange,
   LOSS_COLORS, ROLE_TEXT, ROLE_THRESHOLDS, Replay, SPEEDS, DEFAULT_SPEED, TOKEN_LOSS_COLORS, tokenLossSeries, meanFrom,
+  liveStageView, reachedStage,
 } from './logic.js';
+import { GUESS_RANGE, GUESS_STEP, PREDICT, fitGuess, revealLoss, uniformLoss } from './predict.js';
+import { guessNumber, predictStyles, revealLine } from '../shared/predict.js';
 import { TrainSession } from './session.js';
 import { trainStyles } from './styles.js';
 import '../shared/heatmap.js';
@@ -67,7 +70,14 @@ export class AttnTrain extends AttnWidget {
     weightRange: { type: String, attribute: 'weight-range' },
     ablated: { attribute: false },
     ablate: { type: String },
+    /** A live run (and the replay) pauses itself at each stage boundary (logic.js reachedStage), saying why. */
+    stagePauses: { type: Boolean, attribute: 'stage-pauses', reflect: true },
+    /** Predict, then reveal: stage 4 guesses the loss without the heads switched off, stage 5 shows it (predict.js). */
+    predict: { type: Boolean, reflect: true },
+    /** The guessed loss (nats) without the heads switched off. */
+    guess: { type: Number },
     _ablateError: { state: true },
+    _replayHeld: { state: true },
     _view: { state: true },
     _replaying: { state: true },
   };
@@ -82,6 +92,11 @@ export class AttnTrain extends AttnWidget {
     // A live run training or not: the presenter's Train live / Pause reach the audience view (Slidev's
     // sync), which trains the same seeded run in its own worker. A link never starts one (see applyState).
     running: { type: 'bool' },
+    stagePauses: { type: 'bool' },
+    // The page's stage (jump to; the predict stages): on a slide the deck's clicks own it (not shared).
+    stage: { type: 'int', min: 0, max: PREDICT.last },
+    predict: { type: 'bool' },
+    guess: { type: 'num', min: GUESS_RANGE[0], max: GUESS_RANGE[1] },
   };
 
   /** The shareable state, with whether a live run is training. */
@@ -117,7 +132,7 @@ export class AttnTrain extends AttnWidget {
     return '';
   }
 
-  static styles = trainStyles;
+  static styles = [...trainStyles, predictStyles];
 
   constructor() {
     super();
@@ -131,6 +146,10 @@ export class AttnTrain extends AttnWidget {
     this.ablated = [];
     this._stageShown = true;  // the stage's snapshot shown (false from Start until the next stage)
     this.ablate = null;
+    this.stagePauses = false;
+    this.predict = false;
+    this.guess = null;
+    this._replayHeld = null;  // { index, text }: a replay held at a stage boundary
     this._ablateError = '';
     this._view = null;
     this._viewKey = '';
@@ -163,19 +182,52 @@ export class AttnTrain extends AttnWidget {
     return SCORE_KINDS[this.task] ?? SCORE_KINDS.induction;
   }
 
-  /** The view: which snapshot (null: the live weights), the highlighted head and what a slide emphasises. */
+  /** With `predict`: 'before' | 'guess' | 'reveal' (predict.js PREDICT); null without. */
+  get #phase() {
+    return this.predict ? PREDICT.phase(this.stage) : null;
+  }
+
+  /** The training stage asked for (0–3; the predict stages show stage 3), or null. */
+  #ownStage() {
+    if (this.stage === null || this.stage === undefined) return null;
+    return Math.min(3, this.predict ? PREDICT.own(this.stage) : this.stage);
+  }
+
+  /**
+   * The view: which snapshot (null: the live weights), the highlighted head, what a slide emphasises,
+   * and the stage the strip shows — the deck's stage when its view is shown (lit only when the
+   * stage's head is there: found), else the stage the weights shown have reached (reachedStage).
+   * A live run's stage is the run's own (liveStageView: where it reached the stage, never a stage it
+   * has not). A live run shows its current weights from Start on, paused too; the deck's next click
+   * shows that stage of the run (and pauses it: #stageClicked).
+   */
   #current() {
     const snaps = this.session.snapshots, n = snaps.length, live = this.session.source === 'live';
-    const sv = this.stage !== null && this.stage !== undefined || this.slideLayout ? stageView(snaps, this.stage, { final: this.#kinds()[1] }) : null;
-    let index;
+    const hist = this.session.history, now = live ? hist[hist.length - 1] ?? null : null, final = this.#kinds()[1];
+    const own = this.#ownStage(), firstLoss = hist[0]?.evalLoss;
+    let sv = null;
+    if (own !== null || this.slideLayout) {
+      sv = live ? (this.session.run ? liveStageView(snaps, now, own, { final, firstLoss }) : null) : stageView(snaps, own, { final });
+    }
+    let index, byStage = false;
     if (this.snapshot !== null && this.snapshot !== undefined && n) index = live && this.snapshot >= n ? null : clampIndex(this.snapshot, n);
-    // A live run shows its current weights from Start on, paused too; a deck's next click (a new
-    // stage) shows that stage's snapshot of the run again.
-    else if (sv && (!live || (this._stageShown && !this.session.run?.running))) index = sv.index;
+    else if (sv && (!live || this._stageShown)) { index = sv.index; byStage = true; }
     else index = live ? null : clampIndex(null, n);
     const snap = index === null ? null : snaps[index];
     const step = snap ? snap.step : this.session.run?.step ?? 0;
-    return { index, snap, step, n, focus: sv?.focus ?? null, emphasis: sv?.emphasis ?? null, found: sv?.found ?? null, live };
+    let shownStage = own ?? 3, focus = sv?.focus ?? null, emphasis = sv?.emphasis ?? null, found = sv?.found ?? null;
+    if (!byStage && (own !== null || this.slideLayout)) {
+      // The weights shown are not the stage's view (a live run's current weights, a snapshot picked):
+      // the strip names the stage they have reached, and the slide shows that stage's head.
+      const entry = snap ?? now;
+      shownStage = entry ? reachedStage(entry, firstLoss, { final }).stage : 0;
+      const kind = shownStage === 2 ? 'prev' : shownStage === 3 ? final : null;
+      const b = kind ? roleHead(entry?.heads, kind) : null;
+      focus = b ? { layer: b.layer, head: b.head, kind } : null;
+      emphasis = ['maps', 'loss', 'prev', final][shownStage];
+      found = true;
+    }
+    return { index, snap, step, n, focus, emphasis, found, live, shownStage, byStage };
   }
 
   /** Ends the live run and forgets its maps (a new task or size: `why`, said in the notice when it had trained). */
@@ -245,10 +297,7 @@ export class AttnTrain extends AttnWidget {
     // A run belongs to one task and size (set as attributes, or restored from a link).
     if ((changed.has('task') || changed.has('size')) && this.session.run && (this.session.runFor !== `${this.task}|${this.size}`)) this.#dropRun('the task or model changed');
     if (changed.has('speed') && changed.get('speed') !== undefined) this.session.setSpeed();
-    if (changed.has('stage') && changed.get('stage') !== undefined) {  // a deck's click shows the stage's snapshot
-      this.snapshot = null;
-      this._stageShown = true;
-    }
+    if (changed.has('stage') && changed.get('stage') !== undefined) this.#stageClicked();
     // Roles resolve on the snapshot shown (again when it changes: a stage, the scrubber, new scores).
     if (this.ablate !== null && this.ablate !== undefined) {
       const cur = this.#current();
@@ -256,6 +305,20 @@ export class AttnTrain extends AttnWidget {
       this._ablateError = error;
       if (ablated.join() !== this.ablated.join()) this.ablated = ablated;
     } else this._ablateError = '';
+  }
+
+  /**
+   * A deck's click (a new stage), the same after a live run as before it: it shows the stage's view
+   * (#current: the pretrained snapshot, or the live run's own stage) and never starts or resumes
+   * training — a live run that trains is paused (in every window: the shared state says running
+   * false), so the next click shows the same thing however fast it came.
+   */
+  #stageClicked() {
+    this.snapshot = null;
+    this._stageShown = true;
+    this.#stopReplay();
+    // A copy that shows another widget's run (borrowed: the presenter's preview) leaves it alone.
+    if (!this.session.borrowed && (this.session.running || this.session.run?.running)) queueMicrotask(() => { if (this.isConnected) this.#pause(); });
   }
 
   /** True when the maps drawn are those of what is asked for now (snapshot, heads off), not the last ones. */
@@ -371,14 +434,27 @@ export class AttnTrain extends AttnWidget {
    * are drawn; the curves grow with it up to the snapshot's step. Any other pick stops it.
    */
   #toggleReplay() {
+    if (this._replayHeld) {  // held at a stage boundary: on to the next
+      this._replayHeld = null;
+      this._replay?.resume();
+      return;
+    }
     if (this._replaying) return this.#stopReplay();
-    const n = this.session.snapshots.length;
+    const snaps = this.session.snapshots, n = snaps.length;
     if (!n) return;
+    // Stage pauses: a snapshot that reached a stage no earlier one had (reachedStage) holds the replay.
+    const final = this.#kinds()[1], firstLoss = snaps[0]?.evalLoss;
+    const reached = snaps.map((x) => reachedStage(x, firstLoss, { final }));
     this._replay = new Replay({
       n,
       show: (i) => { this.snapshot = i; },
       ready: () => this.viewReady && this.isConnected,
-      done: () => { this._replaying = false; this.stateChanged(); },
+      pauseAt: (i) => this.stagePauses && i > 0 && reached[i].stage > Math.max(...reached.slice(0, i).map((r) => r.stage)),
+      paused: (i) => {
+        const r = reached[i];
+        this._replayHeld = { index: i, text: `Replay paused at stage ${r.stage}, ${STAGES[r.stage]} (step ${snaps[i].step}): ${r.why}. Go on goes to the next stage.` };
+      },
+      done: () => { this._replaying = false; this._replayHeld = null; this.stateChanged(); },
     });
     this._replaying = true;
     this._replay.start(0);
@@ -388,6 +464,7 @@ export class AttnTrain extends AttnWidget {
     this._replay?.stop();
     this._replay = null;
     this._replaying = false;
+    this._replayHeld = null;
   }
 
   #setSpeed(speed) {
@@ -446,16 +523,27 @@ export class AttnTrain extends AttnWidget {
     const busy = !!this.session.making;
     const startLabel = !live ? (slide ? 'train live' : 'Train live (from scratch)') : running ? 'Pause' : run?.step ? 'Resume' : 'Start';
     const start = html`<button type="button" class=${running ? 'pause' : 'start'} aria-disabled=${busy ? 'true' : 'false'}
-      @click=${() => (busy ? null : running ? this.#pause() : this.#start())}>${startLabel}</button>`;
+      @click=${(e) => { this.#deckKeys(e); return busy ? null : running ? this.#pause() : this.#start(); }}>${startLabel}</button>`;
     if (compact) {
-      const back = live && this.session.pre.status === 'ready' && this.session.pretrainedFits ? html`<button type="button" class="pretrained" @click=${() => { this.#pause(); this.#setSource('pretrained'); }}>pretrained</button>` : nothing;
+      const back = live && this.session.pre.status === 'ready' && this.session.pretrainedFits ? html`<button type="button" class="pretrained" @click=${(e) => { this.#deckKeys(e); this.#pause(); this.#setSource('pretrained'); }}>pretrained</button>` : nothing;
       return html`${start}${back}`;
     }
     return html`${start}
       <button type="button" class="step" ?disabled=${running} @click=${() => this.#step(10)}>Step ×10</button>
       <button type="button" class="reset" ?disabled=${!run || !live} @click=${() => this.#reset()}>Reset</button>
       <label>speed <select class="speed" @change=${(e) => this.#setSpeed(e.target.value)}>
-        ${SPEEDS.map((x) => html`<option value=${x.id} ?selected=${x.id === this.speed}>${x.label}</option>`)}</select></label>`;
+        ${SPEEDS.map((x) => html`<option value=${x.id} ?selected=${x.id === this.speed}>${x.label}</option>`)}</select></label>
+      <label title="the loss falls; a previous-token head; an induction head"><input type="checkbox" class="stage-pauses" .checked=${!!this.stagePauses}
+        @change=${(e) => { this.stagePauses = e.target.checked; this.stateChanged(); }}> pause at each stage</label>`;
+  }
+
+  /**
+   * On a slide, a button or slider clicked with the mouse gives the keyboard back to the deck: a focused
+   * button takes Space (and Slidev ignores its keys while one is focused), so the deck's next key
+   * pressed Resume or Pause instead of moving on. Keyboard use of the control keeps its focus.
+   */
+  #deckKeys(e) {
+    if (this.slideLayout && e?.detail > 0) e.currentTarget?.blur?.();
   }
 
   #scrubber(cur, { compact = false } = {}) {
@@ -464,9 +552,10 @@ export class AttnTrain extends AttnWidget {
     const max = live ? n : n - 1, value = cur.index === null ? n : cur.index;
     const text = cur.index === null ? `now, step ${cur.step}` : `step ${cur.step}${compact ? '' : ` (snapshot ${cur.index + 1} of ${n})`}`;
     const replay = compact || n < 2 ? nothing : html`<button type="button" class="replay" aria-pressed=${String(this._replaying)}
-      @click=${() => this.#toggleReplay()}>${this._replaying ? 'Stop replay' : 'Replay (2 snapshots/s)'}</button>`;
+      @click=${() => this.#toggleReplay()}>${this._replayHeld ? 'Go on (replay)' : this._replaying ? 'Stop replay' : 'Replay (2 snapshots/s)'}</button>`;
     return html`<label class="scrub">${compact ? 'step' : 'checkpoint'} <input type="range" class="scrubber" min="0" max=${max} step="1" .value=${String(value)}
-        aria-valuetext=${text} @input=${(e) => this.#scrub(Number(e.target.value), live ? Number(e.target.max) : Infinity)}></label>
+        aria-valuetext=${text} @input=${(e) => this.#scrub(Number(e.target.value), live ? Number(e.target.max) : Infinity)}
+        @pointerup=${(e) => { if (this.slideLayout) e.currentTarget.blur(); }}></label>
       <output class="scrub-at" aria-live="off">${compact ? cur.step : text}</output>${replay}`;
   }
 
@@ -554,7 +643,8 @@ export class AttnTrain extends AttnWidget {
 
   /** One head's attention map on the eval sequence. */
   #map(l, h, o) {
-    const v = this._view, base = v?.abl ?? v?.base, att = base?.attention?.[l]?.[h];
+    // While a guess is asked for, the maps with every head (a head off changes the maps after it: a hint).
+    const v = this._view, base = (this.#phase === 'guess' ? null : v?.abl) ?? v?.base, att = base?.attention?.[l]?.[h];
     if (!att) return nothing;
     const t = base.ids?.length ?? Math.round(Math.sqrt(att.length));
     const { heads } = this.#shape(), off = this.ablated.includes(l * heads + h);
@@ -596,7 +686,8 @@ export class AttnTrain extends AttnWidget {
   #ablation(cur) {
     const { heads } = this.#shape(), v = this._view;
     const names = this.ablated.map((i) => headName(Math.floor(i / heads), i % heads));
-    const base = v?.base, abl = v?.abl;
+    // Predict first: while the guess is asked for, nothing computed without the heads is shown.
+    const phase = this.#phase, base = v?.base, abl = phase === 'guess' ? null : v?.abl;
     const task = this.task;
     const from = scoredFrom(task, base);
     const rows = predictionRows(base, abl, decoderFrom(base, v?.decode), from);
@@ -605,6 +696,9 @@ export class AttnTrain extends AttnWidget {
       <h3>Ablation: switch heads off</h3>
       <p class="note">Click a head’s map, or focus it and press Enter: its output is set to zero (the others keep theirs).
         ${names.length ? html`Off: <strong>${names.join(', ')}</strong> <button type="button" class="clear-ablation" @click=${() => { this.ablate = null; this.ablated = []; this.stateChanged(); }}>all heads on</button>` : 'All heads on.'}</p>
+      ${this.controlsMode === 'full' ? html`<label class="predict-check"><input type="checkbox" class="predict-toggle" .checked=${!!this.predict}
+        @change=${(e) => { this.predict = e.target.checked; this.stage = this.predict ? PREDICT.at : null; this.stateChanged(); }}> predict the loss first (self-check)</label>` : nothing}
+      ${phase && phase !== 'before' ? this.#predictBlock({ page: true }) : nothing}
       ${base ? html`<p class="loss-compare">held-out sequence loss: <strong>${fmt(base.loss, 3)}</strong> with every head${abl ? html`, <strong>${fmt(abl.loss, 3)}</strong> without ${names.join(', ')}` : nothing}
         ${Number.isFinite(base.ratio) ? html` · repeated / first-half loss ${fmt(base.ratio, 2)}${abl && Number.isFinite(abl.ratio) ? html` → ${fmt(abl.ratio, 2)}` : nothing}` : nothing}</p>
       ${rows.length ? html`<p class="note preds-note">${task === 'induction' ? 'The repeated half' : task === 'reverse' ? 'The reversed half' : 'Each position'} of the held-out sequence: the model’s most likely next token
@@ -690,6 +784,7 @@ export class AttnTrain extends AttnWidget {
         <span class="status" role="status">${this.session.statusText()}</span></div>`}
       ${this.session.error || this._ablateError ? html`<p class="error train-error" role="alert">${this.session.error || this._ablateError}</p>` : nothing}
       <div class="controls scrubline">${this.#scrubber(cur)}</div>
+      ${this._replayHeld ? html`<p class="boundary replay-held" role="status">${this._replayHeld.text}</p>` : nothing}
       ${ctl === 'full' && this.task === 'induction' ? html`<div class="controls jump" role="group" aria-label="jump to a stage">jump to:
         ${STAGES.map((s, i) => {
           // The stage of a head picked while the model shows none: said on the button, not lit.
@@ -722,8 +817,9 @@ export class AttnTrain extends AttnWidget {
   // ---- slide layout -----------------------------------------------------------------------------
 
   #renderSlide(cur) {
+    if (this.#phase === 'guess' || this.#phase === 'reveal') return this.#renderPredictSlide(cur);
     const box = this.box, ctl = this.controlsMode, fs = 16;
-    const stage = Math.max(0, Math.min(3, this.stage ?? 3));
+    const stage = cur.shownStage;
     const focus = cur.focus, em = cur.emphasis ?? 'maps';
     const narrow = box.width < 620;
     const { evalLoss, ratio, seqLoss, ablLoss } = this.#numbers(cur);
@@ -742,7 +838,9 @@ export class AttnTrain extends AttnWidget {
     const caption = html`<p class=${`caption${narrow ? '' : ' whole-items'}`} role="status">${items.map((x, i) => html`${i ? ' · ' : ''}${x}`)}</p>`;
     const controls = ctl === 'none' ? nothing : html`<div class="controls">${this.#runControls({ compact: ctl !== 'full', slide: true })}${this.#scrubber(cur, { compact: true })}</div>`;
     const strip = this.task === 'induction' ? this.#stageStrip(narrow ? ['untrained', 'loss', 'prev-token', 'induction'] : SHORT_STAGES, cur) : nothing;
-    const head = html`<div class="slide-head"><div class="topline">${strip}${controls}</div>${caption}</div>`;
+    // A live run that paused itself at a stage boundary: why, and how to go on.
+    const held = this.session.source === 'live' ? this.session.boundaryText({ short: true }) : '';
+    const head = html`<div class="slide-head"><div class="topline">${strip}${controls}</div>${caption}${held ? html`<p class="boundary" role="status">${held}</p>` : nothing}</div>`;
     const msg = this.#viewMessage();
     const body = this.boxes.get('body', { width: box.width, height: Math.max(120, box.height - (this._headH || 90) - 12) });
     // A small box shows one panel: the stage's own (0: the maps, 1: the loss, 2 and 3: the head's map).
@@ -770,24 +868,108 @@ export class AttnTrain extends AttnWidget {
     </div>`;
   }
 
+  // ---- predict: guess the loss after an ablation ----------------------------------------------------
+
+  /** The number of tokens that can come next (induction: BOS never does), for a uniform guess's loss. */
+  #nextTokens() {
+    const vocab = this.session.source === 'pretrained' ? this.session.pre.config?.vocab : (() => { try { return this.session.run?.trainer.task?.vocab; } catch { return undefined; } })();
+    if (!Number.isFinite(vocab)) return NaN;
+    return this.task === 'induction' ? vocab - 1 : vocab;
+  }
+
+  /** Names of the heads switched off ("L1H0"). */
+  #offNames() {
+    const { heads } = this.#shape();
+    return this.ablated.map((i) => headName(Math.floor(i / heads), i % heads));
+  }
+
   /**
-   * The slide's stage strip: AttnWidget's, except that the stage of a head (2 previous-token, 3
-   * induction) is lit only when the snapshot shown has that head (stageView's found); otherwise it
-   * reads "no … head" and stays unlit.
+   * The predict stage's question and slider (phase 'guess') or its reveal: the guessed loss beside the
+   * core's (the held-out sequence's loss with the head mask: the mean of inspect's tokenLosses).
+   */
+  #predictBlock({ page = false } = {}) {
+    const phase = this.#phase, v = this._view, base = v?.base, names = this.#offNames();
+    if (!base) return nothing;
+    if (!names.length) return html`<div class="predict guess"><p class="ask">Pick the heads to switch off first (click a head’s map), then predict the loss without them.</p></div>`;
+    const start = base.loss, g = fitGuess(this.guess, start);
+    const toStage = (st) => { this.stage = st; this.stateChanged(); };
+    if (phase === 'guess') {
+      return html`<div class="predict guess"><p class="ask">Predict this sequence’s loss without ${names.join(', ')}</p>
+        ${guessNumber({ label: 'your guess (nats)', value: g, min: GUESS_RANGE[0], max: GUESS_RANGE[1], step: GUESS_STEP,
+          onInput: (x) => { this.guess = x; this.stateChanged(); } })}
+        ${page ? html`<div class="actions"><button type="button" class="reveal" @click=${() => toStage(PREDICT.at + 1)}>Reveal the loss</button></div>` : nothing}</div>`;
+    }
+    const abl = v?.abl;
+    if (!abl) return html`<div class="predict reveal"><p class="empty">computing the loss without ${names.join(', ')}…</p></div>`;
+    const r = revealLoss({ guess: this.guess, start, actual: abl.loss });
+    return html`<div class="predict reveal">${revealLine(html`your guess <strong class="yours">${fmt(r.guess, 2)}</strong>, computed <strong class="computed">${fmt(r.actual, 2)}</strong>:
+      off by <strong>${fmt(r.error, 2)}</strong> — ${r.verdict}`, page ? `(${Math.round(r.share * 100)} % of the slider’s 0–${GUESS_RANGE[1]} nats)` : '')}
+      ${page ? html`<div class="actions"><button type="button" class="predict-again" @click=${() => toStage(PREDICT.at)}>Predict again</button></div>` : nothing}</div>`;
+  }
+
+  /**
+   * The per-position loss on the held-out sequence for the predict stage: with every head, the guess as
+   * a level line (the mean it predicts), and at the reveal the loss at each position without the heads.
+   */
+  #predictPlot(width, height, fs) {
+    const v = this._view, base = v?.base, names = this.#offNames();
+    if (!base?.tokenLosses) return nothing;
+    const reveal = this.#phase === 'reveal', abl = reveal ? v?.abl : null;
+    const series = tokenLossSeries(base, abl, { offLabel: `without ${names.join(', ')}` }).filter((x) => x.key !== 'from');
+    const t = base.tokenLosses.length, g = fitGuess(this.guess, base.loss);
+    const level = (y, color, dash) => ({ points: [[0, y], [t - 1, y]], color, dash });
+    const lines = [...series, ...(names.length ? [level(g, '#8250df', '8 4')] : [])];
+    // One y range for the guess and the reveal (the guess line stays where it was set): the slider's, or more.
+    const yDomain = [0, Math.max(GUESS_RANGE[1], ...lines.flatMap((x) => x.points.map(([, y]) => y)))];
+    return plot({ series: lines.map((x) => ({ ...x, label: undefined })), xLabel: 'position in the held-out sequence', yLabel: 'loss (nats)', width, height, fontSize: fs, yDomain });
+  }
+
+  /** The slide in the predict stages: the question (or the reveal) above, the per-position loss and the maps below. */
+  #renderPredictSlide(cur) {
+    const box = this.box, fs = 16, v = this._view, base = v?.base, names = this.#offNames();
+    const reveal = this.#phase === 'reveal';
+    const uni = uniformLoss(this.#nextTokens());
+    const caption = html`<p class="caption whole-items" role="status"><span>step <strong>${cur.step}</strong>, trained</span> · <span>this sequence’s loss with every head <strong>${fmt(base?.loss, 2)}</strong></span>${Number.isFinite(uni)
+      ? html` · <span>a uniform guess: ln ${this.#nextTokens()} = <strong>${fmt(uni, 2)}</strong></span>` : nothing}</p>`;
+    const head = html`<div class="slide-head">${caption}${this.#predictBlock()}</div>`;
+    const msg = this.#viewMessage();
+    const body = this.boxes.get('body', { width: box.width, height: Math.max(120, box.height - (this._headH || 90) - 12) });
+    const gap = 16, plotW = Math.floor((body.width - gap) * 0.5), mapsW = body.width - gap - plotW;
+    const pb = this.boxes.get('plot', { width: plotW, height: Math.max(80, body.height - 30) });
+    const mb = this.boxes.get('maps', { width: mapsW, height: body.height });
+    const off = `without ${names.join(', ')}`;
+    const legend = html`<div class="legend-line"><span><span class="line-swatch" style=${`border-color:${TOKEN_LOSS_COLORS.base}`}></span>every head</span>
+      ${names.length ? html`<span><span class="line-swatch" style="border-color:#8250df;border-top-style:dashed"></span>your guess</span>` : nothing}
+      ${reveal && v?.abl ? html`<span><span class="line-swatch" style=${`border-color:${TOKEN_LOSS_COLORS.ablated};border-top-style:dashed`}></span>${off}</span>` : nothing}</div>`;
+    const plotPanel = html`<div class="panel plot-panel token-loss" style=${`width:${plotW}px`}>${legend}<div class="plotbox" data-fit="plot">${msg ? nothing : this.#predictPlot(pb.width, pb.height, fs)}</div></div>`;
+    const mapsPanel = html`<div class="panel maps-panel" data-fit="maps">${msg ?? this.#slideMaps(0, null, mb.width, mb.height, { ablated: reveal })}</div>`;
+    return html`<div class="slide-frame predict-slide" style=${`height:${box.height}px`}>
+      ${head}
+      ${this.session.error || this._ablateError ? html`<p class="error train-error" role="alert">${this.session.error || this._ablateError}</p>` : nothing}
+      <div class="slide-body" data-fit="body">${plotPanel}${mapsPanel}</div>
+    </div>`;
+  }
+
+  /**
+   * The slide's stage strip: AttnWidget's, at the stage of what is shown (#current: the deck's stage
+   * when its view is shown, else the stage the weights shown have reached), except that a stage is lit
+   * only when the weights shown have reached it (found); otherwise it reads "no … head" (snapshots) or
+   * "not yet: …" (a live run) and stays unlit.
    */
   #stageStrip(names, cur) {
-    const at = Math.max(0, Math.min(3, this.stage ?? 3));
-    const missing = at >= 2 && cur.found === false;
+    const at = cur.shownStage;
+    const missing = at >= 1 && cur.found === false;
     return html`<ol class="stagestrip" aria-label="stages">${names.map((n, i) => {
       const none = missing && i === at;
       const cls = none ? 'todo none' : i === at ? 'current' : i < at ? 'done' : 'todo';
-      return html`<li class=${cls} aria-current=${i === at ? 'step' : 'false'}>${none ? `no ${n}` : n}</li>`;
+      // A live run that has not reached the stage yet: "not yet"; snapshots that never have its head: "no".
+      return html`<li class=${cls} aria-current=${i === at ? 'step' : 'false'}>${none ? (cur.live ? `not yet: ${n}` : `no ${n}`) : n}</li>`;
     })}</ol>`;
   }
 
   /** The maps of a slide: every head (stages 0 and 1), or the highlighted head large (2 and 3; in 3 with its layer-0 partner). */
-  #slideMaps(stage, focus, width, height) {
-    const base = this._view?.abl ?? this._view?.base;
+  #slideMaps(stage, focus, width, height, { ablated = this.#phase !== 'guess' } = {}) {
+    const base = (ablated ? this._view?.abl : null) ?? this._view?.base;
     if (!base?.attention) return nothing;
     const t = base.ids?.length ?? 0, tokens = base.tokens;
     const L = base.attention.length, H = base.attention[0].length;

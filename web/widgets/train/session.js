@@ -27,6 +27,16 @@ import { fmt as fmt0 } from '../shared/format.js';
 // busy in tasks over 50 ms: the session asks for a redraw at most every LIVE_MS.
 export const LIVE_MS = 200;
 
+/**
+ * The sessions of this page that own a live run. A widget asked (by a shared state: source live) to show
+ * a live run it was never asked to start — the presenter view's preview of the next click, a second
+ * copy of a slide — shows the run of the same task and model another widget of the page trains
+ * (borrowed: read, never trained, stopped or disposed by it), instead of an empty plot at step 0.
+ */
+const OWNERS = new Set();
+/** Every connected session (a new owner asks the others to look for a run to borrow). */
+const SESSIONS = new Set();
+
 /** Whole numbers with thousands separators ("126,244"); one formatter (toLocaleString makes one per call). */
 const INT = new Intl.NumberFormat('en', { maximumFractionDigits: 0 });
 /** A number as the widgets print it; '–' for one the trainer has not reported (null) yet. */
@@ -59,10 +69,18 @@ export class TrainSession {
     this.sampleSeen = new Set();  // snapshot indices queued, being drawn or drawn
     this.redrawTimer = 0;
     this.redrawAt = 0;
+    this.lender = null;       // the session whose run this one shows (borrowed), or null
+    this.borrowers = new Set();
+    SESSIONS.add(this);
     host.addController?.(this);
   }
 
+  hostConnected() {
+    SESSIONS.add(this);
+  }
+
   hostDisconnected() {
+    SESSIONS.delete(this);
     clearTimeout(this.redrawTimer);
     this.redrawTimer = 0;
     this.dropRun();
@@ -70,6 +88,38 @@ export class TrainSession {
 
   #changed() {
     this.host.requestUpdate();
+    for (const b of this.borrowers) b.host.requestUpdate();
+  }
+
+  /** The run is borrowed from another widget of the page (shown, never driven). */
+  get borrowed() {
+    return !!this.lender;
+  }
+
+  /**
+   * A mirror (source live, no run of its own, none asked for): borrows the live run of the same task and
+   * model that another session of the page owns; gives it back when that one drops it.
+   */
+  #borrow() {
+    if (this.lender && this.lender.run !== this.run) this.#giveBack();
+    if (this.run || this.wantRun || this.making || this.source !== 'live') return;
+    const want = `${this.host.task}|${this.host.size}`;
+    for (const o of OWNERS) {
+      if (o === this || !o.run || o.runFor !== want || !o.host.isConnected) continue;
+      this.lender = o;
+      o.borrowers.add(this);
+      this.run = o.run;
+      this.runFor = o.runFor;
+      this.host.requestUpdate();
+      return;
+    }
+  }
+
+  #giveBack() {
+    this.lender?.borrowers.delete(this);
+    this.lender = null;
+    this.run = null;
+    this.runFor = '';
   }
 
   /** Shows an error (e.g. a download that failed) where the trainer's own appear. */
@@ -138,6 +188,7 @@ export class TrainSession {
   /** What the host's state asks for now: the task's pretrained snapshots, a live run asked for earlier. */
   sync() {
     if (this.host.task === 'induction') this.loadPretrained();
+    this.#borrow();
     // A live model is made on a user's request only (a page load starts no worker).
     if (this.wantRun && this.source === 'live' && !this.run && !this.making && !this.error) this.ensureRun();
   }
@@ -163,6 +214,7 @@ export class TrainSession {
   /** A live run for the host's task and size (made on first use). */
   async ensureRun() {
     this.wantRun = true;
+    if (this.lender) this.#giveBack();  // asked to train: a run of its own
     if (this.run) return this.run;
     if (this.making) return this.making;
     const { task, size } = this.host;
@@ -184,6 +236,8 @@ export class TrainSession {
         if (this.host.task !== task || this.host.size !== size || !this.host.isConnected) { trainer.terminate?.(); return null; }
         this.run = new LiveRun(trainer, { target: sizeById(size).steps, onChange: (why) => this.#onRun(why) });
         this.runFor = `${task}|${size}`;
+        OWNERS.add(this);
+        for (const other of SESSIONS) if (other !== this && !other.run && other.source === 'live') other.host.requestUpdate();
         this.error = '';
         if (task === 'names') this.sampleSnapshots(this.run.snapshots);  // the untrained model's gibberish first
         return this.run;
@@ -260,6 +314,10 @@ export class TrainSession {
     this.wantRun = false;
     this.running = false;
     this.boundary = null;
+    if (this.lender) this.#giveBack();
+    OWNERS.delete(this);
+    for (const b of this.borrowers) { b.#giveBack(); b.host.requestUpdate(); }
+    this.borrowers.clear();
     this.run?.dispose();
     this.run = null;
     this.samples = [];
@@ -348,7 +406,7 @@ export class TrainSession {
 
   pause() {
     this.running = false;
-    this.run?.pause();
+    if (!this.lender) this.run?.pause();  // a borrowed run is the lender's to pause
   }
 
   /** The boundary pause in words (status line, slide caption): what crossed which threshold, how to go on. */
@@ -362,7 +420,7 @@ export class TrainSession {
   /** The host's speed changed: a run that trains goes on at the new rate from where it is. */
   setSpeed() {
     const run = this.run, rate = rateOf(this.host.speed);
-    if (!run || run.rate === rate) return;
+    if (!run || this.lender || run.rate === rate) return;
     run.rate = rate;
     if (run.running && this.running) run.start();
   }
@@ -393,7 +451,7 @@ export class TrainSession {
   /** The live run back to step 0, paused, its target the preset's again. */
   async reset() {
     const run = this.run;
-    if (!run) return;
+    if (!run || this.lender) return;
     run.pause();
     this.running = false;
     this.notice = '';

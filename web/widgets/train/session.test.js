@@ -4,7 +4,7 @@
 // The host is a plain object with what the element gives the session (task, size, source, updates).
 import { describe, expect, test, vi } from 'vitest';
 import { TrainSession } from './session.js';
-import { LiveRun, predictionRows, reachedStage, roleHead, scoredFrom } from './logic.js';
+import { LiveRun, predictionRows, rateOf, reachedStage, roleHead, scoredFrom } from './logic.js';
 import { loadPretrained } from '../../train/index.js';
 
 function makeHost(task = 'induction', size = 'attn2') {
@@ -212,6 +212,48 @@ describe('TrainSession', () => {
     expect(s.boundary).toBe(null);
     s.dropRun();
   }, 120000);
+
+  test('a copy asked to show a live run it never started (the presenter\'s preview) shows the run another widget of the page trains, and never drives it', async () => {
+    const owner = makeHost('induction', 'attn1'), mirror = makeHost('induction', 'attn1');
+    owner.source = 'live';
+    const a = new TrainSession(owner);
+    mirror.source = 'live';  // what the shared state says: the slide shows the live run
+    const b = new TrainSession(mirror);
+    b.sync();
+    expect(b.run).toBe(null);  // nothing to show yet (before: an empty plot at step 0, forever)
+    const updates = mirror.updates;
+    const run = await a.ensureRun();
+    expect(mirror.updates).toBeGreaterThan(updates);  // told to look again
+    b.sync();
+    expect(b.run).toBe(run);
+    expect(b.borrowed).toBe(true);
+    expect(b.making).toBe(null);  // no worker of its own
+    await a.step(30);
+    expect(b.history.map((h) => h.step)).toEqual([0, 25]);
+    expect(b.snapshots.map((x) => x.step)).toEqual([0]);
+    // The owner's changes redraw the copy; the copy's pause, speed and reset leave the run alone.
+    const done = stopped(run);
+    run.target = 80;
+    await a.train();
+    b.pause();
+    mirror.speed = '10';
+    b.setSpeed();
+    expect(run.rate).toBe(rateOf(owner.speed));
+    await b.reset();
+    await done;
+    expect(run.step).toBe(80);
+    // Another task or model: nothing to borrow.
+    const other = makeHost('induction', 'attn2');
+    other.source = 'live';
+    const c = new TrainSession(other);
+    c.sync();
+    expect(c.run).toBe(null);
+    // The owner drops its run: the copy gives it back.
+    a.dropRun();
+    expect(b.run).toBe(null);
+    expect(b.borrowed).toBe(false);
+    expect(run.trainer.terminated).toBe(true);
+  });
 
   test('names: a sample from every snapshot\'s weights, kept in step order; the one for a step is the newest at or before it', async () => {
     const host = makeHost('names', 'attn1');

@@ -69,4 +69,10 @@ export const trainStyles = [widgetStyles, css`
     .grid-legend .ramp { display: inline-block; width: 80px; height: 12px; margin-right: 6px; vertical-align: -1px; border: 1px solid #8c959f;
       background: linear-gradient(to right, ${unsafeCSS(RAMP)}); }
     .slide-frame p.error { margin: 4px 0 0; font-size: 16px; }
+    /* A run or replay that paused itself at a stage boundary: why, and how to go on. */
+    .boundary { margin: 2px 0; padding: 1px 8px; background: #ddf4ff; border-left: 3px solid #0969da; }
+    .slide-head .boundary { font-size: 16px; }
+    input.stage-pauses { width: 24px; height: 24px; margin: 0 4px 0 0; vertical-align: middle; }
+    .predict-slide .slide-head .predict { gap: 2px; }
+    .predict-slide .slide-head .predict .ask { font-size: 18px; }
   `];

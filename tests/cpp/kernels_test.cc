@@ -157,6 +157,40 @@ TEST(Kernels, GemmPackedBlocksMatchScalar) {
       }
 }
 
+// Large products: past 128 rows A is walked in row blocks against a packed panel of B, and past 256
+// columns B comes in several panels; partial strips, blocks and panels at once, strided, every variant.
+TEST(Kernels, GemmRowBlocksAndPanelsMatchScalar) {
+  for (size_t m : {size_t{129}, size_t{261}})
+    for (size_t n : {size_t{9}, size_t{263}})
+      for (size_t kk : {size_t{7}, size_t{300}}) {
+        const size_t lda = kk + 3, ldb = n + 5, ldc = n + 2, ldbt = kk + 1;
+        auto a = random_vec(m * lda, 61), b = random_vec(kk * ldb, 62), bt = random_vec(n * ldbt, 63);
+        auto bias = random_vec(n, 64), c0 = random_vec(m * ldc, 65);
+        const auto rows_close = [&](Guarded& got, Guarded& want) {
+          for (size_t i = 0; i < m; ++i) expect_close(got.data() + i * ldc, want.data() + i * ldc, n, 1e-4f);
+          ASSERT_TRUE(got.intact(m * ldc)) << m << "x" << n << "x" << kk;
+        };
+        Guarded c1(m * ldc), c2(m * ldc);
+        k::gemm_nn_f32_scalar(m, n, kk, a.data(), lda, b.data(), ldb, bias.data(), c1.data(), ldc);
+        k::gemm_nn_f32_wasmsimd(m, n, kk, a.data(), lda, b.data(), ldb, bias.data(), c2.data(), ldc);
+        rows_close(c2, c1);
+        Guarded d1(m * ldc), d2(m * ldc);
+        k::gemm_nt_f32_scalar(m, n, kk, a.data(), lda, bt.data(), ldbt, d1.data(), ldc);
+        k::gemm_nt_f32_wasmsimd(m, n, kk, a.data(), lda, bt.data(), ldbt, d2.data(), ldc);
+        rows_close(d2, d1);
+        Guarded e1(m * ldc), e2(m * ldc), f1(m * ldc), f2(m * ldc);
+        for (Guarded* g : {&e1, &e2, &f1, &f2}) std::copy(c0.begin(), c0.end(), g->data());
+        k::gemm_nn_acc_f32_scalar(m, n, kk, a.data(), lda, b.data(), ldb, e1.data(), ldc);
+        k::gemm_nn_acc_f32_wasmsimd(m, n, kk, a.data(), lda, b.data(), ldb, e2.data(), ldc);
+        rows_close(e2, e1);
+        k::gemm_nt_acc_f32_scalar(m, n, kk, a.data(), lda, bt.data(), ldbt, f1.data(), ldc);
+        k::gemm_nt_acc_f32_wasmsimd(m, n, kk, a.data(), lda, bt.data(), ldbt, f2.data(), ldc);
+        rows_close(f2, f1);
+        for (size_t i = 0; i < m; ++i)  // the ld padding of C is left alone
+          for (size_t j = n; j < ldc; ++j) ASSERT_EQ(e2.data()[i * ldc + j], c0[i * ldc + j]);
+      }
+}
+
 TEST(Kernels, GemmNnAccSimdMatchesScalar) {
   for (size_t m : kSizes)
     for (size_t n : kSizes)
@@ -330,7 +364,7 @@ TEST(Kernels, FirstNonFiniteSimdMatchesScalar) {
 // B packed once (the streaming attention's K and V) and the GEMM over packed strips, against
 // the scalar twins and against the unpacked GEMMs, at sizes that leave partial strips and k blocks.
 TEST(Kernels, PackedBAndPrepackedGemmMatch) {
-  for (const auto [m, n, k] : {std::array<size_t, 3>{1, 1, 1}, {5, 13, 7}, {48, 128, 64}, {7, 9, 300}, {4, 8, 257}}) {
+  for (const auto [m, n, k] : {std::array<size_t, 3>{1, 1, 1}, {5, 13, 7}, {48, 128, 64}, {7, 9, 300}, {4, 8, 257}, {300, 17, 70}}) {
     const auto a = random_vec(m * k, 1 + m), bnk = random_vec(n * k, 2 + n), bkn = random_vec(k * n, 3 + k);
     const size_t np = k::packed_b_floats(k, n);
     std::vector<float> p1(np, kGuard), p2(np, kGuard), p3(np, kGuard), p4(np, kGuard);

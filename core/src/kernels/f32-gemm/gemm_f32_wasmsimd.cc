@@ -217,6 +217,14 @@ inline void gemv_nt_rows(size_t n, size_t k, const float* x, const float* b, siz
   }
 }
 
+// Rows of A per block: [kMC, kKC] floats (128 KB) stay in L2 while every strip of a packed B panel
+// passes them. Without this block, each 8-column strip streamed all of A again: at (512, 512, 512)
+// A [512, 256] is 512 KB per strip, read from L3 64 times.
+constexpr size_t kMC = 128;
+constexpr size_t kNC = 256;  // columns of B per packed panel: [kKC, kNC] floats, 256 KB
+// thread_local: a native C++ user may call the core from several threads (wasm has one: a plain global).
+alignas(16) thread_local float g_panel[kKC * kNC];
+
 // C[m, n] (=|+=) A[m, k]·op(B) (+ bias): op(B) = B [k, n] (nn) or Bᵀ with B [n, k] (nt).
 template <bool kTransB>
 void gemm_packed(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b,
@@ -226,27 +234,54 @@ void gemm_packed(size_t m, size_t n, size_t k, const float* a, size_t lda, const
     if (kTransB && !bias) return gemv_nt_rows(n, k, a, b, ldb, accumulate, c);
     if (!kTransB) return gemv_nn_rows(n, k, a, b, ldb, bias, accumulate, c);
   }
-  alignas(16) float bp[kKC * kNR];
-  for (size_t p0 = 0; p0 < k; p0 += kKC) {
-    const size_t kc = std::min(kKC, k - p0);
-    const bool acc = accumulate || p0 > 0;  // later reduction blocks add to the first one's result
-    for (size_t j = 0; j < n; j += kNR) {
-      const size_t nr = std::min(kNR, n - j);
-      const float* bias_j = (bias && p0 == 0) ? bias + j : nullptr;
-      const float* a0 = a + p0;
-      float* cj = c + j;
-      // Few rows of A (an interactive-size call) do not repay packing: read a full nn strip in place.
-      if (!kTransB && nr == kNR && m <= kPackMinRows) {
-        for_row_blocks(m, [&]<size_t MR>(size_t i) {
-          gemm_ukernel_mrx8<MR>(kc, a0 + i * lda, lda, b + p0 * ldb + j, ldb, bias_j, acc, cj + i * ldc, ldc);
-        });
+  for (size_t jc = 0; jc < n; jc += kNC) {
+    const size_t nc = std::min(kNC, n - jc);
+    for (size_t p0 = 0; p0 < k; p0 += kKC) {
+      const size_t kc = std::min(kKC, k - p0);
+      const bool acc = accumulate || p0 > 0;  // later reduction blocks add to the first one's result
+      const float* bias_p = (bias && p0 == 0) ? bias + jc : nullptr;
+      // Few rows of A (an interactive-size call) do not repay packing: read full nn strips in place.
+      if (!kTransB && m <= kPackMinRows) {
+        for (size_t j = 0; j < nc; j += kNR) {
+          const size_t nr = std::min(kNR, nc - j);
+          const float* bias_j = bias_p ? bias_p + j : nullptr;
+          float* cj = c + jc + j;
+          if (nr == kNR)
+            for_row_blocks(m, [&]<size_t MR>(size_t i) {
+              gemm_ukernel_mrx8<MR>(kc, a + p0 + i * lda, lda, b + p0 * ldb + jc + j, ldb, bias_j, acc, cj + i * ldc, ldc);
+            });
+          else {
+            alignas(16) float bp[kKC * kNR];
+            pack_b_nn(kc, nr, b + p0 * ldb + jc + j, ldb, bp);
+            gemm_strip(m, kc, nr, a + p0, lda, bp, bias_j, acc, cj, ldc);
+          }
+        }
         continue;
       }
-      if (kTransB)
-        pack_b_nt(kc, nr, b + j * ldb + p0, ldb, bp);
-      else
-        pack_b_nn(kc, nr, b + p0 * ldb + j, ldb, bp);
-      gemm_strip(m, kc, nr, a0, lda, bp, bias_j, acc, cj, ldc);
+      // Strip j of B's panel [kc, nc], packed into bp [kc, kNR].
+      const auto pack = [&](size_t j, float* bp) {
+        if (kTransB)
+          pack_b_nt(kc, std::min(kNR, nc - j), b + (jc + j) * ldb + p0, ldb, bp);
+        else
+          pack_b_nn(kc, std::min(kNR, nc - j), b + p0 * ldb + jc + j, ldb, bp);
+      };
+      if (m <= kMC) {  // one row block: one strip at a time through an L1-sized buffer
+        alignas(16) float bp[kKC * kNR];
+        for (size_t j = 0; j < nc; j += kNR) {
+          pack(j, bp);
+          gemm_strip(m, kc, std::min(kNR, nc - j), a + p0, lda, bp, bias_p ? bias_p + j : nullptr, acc,
+                     c + jc + j, ldc);
+        }
+        continue;
+      }
+      // More rows: the whole panel packed once, then each block of kMC rows against every strip.
+      for (size_t j = 0; j < nc; j += kNR) pack(j, g_panel + j * kc);
+      for (size_t ic = 0; ic < m; ic += kMC) {
+        const size_t mc = std::min(kMC, m - ic);
+        for (size_t j = 0; j < nc; j += kNR)
+          gemm_strip(mc, kc, std::min(kNR, nc - j), a + ic * lda + p0, lda, g_panel + j * kc,
+                     bias_p ? bias_p + j : nullptr, acc, c + ic * ldc + jc + j, ldc);
+      }
     }
   }
 }
@@ -269,9 +304,11 @@ void gemm_prepacked_f32_wasmsimd(size_t m, size_t n, size_t k, const float* a, s
   for (size_t p0 = 0; p0 < k; p0 += kKC) {
     const size_t kc = std::min(kKC, k - p0);
     const bool acc = accumulate || p0 > 0;
-    for (size_t j = 0; j < n; j += kNR) {
-      const size_t nr = std::min(kNR, n - j);
-      gemm_strip(m, kc, nr, a + p0, lda, bp + j / kNR * strip_stride + p0 * kNR, nullptr, acc, c + j, ldc);
+    for (size_t ic = 0; ic < m; ic += kMC) {
+      const size_t mc = std::min(kMC, m - ic);
+      for (size_t j = 0; j < n; j += kNR)
+        gemm_strip(mc, kc, std::min(kNR, n - j), a + ic * lda + p0, lda, bp + j / kNR * strip_stride + p0 * kNR,
+                   nullptr, acc, c + ic * ldc + j, ldc);
     }
   }
 }

@@ -1,10 +1,15 @@
 // <attn-cost>: how attention's cost grows with T, measured in this page.
-// Times lab.multiHeadAttention at T = 16 … max-t (output only when the API offers
-// `intermediates: false`) in a Web Worker with its own module (cost.worker.js; the page's thread only
-// draws the results), or, without workers, on the page's thread in short slices (timing.js), and fits
-// time ≈ c·(4T²D + 8TD²) (the flop count) by least squares in relative error.
+// Times, at T = 16 … max-t, either one multi-head attention forward (op="multihead", the default:
+// lab.multiHeadAttention, output only when the API offers `intermediates: false`; fit c·(4T²D + 8TD²),
+// projections included) or the attention core alone (op="attention": lab.attention, softmax(QKᵀ/√d)·V
+// of one head with Q, K, V of T × d, no projections; fit c·4T²d) — in a Web Worker with its own module
+// (cost.worker.js; the page's thread only draws the results), or, without workers, on the page's
+// thread in short slices (timing.js). The fit is least squares in relative error; the log–log plot
+// has reference lines ∝ T and ∝ T² through the largest T. With op="attention" and d-model 64, the
+// timings shipped in reference.js (labelled with where and when they were measured) are drawn until
+// a live run has results: a slide is never blank, before its run or on its PDF page.
 //
-// Attributes: d-model, heads, max-t, autorun, in-page (time on the page's thread), hash-key.
+// Attributes: op, d-model, heads, max-t, autorun, in-page (time on the page's thread), hash-key.
 // Events: attn-state-change; attn-cost-complete { results, outputOnly, where } when a run finishes. Times are this machine's; nothing here is a test assertion.
 import { html, css, nothing } from 'lit';
 import { AttnWidget } from '../shared/widget.js';
@@ -13,7 +18,8 @@ import { plot, SERIES_COLORS } from '../shared/plot.js';
 import { widgetStyles } from '../shared/styles.js';
 import { FitBoxes, SLIDE_CSS, padRange, plotInner } from '../shared/fit-boxes.js';
 import { fmt } from '../shared/format.js';
-import { attentionFlops, lengths } from './logic.js';
+import { flopsOf, lastSlope, lengths, referenceSlopes } from './logic.js';
+import { REFERENCE } from './reference.js';
 import { hasOutputOnly, timeLengths } from './timing.js';
 import '../shared/tex.js';
 
@@ -24,6 +30,8 @@ const yieldToPage = () => new Promise((ok) => setTimeout(ok, 0));
 
 export class AttnCost extends AttnWidget {
   static properties = {
+    /** What is timed: 'multihead' (one multi-head attention forward, projections included) or 'attention' (the core alone). */
+    op: { type: String },
     dModel: { type: Number, attribute: 'd-model' },
     heads: { type: Number },
     maxT: { type: Number, attribute: 'max-t' },
@@ -46,6 +54,7 @@ export class AttnCost extends AttnWidget {
   `];
 
   static stateSchema = {
+    op: { type: 'enum', values: ['multihead', 'attention'] },
     dModel: { type: 'int', min: 8, max: 512 },
     heads: { type: 'int', min: 1, max: 16 },
     maxT: { type: 'int', min: 16, max: 4096 },
@@ -57,6 +66,7 @@ export class AttnCost extends AttnWidget {
 
   constructor() {
     super();
+    this.op = 'multihead';
     this.dModel = 64;
     this.heads = 4;
     this.maxT = 1024;
@@ -112,9 +122,10 @@ export class AttnCost extends AttnWidget {
     if (!lab || this._running) return;
     const id = ++this._runId, D = this.dModel, H = this.dModel % this.heads ? 1 : this.heads;
     const Ts = lengths(this.maxT), outputOnly = this.#outputOnly(lab);
-    const job = { dModel: D, heads: H, Ts, outputOnly, warmupMs: WARMUP_MS, minTimeMs: MIN_TIME_MS, sliceMs: SLICE_MS };
+    const op = this.#op;
+    const job = { op, dModel: D, heads: H, Ts, outputOnly, warmupMs: WARMUP_MS, minTimeMs: MIN_TIME_MS, sliceMs: SLICE_MS };
     const add = (r) => {
-      this._results = [...this._results, { T: r.T, ms: r.ms, calls: r.calls, flops: attentionFlops(r.T, D) }];
+      this._results = [...this._results, { T: r.T, ms: r.ms, calls: r.calls, flops: flopsOf(op, r.T, D) }];
       this._progress = this._results.length / Ts.length;
     };
     this._running = true;
@@ -143,7 +154,7 @@ export class AttnCost extends AttnWidget {
         await timeLengths(lab, job, { stopped: () => id !== this._runId, onResult: add, pause: yieldToPage });
         if (id !== this._runId) return;
       }
-      this.dispatchEvent(new CustomEvent('attn-cost-complete', { detail: { results: this._results, outputOnly, where: this._where }, bubbles: true, composed: true }));
+      this.dispatchEvent(new CustomEvent('attn-cost-complete', { detail: { results: this._results, outputOnly, where: this._where, op }, bubbles: true, composed: true }));
     } finally {
       if (id === this._runId) this._running = false;
     }
@@ -174,7 +185,10 @@ export class AttnCost extends AttnWidget {
   }
 
   #settings(D) {
-    return html`<label>d<sub>model</sub> <select class="d-model" @change=${(e) => this.#set({ dModel: Number(e.target.value) })}>
+    return html`<label>time <select class="op" @change=${(e) => this.#set({ op: e.target.value })}>
+          <option value="multihead" ?selected=${this.#op === 'multihead'}>multi-head forward (with projections)</option>
+          <option value="attention" ?selected=${this.#op === 'attention'}>attention core (one head, no projections)</option></select></label>
+        <label>d<sub>model</sub> <select class="d-model" @change=${(e) => this.#set({ dModel: Number(e.target.value) })}>
           ${[32, 64, 128, 256].map((d) => html`<option value=${d} ?selected=${d === D}>${d}</option>`)}</select></label>
         <label>heads <select class="heads" @change=${(e) => this.#set({ heads: Number(e.target.value) })}>
           ${[1, 2, 4, 8].map((h) => html`<option value=${h} ?selected=${h === this.heads}>${h}</option>`)}</select></label>
@@ -182,35 +196,83 @@ export class AttnCost extends AttnWidget {
           ${[128, 256, 512, 1024, 2048].map((t) => html`<option value=${t} ?selected=${t === this.maxT}>${t}</option>`)}</select></label>`;
   }
 
-  /** The plot's series: measured times (dots) and the fitted flop model (line), or none yet. */
-  #series(res, c, legend) {
-    return [{ points: res.map((r) => [r.T, r.ms]), kind: 'dots', label: legend ? 'measured' : undefined, color: SERIES_COLORS[0] },
-      { points: res.map((r) => [r.T, c * r.flops]), label: legend ? `fit c·(4T²d + 8Td²), c = ${(c * 1e6).toPrecision(3)} ns per flop (${(1e-6 / c).toPrecision(3)} GFLOP/s)` : undefined, color: SERIES_COLORS[1] }];
+  get #op() { return this.op === 'attention' ? 'attention' : 'multihead'; }
+
+  /**
+   * The timings to draw: this run's ('live'), else the shipped ones when they are of this op and
+   * d_model ('shipped', reference.js), else none.
+   */
+  #shown() {
+    if (this._results.length) return { res: this._results, source: 'live' };
+    const D = this.dModel, op = this.#op;
+    if (REFERENCE.op === op && REFERENCE.dModel === D && !this._error)
+      return { res: REFERENCE.results.filter((r) => r.T <= this.maxT).map((r) => ({ ...r, flops: flopsOf(op, r.T, D) })), source: 'shipped' };
+    return { res: [], source: null };
+  }
+
+  /** The fitted formula's name, as the legend and the slide say it. */
+  get #fitName() { return this.#op === 'attention' ? 'c·4T²d' : 'c·(4T²d + 8Td²)'; }
+
+  /**
+   * The plot's series: measured times (dots), the fitted flop model (line) and the reference slopes
+   * ∝ T and ∝ T² through the largest T (dashed, labelled at their small-T end).
+   */
+  #series(res, c, legend, fs = 12) {
+    if (!res.length) return [{ points: [], kind: 'dots' }];
+    const slopes = referenceSlopes(res).map(({ power, points }) => [
+      { points, dash: '6 5', color: power === 2 ? '#57606a' : '#8c959f', label: legend ? (power === 2 ? '∝ T²' : '∝ T') : undefined, slope: power },
+      // The label near the line's small-T end, above it (the fit runs just below the ∝ T² line).
+      { points: [power === 2 ? [points[Math.min(1, points.length - 1)][0], points[Math.min(1, points.length - 1)][1] * 3] : [points[0][0], points[0][1] * 1.6]], kind: 'dots', r: 0.01, color: power === 2 ? '#57606a' : '#6e7781', labels: [power === 2 ? '∝ T²' : '∝ T'] }]).flat();
+    return [...slopes,
+      { points: res.map((r) => [r.T, r.ms]), kind: 'dots', label: legend ? 'measured' : undefined, color: SERIES_COLORS[0] },
+      { points: res.map((r) => [r.T, c * r.flops]), label: legend ? `fit ${this.#fitName}, c = ${(c * 1e6).toPrecision(3)} ns per flop (${(1e-6 / c).toPrecision(3)} GFLOP/s)` : undefined, color: SERIES_COLORS[1] }];
   }
 
   renderWidget(lab) {
-    const res = this._results;
+    const shown = this.#shown(), res = shown.res;
     const c = res.length ? fitProportionalRelative(res.map((r) => r.flops), res.map((r) => r.ms)) : NaN;
-    return this.slideLayout ? this.#renderSlide(lab, res, c) : this.#renderPage(lab, res, c);
+    return this.slideLayout ? this.#renderSlide(lab, shown, c) : this.#renderPage(lab, shown, c);
   }
 
-  #renderPage(lab, res, c) {
-    const D = this.dModel;
+  /** The time formula (LaTeX) of what is timed. */
+  #formula(D, narrow, page) {
+    if (this.#op === 'attention')
+      return page ? `\\text{time}(T) \\approx c\\,\\underbrace{4T^2 d}_{QK^\\top,\\ AV} = O(T^2 d)\\ \\text{(attention core, one head, no projections)},\\quad d = ${D}`
+        : narrow ? `{\\text{time}(T) \\approx c \\cdot 4T^2 d\\ \\ \\text{(no projections)},\\ d = ${D}}` : `{\\text{time}(T) \\approx c \\cdot 4T^2 d\\ \\ (QK^\\top \\text{ and } AV\\text{, no projections}),\\quad d = ${D}}`;
+    return page ? `\\text{time}(T) \\approx c\\,\\big(\\underbrace{4T^2 d}_{QK^\\top,\\ AV} + \\underbrace{8T d^2}_{\\text{projections}}\\big) = O(T^2 d + T d^2),\\quad d = ${D}`
+      : narrow ? `{\\text{time}(T) \\approx c\\,(4T^2 d + 8T d^2),\\ d = ${D}}` : `{\\text{time}(T) \\approx c\\,\\big(4T^2 d + 8T d^2\\big) = O(T^2 d + T d^2),\\quad d = ${D}}`;
+  }
+
+  /** What one timed call is, in words. */
+  get #callName() {
+    return this.#op === 'attention' ? 'softmax(QKᵀ/√d)·V, one head' : 'multi-head attention call';
+  }
+
+  /** Where the drawn timings come from, in words. */
+  #sourceText(source) {
+    if (source === 'shipped') return `shipped timings: ${REFERENCE.where}, ${REFERENCE.date}`;
+    return this._where === 'page' ? 'measured in this browser (page thread)' : 'measured in this browser';
+  }
+
+  #renderPage(lab, shown, c) {
+    const D = this.dModel, { res, source } = shown, core = this.#op === 'attention';
     return html`
-      <attn-tex class="formula" display .expr=${`\\text{time}(T) \\approx c\\,\\big(\\underbrace{4T^2 d}_{QK^\\top,\\ AV} + \\underbrace{8T d^2}_{\\text{projections}}\\big) = O(T^2 d + T d^2),\\quad d = ${D}`}></attn-tex>
+      <attn-tex class="formula" display .expr=${this.#formula(D, false, true)}></attn-tex>
       <div class="controls">${this.#settings(D)}${this.#measureControls(true)}</div>
-      <p class="note">${this.#outputOnly(lab) ? 'Output only (intermediates: false).' : 'With every intermediate (scores and weights per head).'}
+      <p class="note">${core ? 'The attention core alone: lab.attention with Q, K, V of T × d (it returns its T × T scores and weights too).'
+        : this.#outputOnly(lab) ? 'Output only (intermediates: false).' : 'With every intermediate (scores and weights per head).'}
         After ${WARMUP_MS} ms of warm-up, each T is timed for at least ${MIN_TIME_MS} ms${(this._where ?? (typeof Worker === 'function' && !this.inPage ? 'worker' : 'page')) === 'page'
           ? html` on this page's thread, in slices of ≤ ${SLICE_MS} ms (one call at a large T can take longer than a slice: the page may pause)`
-          : ' in a background thread (a Web Worker), so the page stays usable while it runs'}. Small T is dominated by per-call overhead, not flops.${this._error ? html` <span class="run-error" role="alert">The measurement stopped: ${this._error}</span>` : nothing}</p>
+          : ' in a background thread (a Web Worker), so the page stays usable while it runs'}. Small T is dominated by per-call overhead, not flops.
+        Dashed: ∝ T and ∝ T² through the largest T.${source === 'shipped' ? html` <span class="source">Shown until you measure: ${this.#sourceText(source)}.</span>` : nothing}${this._error ? html` <span class="run-error" role="alert">The measurement stopped: ${this._error}</span>` : nothing}</p>
       ${res.length ? html`<div class="row">
-        ${plot({ title: 'time per multi-head attention call', xLabel: 'sequence length T', yLabel: 'ms', logX: true, logY: true, width: this.pageFit(440), height: 280,
+        ${plot({ title: `time per call (${this.#callName})`, xLabel: 'sequence length T', yLabel: 'ms', logX: true, logY: true, width: this.pageFit(440), height: 280,
           xDomain: this.#xDomain(this.pageFit(440), 12), series: this.#series(res, c, true) })}
-        ${this.#table(res, c)}</div>` : nothing}`;
+        ${this.#table(res, c, false, source)}</div>` : nothing}`;
   }
 
-  #table(res, c, compact = false) {
-    return html`<table class="plain timings"><caption>measured in this page</caption>
+  #table(res, c, compact = false, source = 'live') {
+    return html`<table class="plain timings"><caption>${source === 'shipped' ? 'shipped (not this computer)' : 'measured in this page'}</caption>
       <tr><th>T</th><th>ms / call</th>${compact ? nothing : html`<th>fit (ms)</th>`}<th>GFLOP/s</th>${compact ? nothing : html`<th>calls</th>`}</tr>
       ${res.map((r) => html`<tr><td>${r.T}</td><td>${fmt(r.ms, compact ? 3 : 4)}</td>${compact ? nothing : html`<td>${fmt(c * r.flops, 4)}</td>`}<td>${fmt(r.flops / r.ms / 1e6, 2)}</td>${compact ? nothing : html`<td>${r.calls}</td>`}</tr>`)}
     </table>`;
@@ -225,31 +287,33 @@ export class AttnCost extends AttnWidget {
   }
 
   /**
-   * Slide layout: the cost formula, the Measure button (the lecture's one live control), the log–log
-   * plot filling the box (its axes drawn before the first run) and the timings beside it.
+   * Slide layout: the cost formula, what is timed and where, the Measure button (the lecture's one live
+   * control), the log–log plot filling the box with the reference slopes, and the timings beside it.
+   * Before a live run (and on a PDF page) the shipped timings, labelled as such, when there are some.
    */
-  #renderSlide(lab, res, c) {
+  #renderSlide(lab, shown, c) {
     const box = this.box, fs = 16, ctl = this.controlsMode, D = this.dModel, narrow = box.width < 640;
+    const { res, source } = shown;
     const body = this.boxes.get('body', { width: box.width, height: Math.max(140, box.height - 150) });
     const tableW = narrow || !res.length ? 0 : 250;
-    const plotBox = this.boxes.get('plot', { width: body.width - tableW - (tableW ? 16 : 0), height: Math.max(100, body.height - 28) });
-    const tex = narrow ? `{\\text{time}(T) \\approx c\\,(4T^2 d + 8T d^2),\\ d = ${D}}`
-      : `{\\text{time}(T) \\approx c\\,\\big(4T^2 d + 8T d^2\\big) = O(T^2 d + T d^2),\\quad d = ${D}}`;
-    const Ts = lengths(this.maxT);
-    // Before a run: the axes over the range that will be measured (no data, no invented times).
+    const legendH = narrow ? 52 : 28;  // the legend line wraps in a half-slide column
+    const plotBox = this.boxes.get('plot', { width: body.width - tableW - (tableW ? 16 : 0), height: Math.max(100, body.height - legendH) });
+    const Ts = lengths(this.maxT), slope = lastSlope(res);
+    // No timings at all (another op or d_model than the shipped ones): the axes over the range that will be measured.
     const yDomain = res.length ? undefined : [1e-3, 1e2];
     return html`<div class="slide-frame" style=${`height:${box.height}px`}>
-      <attn-tex class="formula" .expr=${tex}></attn-tex>
+      <attn-tex class="formula" .expr=${this.#formula(D, narrow, false)}></attn-tex>
       ${ctl === 'none' ? nothing : html`<div class="controls">${ctl === 'full' ? this.#settings(D) : nothing}${this.#measureControls(false)}</div>`}
       <div class="slide-body" data-fit="body">
         <div class="plot-panel grow">
-          <div class="legend-line">${res.length ? html`<span><span class="dot"></span> measured</span>
-            <span><span class="line-swatch" style=${`border-color:${SERIES_COLORS[1]}`}></span> fit, ${fmt(1e-6 / c, 2)} GFLOP/s</span>`
-            : html`<span>time per multi-head attention call, T = ${Ts[0]} … ${Ts[Ts.length - 1]}${ctl === 'none' ? '' : ': press Measure'}</span>`}</div>
+          <div class="legend-line">${res.length ? html`<span class="source"><span class="dot" style=${source === 'shipped' ? 'background:#57606a' : ''}></span> ${this.#sourceText(source)}</span>
+            <span><span class="line-swatch" style=${`border-color:${SERIES_COLORS[1]}`}></span> fit ${this.#fitName}, ${fmt(1e-6 / c, 2)} GFLOP/s</span>
+            ${Number.isFinite(slope) ? html`<span class="slope">slope ${fmt(slope, 1)} at T = ${res[res.length - 1].T}</span>` : nothing}`
+            : html`<span>${this.#callName}, T = ${Ts[0]} … ${Ts[Ts.length - 1]}${ctl === 'none' ? '' : ': press Measure'}</span>`}</div>
           <div class="plotbox" data-fit="plot">${plot({ xLabel: 'sequence length T', yLabel: 'ms per call', logX: true, logY: true, width: plotBox.width, height: plotBox.height,
-            fontSize: fs, xDomain: this.#xDomain(plotBox.width, fs), yDomain, series: this.#series(res, c, false) })}</div>
+            fontSize: fs, xDomain: this.#xDomain(plotBox.width, fs), yDomain, series: this.#series(res, c, false, fs).map((s) => (source === 'shipped' && s.kind === 'dots' && !s.labels ? { ...s, color: '#57606a' } : s)) })}</div>
         </div>
-        ${tableW ? html`<div class="side" style=${`width:${tableW}px`}>${this.#table(res, c, true)}</div>` : nothing}
+        ${tableW ? html`<div class="side" style=${`width:${tableW}px`}>${this.#table(res, c, true, source)}</div>` : nothing}
       </div>
     </div>`;
   }

@@ -33,3 +33,52 @@ test('timeLengths: one result per T, a pause before every slice, stops when aske
     { stopped: () => ++n > 2, onResult: (r) => stopped.push(r), pause: async () => {} });
   expect(stopped).toEqual([]);
 });
+
+test('the attention core counts no projections: 4T²d, and flopsOf picks the op', async () => {
+  const { coreFlops, flopsOf } = await import('./logic.js');
+  expect(coreFlops(128, 64)).toBe(4 * 128 * 128 * 64);
+  expect(flopsOf('attention', 128, 64)).toBe(coreFlops(128, 64));
+  expect(flopsOf('multihead', 128, 64)).toBe(attentionFlops(128, 64));
+  expect(flopsOf('multihead', 128, 64) - flopsOf('attention', 128, 64)).toBe(8 * 128 * 64 * 64);  // the projections
+});
+
+test('reference slopes ∝ T and ∝ T² meet the largest T; lastSlope reads the local power', async () => {
+  const { referenceSlopes, lastSlope } = await import('./logic.js');
+  const res = [16, 32, 64, 128].map((T) => ({ T, ms: 1e-4 * T * T + 0.01 }));
+  const [lin, quad] = referenceSlopes(res);
+  expect(lin.power).toBe(1);
+  expect(quad.power).toBe(2);
+  expect(lin.points.at(-1)).toEqual([128, res[3].ms]);
+  expect(quad.points.at(-1)).toEqual([128, res[3].ms]);
+  expect(lin.points[0][1]).toBeCloseTo(res[3].ms / 8, 12);
+  expect(quad.points[0][1]).toBeCloseTo(res[3].ms / 64, 12);
+  expect(lastSlope(res)).toBeGreaterThan(1.5);
+  expect(lastSlope(res)).toBeLessThan(2);
+  expect(lastSlope([{ T: 16, ms: 1 }, { T: 32, ms: 2 }])).toBeCloseTo(1, 12);
+  expect(referenceSlopes([])).toEqual([]);
+});
+
+test('op "attention" times lab.attention (Q, K, V of T × d, one head), no projection weights', async () => {
+  const { callFor } = await import('./timing.js');
+  const calls = [];
+  const lab = { attention: (a) => calls.push(['attention', a]), multiHeadAttention: (a) => calls.push(['multihead', a]) };
+  callFor(lab, { op: 'attention', dModel: 8, heads: 2 }, 32)();
+  expect(calls[0][0]).toBe('attention');
+  expect(calls[0][1]).toMatchObject({ tq: 32, tk: 32, dk: 8, dv: 8 });
+  expect(calls[0][1].q).toHaveLength(32 * 8);
+  expect(calls[0][1].wq).toBeUndefined();
+  callFor(lab, { dModel: 8, heads: 2, outputOnly: true }, 16)();
+  expect(calls[1][0]).toBe('multihead');
+  expect(calls[1][1]).toMatchObject({ tq: 16, dModel: 8, heads: 2, intermediates: false });
+});
+
+test('the shipped timings: the attention core at d 64, labelled, T doubling from 16, growing about as T² at the end', async () => {
+  const { REFERENCE } = await import('./reference.js');
+  const { lastSlope, lengths } = await import('./logic.js');
+  expect(REFERENCE).toMatchObject({ op: 'attention', dModel: 64 });
+  expect(REFERENCE.where).toMatch(/\w/);
+  expect(REFERENCE.date).toMatch(/^\d{4}-\d\d-\d\d$/);
+  expect(REFERENCE.results.map((r) => r.T)).toEqual(lengths(REFERENCE.results.at(-1).T));
+  for (const r of REFERENCE.results) expect(r.ms).toBeGreaterThan(0);
+  expect(lastSlope(REFERENCE.results)).toBeGreaterThan(1.6);
+});

@@ -15,26 +15,40 @@ export function hasOutputOnly(lab) {
 }
 
 /**
- * Times lab.multiHeadAttention at every T of `Ts` (d_model `dModel`, `heads` heads): onResult({ T, ms,
- * calls }) after each. Stops early when stopped() turns true.
+ * The call `op` times, at length T: 'multihead' — lab.multiHeadAttention (d_model D, H heads, output
+ * only when `outputOnly`); 'attention' — the attention core lab.attention, softmax(QKᵀ/√D)·V with Q, K,
+ * V of T × D (one head, no projections). Returns a function of no arguments.
  */
-export async function timeLengths(lab, { dModel: D, heads: H, Ts, outputOnly, warmupMs, minTimeMs, sliceMs = 20 }, { stopped, onResult, pause }) {
+export function callFor(lab, { op = 'multihead', dModel: D, heads: H, outputOnly }, T) {
   const f32 = (seed, n) => Float32Array.from(uniformMatrix(seed, n));  // typed arrays: no per-call conversion
-  const w = { wq: f32(1, D * D), wk: f32(2, D * D), wv: f32(3, D * D), wo: f32(4, D * D) };
-  const opt = outputOnly ? { intermediates: false } : {};
-  const warm = { x: f32(5, 64 * D), tq: 64, dModel: D, heads: H, ...w, ...opt };
+  if (op === 'attention') {
+    const args = { q: f32(1, T * D), k: f32(2, T * D), v: f32(3, T * D), tq: T, tk: T, dk: D, dv: D };
+    return () => lab.attention(args);
+  }
+  const args = { x: f32(5, T * D), tq: T, dModel: D, heads: H, wq: f32(1, D * D), wk: f32(2, D * D), wv: f32(3, D * D), wo: f32(4, D * D),
+    ...(outputOnly ? { intermediates: false } : {}) };
+  return () => lab.multiHeadAttention(args);
+}
+
+/**
+ * Times `op` (callFor) at every T of `Ts`: onResult({ T, ms, calls }) after each. Stops early when
+ * stopped() turns true.
+ */
+export async function timeLengths(lab, job, { stopped, onResult, pause }) {
+  const { Ts, warmupMs, minTimeMs, sliceMs = 20 } = job;
+  const warm = callFor(lab, job, 64);
   for (let spent = 0; spent < warmupMs;) {
     await pause();
     if (stopped()) return;
     const t0 = performance.now();
-    while (performance.now() - t0 < sliceMs) lab.multiHeadAttention(warm);
+    while (performance.now() - t0 < sliceMs) warm();
     spent += performance.now() - t0;
   }
   for (const T of Ts) {
-    const args = { x: f32(5, T * D), tq: T, dModel: D, heads: H, ...w, ...opt };
+    const call = callFor(lab, job, T);
     await pause();
     if (stopped()) return;
-    lab.multiHeadAttention(args);  // warm-up: memory growth, first touch
+    call();  // warm-up: memory growth, first touch
     let calls = 0, spent = 0;
     while (spent < minTimeMs || calls < 3) {
       await pause();
@@ -42,7 +56,7 @@ export async function timeLengths(lab, { dModel: D, heads: H, Ts, outputOnly, wa
       const t0 = performance.now();
       let inSlice = 0;
       do {
-        lab.multiHeadAttention(args);
+        call();
         calls++;
         inSlice = performance.now() - t0;
       } while (inSlice < sliceMs && spent + inSlice < minTimeMs);

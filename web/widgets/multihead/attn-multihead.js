@@ -22,7 +22,8 @@ import { widgetStyles } from '../shared/styles.js';
 import { uniformMatrix } from '../shared/rng.js';
 import { resize } from '../shared/rng.js';
 import { CAT_SAT, headChoices, headSlice } from './logic.js';
-import { chunks, choose, geometryOf, inputDigits } from '../shared/pack.js';
+import { geometryOf } from '../shared/pack.js';
+import { pickSlide, slideFonts, slideLevels } from './slide.js';
 import '../shared/heatmap.js';
 import '../shared/matrix-editor.js';
 import '../shared/tex.js';
@@ -34,7 +35,6 @@ const MAX_T = 8, MAX_D = 8;
 const STAGES = ['inputs', 'per-head Q, K, V', 'per-head weights', 'concat', 'output'];
 /** The slide's stage strip: short names, so it stays one line in a half-width column. */
 const SHORT_STAGES = ['inputs', 'Q, K, V', 'weights', 'concat', 'output'];
-const SUB = (n) => String(n).replace(/\d/g, (d) => '₀₁₂₃₄₅₆₇₈₉'[d]);
 /** Head colours for the concat's column groups (Okabe–Ito). */
 const HEAD_COLORS = ['#0072b2', '#e69f00', '#009e73', '#cc79a7', '#56b4e9', '#d55e00', '#000000', '#999999'];
 
@@ -323,61 +323,36 @@ export class AttnMultihead extends AttnWidget {
     ][i];
   }
 
+  /** Screen px per CSS px (a deck scales its canvas); a change re-renders (updated()). */
+  #screenScale() {
+    const w = this.offsetWidth, s = w ? this.getBoundingClientRect().width / w : 1;
+    this._scale = s > 0.05 ? Math.round(s * 100) / 100 : 1;
+    return this._scale;
+  }
+
+  updated(changed) {
+    super.updated?.(changed);
+    if (!this.slideLayout || !this.offsetWidth) return;
+    const s = Math.round((this.getBoundingClientRect().width / this.offsetWidth) * 100) / 100;
+    if (this._scale && Math.abs(s - this._scale) > 0.02) this.requestUpdate();
+  }
+
   /** Slide layout: strip, compact controls, the stage's formula, the stage's matrices as large as fit. */
   #renderSlide(r) {
     const { tokens, dModel: D, heads: H } = this, t = tokens.length, dk = D / H;
     const pv = this.#predictView, stage = Math.max(0, Math.min(4, pv.own ?? 4));
-    const dims = (n) => Array.from({ length: n }, (_, j) => `d${j + 1}`);
-    const concatLabels = Array.from({ length: D }, (_, j) => `h${Math.floor(j / dk) + 1}·${(j % dk) + 1}`);
-    const fixed = this.#fixedWeights;
-    const P = (cls, label, values, rows, cols, rowLabels, colLabels, o = {}) => ({
-      cls, label, values, rows, cols, rowLabels, colLabels, group: o.group ?? cls, weight: o.weight ?? 1, below: o.below ?? 0,
-      digits: o.digits ?? 4, colormap: o.prob ? 'sequential' : 'diverging',
-      vmin: o.prob && fixed ? 0 : null, vmax: o.prob && fixed ? 1 : null, groups: o.groups ?? false,
-    });
+    // Type sizes for the deck's scale (numbers with an 18 px glyph box on screen): a 1280×720 Slidev
+    // canvas (×1.31) holds them in 37 px cells, reveal.js's (×1.05) in 44 px.
+    const fonts = slideFonts(this.#screenScale());
+    const levels = slideLevels(stage, { tokens, dModel: D, heads: H, x: this.x, wq: this.wq, wk: this.wk, wv: this.wv, wo: this.wo, r,
+      phase: pv.phase, fixed: this.#fixedWeights, minFont: fonts.minFont, headSlice });
     const perHead = (fn) => Array.from({ length: H }, (_, h) => fn(h));
-    const row = (panels, ops) => ({ panels, ops });
-    let levels;
-    if (stage === 0) {
-      const x = P('x', 'X', this.x, t, D, tokens, dims(D), { digits: inputDigits(this.x) });
-      const w = (key, label, rl, cl) => P(key, label, this[key], D, D, rl, cl, { group: 'w', digits: inputDigits(this[key]) });
-      const ws = [w('wq', 'W_Q', dims(D), concatLabels), w('wk', 'W_K', dims(D), concatLabels), w('wv', 'W_V', dims(D), concatLabels)];
-      const wo = w('wo', 'W_O', concatLabels, dims(D));
-      const layouts = (list) => [1, 2, 3].filter((n) => n <= list.length).map((k) => chunks(list, Math.ceil(list.length / k)).map((ps) => row(ps)));
-      const small = (ps) => ps.map((p) => ({ ...p, weight: 0.55 }));
-      // All at full size if the numbers fit; else X with numbers and the W's smaller beside it; else X.
-      levels = [layouts([x, ...ws, wo]), layouts([x, ...small([...ws, wo])]), layouts([x, ...small(ws)]), [[row([x])]]];
-    } else if (stage === 1) {
-      // Predicting the top key needs Q and K only: the guess stage leaves V out (bigger cells, numbers shown).
-      const which = pv.phase === 'guess' ? [['q', 'Q', r.q], ['k', 'K', r.k]] : [['q', 'Q', r.q], ['k', 'K', r.k], ['v', 'V', r.v]];
-      const qkv = (h) => which.map(([c, l, m]) =>
-        P(`${c} head${h + 1}`, `${l}${SUB(h + 1)}`, headSlice(m, t, D, h, dk), t, dk, tokens, dims(dk), { group: 'qkv' }));
-      const byHead = perHead(qkv);
-      const arr = [];
-      // k heads per row, a rule between heads
-      for (let k = 1; k <= H; k++) if (H % k === 0) arr.push(chunks(byHead, k).map((hs) => row(hs.flat(), hs.flatMap((_, i) => [i ? '|' : '', ...which.slice(1).map(() => '')]))));
-      arr.push(which.map((_, i) => row(byHead.map((ps) => ps[i]))));  // Q's, K's, V's as rows
-      levels = [arr];
-    } else if (stage === 2) {
-      const ws = perHead((h) => P(`weights head${h + 1}`, `head ${h + 1}: A${SUB(h + 1)}`, r.weights.subarray(h * t * t, (h + 1) * t * t), t, t, tokens, tokens, { prob: true, group: 'A' }));
-      const arr = [];
-      for (let k = 1; k <= H; k++) if (H % k === 0) arr.push(chunks(ws, k).map((ps) => row(ps)));
-      levels = [arr];
-    } else if (stage === 3) {
-      const concat = P('concat', `Concat(${perHead((h) => `Z${SUB(h + 1)}`).join(', ')})`, r.heads, t, D, tokens, concatLabels, { group: 'z', below: 26, groups: true });
-      levels = [[[row([concat])]]];
-    } else {
-      const concat = P('concat', 'Concat', r.heads, t, D, tokens, concatLabels, { group: 'z', weight: 0.6 });
-      const wo = P('wo', 'W_O', this.wo, D, D, concatLabels, dims(D), { group: 'w', weight: 0.6, digits: inputDigits(this.wo) });
-      const out = P('output', 'output', r.output, t, D, tokens, dims(D), { group: 'out' });
-      levels = [[[row([concat, wo, out], ['', '×', '='])], [row([concat, wo], ['', '×']), row([out], ['='])]], [[row([out], ['='])]]];
-    }
     const { width, height } = this.box;
-    // Numbers need cells of ≥ 45 px (16 px type): take the richest content whose main maps reach that.
-    const pick = choose(levels, width, Math.max(60, height - this._headH - 8), { maxCell: 110, enough: 45 });
+    // Take the richest content whose maps reach cells that hold their numbers.
+    const pick = pickSlide(levels, width, Math.max(60, height - this._headH - 8), fonts.minFont, { maxCell: 110 });
     const heatmap = (p, s) => html`<attn-heatmap class=${p.cls + this.#linkClass(p.cls)} .label=${p.label} .values=${p.values} .rows=${p.rows} .cols=${p.cols}
       .rowLabels=${p.rowLabels} .colLabels=${p.colLabels} .colormap=${p.colormap} .vmin=${p.vmin} .vmax=${p.vmax} .legend=${p.legend}
-      .digits=${p.digits} .cellSize=${110} compact .fitWidth=${s.fitWidth} .fitHeight=${s.fitHeight}
+      .digits=${p.digits} .minFont=${p.minFont} .cellSize=${110} compact .fitWidth=${s.fitWidth} .fitHeight=${s.fitHeight}
       .highlightCols=${p.cls === 'concat' ? this.#headCols() : null} @attn-cell-hover=${(e) => this.#hover(p.cls, e)}></attn-heatmap>`;
     const groups = (p, s) => {
       const g = geometryOf(p, s.cell);

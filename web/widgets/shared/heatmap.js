@@ -71,6 +71,12 @@ export function heatmapGeometry({ rows, cols, rowLabels, colLabels, label = '', 
     legendY: top + gridH + 8, w, h, figureHeight: h + captionH };
 }
 
+/**
+ * Fit mode: the largest font (px) for a number of `chars` characters in a `cell` px cell — at most 0.4 of
+ * the cell high (a 1–3 character number: "0", "0.4") and 0.58 em per character across, 6 px of margin.
+ */
+export const numberFont = (cell, chars) => Math.min(30, Math.round(cell * 0.4), Math.floor((cell - 6) / (0.58 * chars)));
+
 /** Width and height (px) of a heatmap figure drawn with square cells of `cell` px (fit mode type sizes). */
 export function heatmapSize(opts, cell) {
   const g = heatmapGeometry({ ...opts, cell });
@@ -248,12 +254,11 @@ export class AttnHeatmap extends LitElement {
     }
     // On a slide the deck scales the canvas: numbers must reach an 18 px glyph box (≈ 1.16 em) on screen.
     const minFont = this.#fit ? Math.min(26, Math.max(this.minFont, Math.ceil(18.5 / (1.16 * this._screenScale)))) : 10;
-    const maxFont = this.#fit ? Math.min(30, Math.round(cell * 0.36)) : cell >= 44 ? 12 : 10;
     // Page layout: 2 decimals from 34 px cells, 1 decimal down to 28 px (a block's 30 px cells show numbers).
     if (!this.#fit && cell < 28) return null;
     for (let d = this.digits; d >= 0; d--) {
       const chars = longest + (d ? d + 1 : 0);
-      const font = Math.min(maxFont, Math.floor((cell - 6) / (0.58 * chars)));
+      const font = this.#fit ? numberFont(cell, chars) : Math.min(cell >= 44 ? 12 : 10, Math.floor((cell - 6) / (0.58 * chars)));
       if (font >= minFont) return { digits: d, font };
       if (d <= Math.min(1, this.digits)) break;  // fewer than one decimal says too little
     }

@@ -56,7 +56,7 @@ export const chunks = (list, n) => Array.from({ length: Math.ceil(list.length / 
  */
 export function withLegends(rows, shared) {
   return rows.map((r) => {
-    const panels = r.panels.map((p) => ({ ...p, legend: true }));
+    const panels = r.panels.map((p) => ({ ...p, legend: p.legend !== false }));
     if (shared) {
       for (let j = 0; j < panels.length;) {
         let k = j;

@@ -1,11 +1,12 @@
 // <attn-model>: a whole language model on one sentence — its tokens, every head's attention map (layers ×
 // heads at a glance, one opened with labels and numbers), the heads named by role from their scores,
 // the next-token distribution with heads switched off beside it, and generation step by step with the
-// KV cache. Default: attnlab's shipped induction model (offline, no file); a safetensors file from the
-// picker or a drop (read in the page, never sent anywhere), or `src` (a URL, e.g. a deck's
-// public/models/gpt2.safetensors) loads another, e.g. GPT-2.
+// KV cache. Default: attnlab's shipped induction model (offline, no file), or its names model (a
+// character model of the names list: `model="names"` or the choice beside it); a safetensors file from
+// the picker or a drop (read in the page, never sent anywhere), or `src` (a URL, e.g. a deck's
+// public/models/gpt2.safetensors) loads another, e.g. GPT-2. The shipped models are fetched when chosen.
 //
-// Attributes: src, text, stage (0 tokens · 1 one head · 2 all heads · 3 logit lens and next token ·
+// Attributes: src, model (the shipped model: induction · names), text, stage (0 tokens · 1 one head · 2 all heads · 3 logit lens and next token ·
 // 4 generation; absent: all), k (top-k, default 5), hash-key, layout, controls (see AttnWidget).
 // Events: attn-state-change (AttnWidget), attn-model-load { source, config } (bubbles, composed) when a
 // model is ready.
@@ -17,7 +18,7 @@ import '../shared/heatmap.js';
 import { fmt } from '../shared/format.js';
 import { viridis } from '../shared/colormap.js';
 import { modelStyles } from './styles.js';
-import { ModelSession } from './session.js';
+import { ModelSession, SHIPPED_NAMES, SHIPPED_TASKS } from './session.js';
 import {
   GPT2_HINT, ROLE_TEXT, resolveHeadSpec, ROLE_THRESHOLD, SCORE_KINDS, SCORE_SHORT, STAGES, bytesText, cacheRows, headName,
   roleOf, roles, toggleHead,
@@ -33,6 +34,8 @@ export class AttnModel extends AttnWidget {
   static properties = {
     /** A model file's URL (safetensors; e.g. "models/gpt2.safetensors" from a deck's public/ folder). */
     src: { type: String },
+    /** attnlab's own model shown without a file (and while one loads): 'induction' (default) or 'names'. */
+    model: { type: String },
     /** The sentence the model reads. */
     text: { type: String },
     /** Show up to this stage (0 … 4; absent: everything). */
@@ -57,6 +60,7 @@ export class AttnModel extends AttnWidget {
 
   static stateSchema = {
     text: { type: 'text', maxChars: 2000 },
+    model: { type: 'enum', values: SHIPPED_TASKS },
     stage: { type: 'int', min: 0, max: 4 },
     head: { type: 'int', min: 0, max: MAX_HEADS - 1 },
     ablated: { type: 'nums', maxLength: MAX_HEADS, min: 0, max: MAX_HEADS - 1 },
@@ -66,6 +70,7 @@ export class AttnModel extends AttnWidget {
   constructor() {
     super();
     this.src = '';
+    this.model = 'induction';
     this.text = null;
     this.stage = null;
     this.head = null;
@@ -86,7 +91,7 @@ export class AttnModel extends AttnWidget {
     if (this.text) this.session.text = this.text;
     this.session.ablated = this.#ablatedList();
     // The shipped model first (small, offline): the widget works while a large file loads or if it fails.
-    this.session.loadShipped().then(() => {
+    this.session.loadShipped(this.#shippedTask()).then(() => {
       this.#afterLoad();
       if (this.src) this.#loadSrc();
     });
@@ -94,6 +99,7 @@ export class AttnModel extends AttnWidget {
 
   willUpdate(changed) {
     super.willUpdate(changed);
+    if (changed.has('model') && changed.get('model') !== undefined && this._lab) this.#chooseShipped(this.#shippedTask(), false);
     if (changed.has('src') && this._lab && this.session.config && this.src && this.src !== this._loadedSrc) this.#loadSrc();
     this.#applyAblate(changed.has('ablate'));
   }
@@ -108,6 +114,23 @@ export class AttnModel extends AttnWidget {
     if (list.join() === this.#ablatedList().join() && list.join() === s.ablated.join()) return;
     this.ablated = list;
     s.setAblated(list);
+  }
+
+  #shippedTask() { return SHIPPED_TASKS.includes(this.model) ? this.model : 'induction'; }
+
+  /** One of attnlab's own models (the choice beside the file picker, or the `model` attribute). */
+  async #chooseShipped(task, user = true) {
+    const s = this.session;
+    const has = s.status === 'loading' ? s.pending?.kind === 'shipped' && s.pending.task === task : s.source?.kind === 'shipped' && s.source.task === task;
+    if (has) return;
+    if (user) {
+      this.model = task;
+      this.text = null;  // the text typed for the other model: the new model's example instead
+      s.text = null;
+    }
+    await s.loadShipped(task);
+    await this.#afterLoad();
+    if (user) this.stateChanged();
   }
 
   #loadSrc() {
@@ -243,10 +266,21 @@ export class AttnModel extends AttnWidget {
           Open a safetensors file, with its config.json if you have it (or drop them here):
           <input type="file" multiple accept=".safetensors,.json,application/octet-stream" @change=${(e) => this.#pick(e)}></label>
         ${busy}
-        ${s.source && s.source.kind !== 'shipped' ? html`<button type="button" @click=${() => this.session.loadShipped().then(() => this.#afterLoad())}>Back to the induction model</button>` : nothing}
       </div>
+      ${this.#shippedChoice()}
       ${loading}${error}
       ${c?.vocab !== 50257 ? html`<p class="hint">${GPT2_HINT}</p>` : nothing}`;
+  }
+
+  /** attnlab's own models, one pressed when it is the one shown (a file's model: none pressed). */
+  #shippedChoice() {
+    const s = this.session, on = s.source?.kind === 'shipped' ? s.source.task : null;
+    return html`<div class="shipped" role="group" aria-label="attnlab’s own models">
+      <span>${s.source && s.source.kind !== 'shipped' ? 'Back to attnlab’s own models:' : 'No file needed — attnlab’s own models:'}</span>
+      ${SHIPPED_TASKS.map((t) => html`<button type="button" class=${`pick-${t}${on === t ? ' on' : ''}`} aria-pressed=${String(on === t)}
+        @click=${() => this.#chooseShipped(t)}>${t === 'induction' ? 'the induction model' : 'the names model'}</button>`)}
+      <span class="note">${on === 'names' ? 'a character model of 32,033 first names (27 tokens: “.” and a–z), trained natively like the induction model; generation samples names'
+        : on === 'induction' ? 'the 2-layer attention-only model of the training section (tokens ^ and A–P)' : ''}</span></div>`;
   }
 
   #input() {
@@ -435,8 +469,9 @@ export class AttnModel extends AttnWidget {
     const made = tokens.length - promptLen;
     return html`<div class="controls">
         <button type="button" class="step" @click=${() => s.generateStep()}>Generate one token</button>
+        ${s.tokenizer.kind === 'names' ? html`<button type="button" class="name" @click=${() => s.generateUntil(s.tokenizer.prefix[0])}>Generate a name</button>` : nothing}
         <button type="button" class="reset" ?disabled=${!gen} @click=${() => s.resetGeneration()}>Back to the prompt</button>
-        <span class="note">greedy (the most likely token)${this.#ablatedList().length ? ', with the heads switched off' : ''}</span></div>
+        <span class="note">${s.tokenizer.sampled ? `sampled (temperature 1, seed ${gen?.seed ?? s.genSeed}; back to the prompt: the next seed)` : 'greedy (the most likely token)'}${this.#ablatedList().length ? ', with the heads switched off' : ''}</span></div>
       <p class="generated">${labels.slice(0, promptLen).join('')}<mark>${labels.slice(promptLen).join('')}</mark></p>
       <p class="note cache-note">KV cache: ${rows.length} rows, one per token (its keys and values in every layer). ${made
         ? `Step ${made}: the new token computed one row (orange) and read all ${rows.length}; the ${rows.length - 1} before it were cached.`
@@ -456,7 +491,7 @@ export class AttnModel extends AttnWidget {
     const avail = { width, height: Math.max(80, height - (this._headH || 90) - 12) };
     // Without GPT-2's file: one line saying where it goes (the page layout says it in full, GPT2_HINT).
     const hint = s.config && s.config.vocab !== 50257 && s.status !== 'loading'
-      ? html`<p class="hint slide-hint">${s.missing ? '' : 'attnlab’s induction model · '}GPT-2: huggingface.co/gpt2 model.safetensors → public/models/gpt2.safetensors</p>` : nothing;
+      ? html`<p class="hint slide-hint">${s.missing ? '' : `${SHIPPED_NAMES[s.source?.task] ?? 'attnlab’s induction model'} · `}GPT-2: huggingface.co/gpt2 model.safetensors → public/models/gpt2.safetensors</p>` : nothing;
     const head = html`<div class="slide-head"><div class="topline">${this.stageStrip(STAGES)}${s.busy ? html`<span class="busy" role="status">computing…</span>` : nothing}</div>
       ${this.#sourceBar({ compact: true })}${hint}${shown ? html`${this.controlsMode !== 'none' ? this.#input() : nothing}${stage === 0 ? nothing : this.#strip(stage === 3)}` : nothing}</div>`;
     if (!shown) return html`${head}<p class="loading" role="status">Loading the model…</p>`;

@@ -6,10 +6,11 @@
 // Every method takes and returns plain data (structured-clonable); typed arrays that go back to the page
 // are listed in `transfer` (moved, not copied). Requests are answered in the order they come.
 //
-//   load({ bytes | source, name, config, shipped })  → { config, tokenizer: { kind, example, randomRange, prefix } }
+//   load({ bytes | source, name, config, shipped })  → { config, tokenizer: { kind, example, randomRange, prefix, sampled } }
+//                                                      (shipped: 'induction' | 'names', attnlab's own models)
 //   encode({ text })                                 → { ids }            (throws with the tokenizer's words)
 //   run({ ids, ablated, k, lensPosition, lensK })    → { labels, base, off, scores, dist, lens, lensNote }
-//   generate({ tokens, ablated })                    → { next, label }
+//   generate({ tokens, ablated, seed })              → { next, label }  (greedy; sampled with `seed` for the names model)
 //   decode({ ids })                                  → { text }
 //   dispose()                                        → true   (the engine lets its model go)
 import { createGpt2Tokenizer, tasks } from './source.js';
@@ -18,7 +19,34 @@ import { ablationRows, headMask, headScores, pieceLabel } from './logic.js';
 export const GPT2_VOCAB = 50257;
 export const LENS_NOTE = 'The logit lens needs attnlab’s readout after each layer (forward({ lens }): coming in the API); nothing is shown until it is there.';
 
-/** The tokenizer for a model: GPT-2's BPE for a 50257-token vocabulary, the task's characters for the shipped model, else ids. */
+/** The shipped models' tasks (web/train/pretrained/<task>/, loaded by session.js). */
+export const SHIPPED_TASKS = Object.freeze(['induction', 'names']);
+
+/** The names task's characters ('.' + a–z), its codec made from a stand-in list (the 32,033 names are not needed to tokenize). */
+function namesTokenizer(config) {
+  const task = tasks.createTask('names', { names: ['a', 'b'], context: config.context });
+  return {
+    kind: 'names',
+    // Letters and '.' (the separator); a space or a line break separates names too. Lowercased; a '.' is
+    // put first when the text does not start with one (the model saw every name after a '.').
+    encode: (s) => {
+      const clean = s.trim().toLowerCase().replace(/\s+/g, '.');
+      return Array.from(task.encode(clean.startsWith('.') ? clean : `.${clean}`));
+    },
+    token: (id) => task.decode([id]),
+    decode: (ids) => task.decode(ids),
+    randomRange: [1, config.vocab],  // letters
+    prefix: [task.delimiter],
+    example: '.emma.olivia.ava.noah.liam.',
+    // Generation samples (temperature 1, seeded): greedy decoding from '.' spells one name again and again.
+    sampled: true,
+  };
+}
+
+/**
+ * The tokenizer for a model: GPT-2's BPE for a 50257-token vocabulary, the task's characters for a
+ * shipped model (`shipped`: 'induction' | 'names'; true: 'induction'), else ids.
+ */
 export async function tokenizerFor(config, shipped) {
   if (config.vocab === GPT2_VOCAB) {
     const t = await createGpt2Tokenizer();
@@ -32,6 +60,7 @@ export async function tokenizerFor(config, shipped) {
       example: 'When Mary and John went to the store, John gave a drink to',
     };
   }
+  if (shipped === 'names') return namesTokenizer(config);
   if (shipped) {
     const task = tasks.createTask('induction', { vocab: config.vocab, context: config.context });
     return {
@@ -111,7 +140,7 @@ export class ModelEngine {
    * shipped model and a URL already loaded by another engine of this host are shared, not loaded again.
    */
   async load({ bytes, source, config, shipped = false }, onProgress = () => {}) {
-    const key = shipped ? 'shipped' : typeof source === 'string' && !config ? `url:${source}` : null;
+    const key = shipped ? `shipped:${shipped === true ? 'induction' : shipped}` : typeof source === 'string' && !config ? `url:${source}` : null;
     const entry = await this.cache.get(key, async () => {
       const lab = await this.lab();
       let model;
@@ -134,8 +163,8 @@ export class ModelEngine {
     });
     this.cache.release(this.entry);
     this.entry = entry;
-    const { kind, example, randomRange, prefix } = entry.tokenizer;
-    return { value: { config: plainConfig(entry.model.config), tokenizer: { kind, example, randomRange, prefix } } };
+    const { kind, example, randomRange, prefix, sampled = false } = entry.tokenizer;
+    return { value: { config: plainConfig(entry.model.config), tokenizer: { kind, example, randomRange, prefix, sampled } } };
   }
 
   #need() {
@@ -214,13 +243,17 @@ export class ModelEngine {
     return r;
   }
 
-  /** One greedy token with the KV cache (the last `context` tokens as the prompt), the `ablated` heads off. */
-  generate({ tokens, ablated = [] }) {
+  /**
+   * One token with the KV cache (the last `context` tokens as the prompt), the `ablated` heads off:
+   * greedy, or for a sampling tokenizer (the names model) drawn at temperature 1 with `seed`.
+   */
+  generate({ tokens, ablated = [], seed = 0 }) {
     const m = this.#need(), { layers, heads, context } = m.config;
     m.setHeadMask(headMask(ablated, layers, heads));
+    const how = this.tokenizer.sampled ? { temperature: 1, seed: seed >>> 0 } : { temperature: 0 };
     let next;
     try {
-      next = m.generate({ prompt: tokens.slice(-context), steps: 1, temperature: 0 })[0];
+      next = m.generate({ prompt: tokens.slice(-context), steps: 1, ...how })[0];
     } finally {
       m.setHeadMask(null);
     }

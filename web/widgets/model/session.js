@@ -9,9 +9,10 @@
 //   status     'idle' | 'loading' | 'ready' | 'error'; progress: { loaded, total } while loading (total
 //              null when unknown: an indeterminate bar); error: the API's message, in words (runError:
 //              a run's; missing: a URL answered 404, the file is not there yet)
-//   source     { kind: 'shipped' | 'file' | 'url', name }: what is loaded (the shipped model stays usable
-//              when another fails to load)
-//   tokenizer  { kind: 'gpt2' | 'induction' | 'ids', example, randomRange, prefix } (the engine tokenizes)
+//   source     { kind: 'shipped' | 'file' | 'url', name, task? }: what is loaded (the shipped model stays
+//              usable when another fails to load); task: 'induction' | 'names' for attnlab's own models
+//   tokenizer  { kind: 'gpt2' | 'induction' | 'names' | 'ids', example, randomRange, prefix, sampled } (the
+//              engine tokenizes; sampled: generation draws at temperature 1, seeded, instead of greedy)
 //   ids        the sequence's token ids (≤ context); labels: what the token strip shows for each
 //   base, off  the run with every head / with the `ablated` heads off: { tokenLosses, meanLoss } (base
 //              also attention[layer][head]); off: null when no head is off
@@ -19,7 +20,9 @@
 //   dist       the next token at the last position, both runs side by side (logic.js ablationRows, with labels)
 //   lens       { position, layers: [{ ids, probs, labels }] } (entry i: after i layers; the last: the
 //              model's own distribution) or null with lensNote saying why; lensPosition: the chosen position
-//   gen        { prompt: ids, tokens: ids (prompt then generated), labels } while generating, else null
+//   gen        { prompt: ids, tokens: ids (prompt then generated), labels, seed } while generating, else null
+//   genSeed    the seed of a sampled generation's next run (step i draws with genSeed·2^16 + i); each
+//              "back to the prompt" moves to the next seed, so a class sees another sample
 //   busy       requests not answered yet (the widget says "computing…")
 //
 // The host is the element (or any object with requestUpdate()): every change asks it for an update.
@@ -27,9 +30,12 @@ import { loadPretrained } from './source.js';
 import { getLab } from '../shared/lab.js';
 import { localBackend, workerBackend } from './backend.js';
 import { repeatedRandom, mulberry32 } from './logic.js';
-import { LENS_NOTE } from './engine.js';
+import { LENS_NOTE, SHIPPED_TASKS } from './engine.js';
 
-export { LENS_NOTE };
+export { LENS_NOTE, SHIPPED_TASKS };
+
+/** What the widget calls attnlab's own models. */
+export const SHIPPED_NAMES = Object.freeze({ induction: 'attnlab’s induction model', names: 'attnlab’s names model' });
 
 /** What the widget calls a source: a file's name, a URL's last path segment ('gpt2.safetensors'). */
 export function sourceName(src) {
@@ -44,7 +50,7 @@ export class ModelSession {
    * Options: `lab` (a createAttnLab() instance: the engine runs on this thread with it), `backend`
    * (backend.js's; default: a worker where there are workers, else this thread with the page's lab), `k`.
    */
-  constructor(host, { lab = null, backend = null, k = 5 } = {}) {
+  constructor(host, { lab = null, backend = null, k = 5, seed = 1 } = {}) {
     this.host = host;
     this.lab = lab;
     this.backend = backend;
@@ -57,7 +63,8 @@ export class ModelSession {
     this.pending = null;
     this.config = null;
     this.tokenizer = null;
-    this.shippedBytes = null;
+    this.shippedBytes = new Map();  // task → the last snapshot's bytes
+    this.genSeed = seed >>> 0;
     this.text = null;
     this.ids = [];
     this.labels = [];
@@ -114,17 +121,22 @@ export class ModelSession {
 
   get ready() { return this.status === 'ready' && !!this.config; }
 
-  /** attnlab's shipped induction model (the pretrained run's last snapshot): works offline, no file. */
-  async loadShipped() {
+  /**
+   * One of attnlab's shipped models (its pretrained run's last snapshot, web/train/pretrained/<task>/):
+   * 'induction' (the training section's 2-layer attention-only model) or 'names' (a character model of
+   * the names list, tools/pretrain_names.cc). Works offline, no file; fetched only when chosen.
+   */
+  async loadShipped(task = 'induction') {
+    if (!SHIPPED_TASKS.includes(task)) throw new Error(`loadShipped: task is ${JSON.stringify(task)}, expected one of ${SHIPPED_TASKS.join(', ')}`);
     const token = ++this.loadToken;
-    this.#begin({ kind: 'shipped', name: 'attnlab’s induction model' });
+    this.#begin({ kind: 'shipped', name: SHIPPED_NAMES[task], task });
     try {
-      if (!this.shippedBytes) {
-        const pre = await loadPretrained('induction');
-        this.shippedBytes = pre.snapshots[pre.snapshots.length - 1].bytes;
+      if (!this.shippedBytes.has(task)) {
+        const pre = await loadPretrained(task);
+        this.shippedBytes.set(task, pre.snapshots[pre.snapshots.length - 1].bytes);
       }
       if (token !== this.loadToken) return;
-      const value = await this.#request('load', { bytes: this.shippedBytes.slice(), shipped: true });
+      const value = await this.#request('load', { bytes: this.shippedBytes.get(task).slice(), shipped: task });
       await this.#adopt(value, token);
     } catch (e) {
       if (token === this.loadToken) this.#fail(e);
@@ -278,7 +290,10 @@ export class ModelSession {
 
   // ---- generation -----------------------------------------------------------------------------------
 
-  /** One greedy token with the KV cache (model.generate, one step): the prompt's rows are cached, one new row is computed. */
+  /**
+   * One token with the KV cache (model.generate, one step): the prompt's rows are cached, one new row is
+   * computed. Greedy; sampled (seeded) when the tokenizer says so (the names model).
+   */
   generateStep() {
     // One at a time: each step continues the tokens the one before produced.
     const step = this.genQueue.then(() => this.#step());
@@ -288,15 +303,32 @@ export class ModelSession {
 
   async #step() {
     if (!this.ready || !this.ids.length) return null;
-    const gen = (this.gen ??= { prompt: this.ids.slice(), tokens: this.ids.slice(), labels: this.labels.slice() });
-    const { next, label } = await this.#request('generate', { tokens: gen.tokens, ablated: this.ablated });
+    const gen = (this.gen ??= { prompt: this.ids.slice(), tokens: this.ids.slice(), labels: this.labels.slice(), seed: this.genSeed });
+    const seed = (gen.seed * 65536 + gen.tokens.length - gen.prompt.length) >>> 0;
+    const { next, label } = await this.#request('generate', { tokens: gen.tokens, ablated: this.ablated, seed });
     if (this.gen !== gen) return next;  // reset or a new sequence meanwhile
     this.gen = { ...gen, tokens: [...gen.tokens, next], labels: [...gen.labels, label] };
     this.#changed();
     return next;
   }
 
+  /**
+   * Tokens until the model writes `stop` (the names model: '.', the end of a name), at most `max`; resolves
+   * to the tokens generated.
+   */
+  async generateUntil(stop, max = this.config?.context ?? 32) {
+    const made = [];
+    for (let i = 0; i < max; i++) {
+      const next = await this.generateStep();
+      if (next === null || next === undefined) break;
+      made.push(next);
+      if (next === stop) break;
+    }
+    return made;
+  }
+
   resetGeneration() {
+    if (this.gen && this.tokenizer?.sampled) this.genSeed = (this.genSeed + 1) >>> 0;
     this.gen = null;
     this.#changed();
   }

@@ -8,6 +8,9 @@ export const modelStyles = [widgetStyles, css`
   .drop { border: 2px dashed #8c959f; border-radius: 8px; padding: 6px 10px; color: #57606a; max-width: 100%; box-sizing: border-box; }
   .drop input { max-width: 100%; }
   .drop.over { border-color: #0969da; background: #ddf4ff; }
+  .shipped { display: flex; flex-wrap: wrap; gap: 6px 10px; align-items: center; margin: 6px 0; }
+  .shipped button.on { background: #0969da; color: #fff; border-color: #0969da; }
+  .shipped .note { color: #57606a; font-size: 0.88em; }
   .hint { color: #57606a; font-size: 0.88em; max-width: 60em; margin: 4px 0; }
   .loading-line { display: flex; gap: 10px; align-items: center; }
   progress { width: 14em; }

@@ -12,7 +12,7 @@
 // layout for all of them, not one per formula and trial). A page with 28 formulas forced ~60 layouts
 // while loading when each formula fitted itself; now it takes 2–3 per frame. On a page, a formula's
 // first typesetting is queued too (a few formulas per task), so a widget's first draw stays short.
-import { LitElement, html, css, unsafeCSS } from 'lit';
+import { LitElement, html, css } from 'lit';
 import 'katex/dist/katex.min.css';  // document level: @font-face does not work inside a shadow root
 import katexCss from 'katex/dist/katex.min.css?inline';
 
@@ -117,6 +117,22 @@ function watchFonts() {
   document.fonts.addEventListener('loadingdone', () => { for (const t of live) schedule(t); });
 }
 
+// KaTeX's own styles (26 kB) join a formula's shadow root when it is first typeset, not when it is
+// made: a widget's first draw neither parses them nor matches its waiting formulas against them.
+let katexSheet = null;
+function adoptKatexStyles(root) {
+  if (root.__attnKatex) return;
+  root.__attnKatex = true;
+  if (root.adoptedStyleSheets && typeof CSSStyleSheet === 'function' && 'replaceSync' in CSSStyleSheet.prototype) {
+    if (!katexSheet) { katexSheet = new CSSStyleSheet(); katexSheet.replaceSync(katexCss); }
+    root.adoptedStyleSheets = [katexSheet, ...root.adoptedStyleSheets];
+  } else {
+    const style = document.createElement('style');
+    style.textContent = katexCss;
+    root.prepend(style);
+  }
+}
+
 // KaTeX's markup by formula (display or text style + source), the most recently used last: a deck
 // stepping back and forth, or a widget drawn again, typesets each formula once.
 const typeset = new Map();
@@ -178,7 +194,7 @@ export class AttnTex extends LitElement {
     display: { type: Boolean },
   };
 
-  static styles = [unsafeCSS(katexCss), css`:host { display: block; max-width: 100%; overflow: hidden; } :host([inline]) { display: inline-block; } .katex { font-size: 1.15em; }
+  static styles = [css`:host { display: block; max-width: 100%; overflow: hidden; } :host([inline]) { display: inline-block; } .katex { font-size: 1.15em; }
     /* Slide layout: larger, and the parts of a split formula wrap as whole pieces. */
     :host([data-slide]) .katex { font-size: var(--attn-slide-tex, 1.15em); }
     .parts { display: flex; flex-wrap: wrap; justify-content: center; align-items: baseline; column-gap: 1.6em; }
@@ -228,6 +244,7 @@ export class AttnTex extends LitElement {
       if (typeset.size >= 400) typeset.delete(typeset.keys().next().value);
     } else typeset.delete(key);
     typeset.set(key, markup);  // most recently used last
+    adoptKatexStyles(this.renderRoot);
     el.innerHTML = markup;
     el.classList.remove('pending');
     schedule(this);

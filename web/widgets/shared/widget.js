@@ -35,6 +35,8 @@ export class AttnWidget extends LitElement {
     _lab: { state: true },
     _failure: { state: true },
     _notice: { state: true },
+    /** The widget drew only its first part so far (its first draw on a page is split over a few tasks). */
+    _partial: { state: true },
   };
 
   static styles = widgetStyles;
@@ -51,6 +53,7 @@ export class AttnWidget extends LitElement {
     this.controls = null;
     this.fitHeight = null;
     this._box = null;
+    this._partial = false;
     this._resizeObserver = null;
     /** Inline messages next to fields (field.js): a refused value is shown, never applied or saved. */
     this.fields = new FieldMessages(this);
@@ -145,7 +148,9 @@ export class AttnWidget extends LitElement {
     this.restoreFromHash();
     if (this.hashKey) window.addEventListener('hashchange', this._onHashChange);
     // After the slide around it has been laid out (Vue and reveal.js add slides before styling them).
-    requestAnimationFrame(() => { this.#observe(); this.#measure(); });
+    // On a page the ResizeObserver's first callback measures (the layout is clean then: reading the
+    // column's width costs nothing, where reading it here would lay out the page before its frame).
+    requestAnimationFrame(() => { this.#observe(); if (this.slideLayout || typeof ResizeObserver === 'undefined') this.#measure(); });
     if (!this._lab && !this._failure && !this._waiting) {
       if (!supportsWasmSimd()) this._failure = NO_SIMD_MESSAGE;
       else {
@@ -176,7 +181,10 @@ export class AttnWidget extends LitElement {
    * numeric and boolean properties given as strings are converted like their attributes would be.
    */
   willUpdate(changed) {
-    if (changed.has('layout') || changed.has('fitHeight')) queueMicrotask(() => { this.#observe(); this.#measure(); });
+    // Not at a page widget's first update: connectedCallback's frame starts its observer, whose first
+    // callback measures (measuring here forced a layout of the whole page while its scripts ran).
+    if ((changed.has('layout') || changed.has('fitHeight')) && (this.hasUpdated || this.slideLayout || typeof ResizeObserver === 'undefined'))
+      queueMicrotask(() => { this.#observe(); this.#measure(); });
     for (const [name, opts] of this.constructor.elementProperties) {
       const v = this[name];
       if (typeof v !== 'string' || !changed.has(name)) continue;
@@ -278,7 +286,7 @@ export class AttnWidget extends LitElement {
         body = html`<p class="error" role="alert">${e.message}</p>`;
       }
     }
-    return html`<div class=${this.slideLayout ? 'wrap slide' : 'wrap'}>
+    return html`<div class=${this.slideLayout ? 'wrap slide' : this._partial ? 'wrap partial' : 'wrap'}>
       ${this._notice ? html`<p class="notice" role="status">${this._notice}
         <button type="button" @click=${() => { this._notice = ''; }}>Dismiss</button></p>` : nothing}
       ${body}</div>`;

@@ -13,6 +13,7 @@
 // Every number shown comes from the WASM core: Q = X·W_Q through lab.weightedSum, the rest from
 // lab.attention.
 import { html, css, nothing } from 'lit';
+import { guard } from 'lit/directives/guard.js';
 import { AttnWidget, optionalInt } from '../shared/widget.js';
 import { cellList } from '../shared/hash.js';
 import { widgetStyles } from '../shared/styles.js';
@@ -48,6 +49,8 @@ export class AttnSteps extends AttnWidget {
     seed: { type: Number },
     weightRange: { type: String, attribute: 'weight-range' },
     _link: { state: true },
+    /** First draw on a page: the last stage drawn so far (null: every stage), see labReady. */
+    _upTo: { state: true },
     tokens: { attribute: false },
     x: { attribute: false },
     wq: { attribute: false },
@@ -131,6 +134,31 @@ export class AttnSteps extends AttnWidget {
     this.predict = false;
     this.predictRow = 0;
     this.guess = null;
+    this._upTo = null;
+  }
+
+  /**
+   * The first draw on a page comes in parts, each in a task of its own: the inputs and Q, K, V (the
+   * first numbers on the page, painted first), then the scores, the scaling, the mask, and the softmax
+   * with the output (the weights and output maps always together), one frame apart. Drawing all
+   * seven stages at once was the page's longest task (~0.6 s of CPU with the CPU throttled 4×). A
+   * render that only draws the next part reuses the core's results and leaves the drawn stages as they
+   * are (guard on _drawGen); edits meanwhile draw what is drawn so far; a slide draws at once.
+   */
+  labReady() {
+    if (this.slideLayout || typeof requestAnimationFrame !== 'function') return;
+    this._upTo = 1;
+    this._partial = true;
+    let chain = this.updateComplete;
+    for (const upTo of [2, 3, 4, null]) {
+      chain = chain.then(() => new Promise((ok) => requestAnimationFrame(() => setTimeout(ok, 0)))).then(() => {
+        if (this._upTo === null) return undefined;
+        const to = this.slideLayout ? null : upTo;
+        this._upTo = to;
+        this._partial = to !== null;
+        return this.updateComplete;
+      });
+    }
   }
 
   applyState(state) {
@@ -150,6 +178,11 @@ export class AttnSteps extends AttnWidget {
     super.willUpdate(changed);
     if (this.preset !== this._loadedPreset && (changed.has('preset') || !this.x)) this.#loadPreset(this.preset);
     if (!this.x) this.#loadPreset('football');
+    // Only the next part of the first draw (labReady): nothing shown changed. Anything else, or an
+    // update asked for without a property (requestUpdate()), draws everything again.
+    const nextPartOnly = changed.size > 0 && [...changed.keys()].every((k) => k === '_upTo' || k === '_partial');
+    this._reuse = nextPartOnly && !!this._computed;
+    if (!nextPartOnly) this._drawGen = (this._drawGen ?? 0) + 1;
   }
 
   #edit(patch) {
@@ -279,7 +312,7 @@ export class AttnSteps extends AttnWidget {
   /** The widget's own stage i is shown (the predict stage hides the softmax and what follows it). */
   shows(i) {
     const own = this.#predictView.own;
-    return own === null || own === undefined || own >= i;
+    return (own === null || own === undefined || own >= i) && !(this._upTo !== null && i > this._upTo);
   }
 
   /** Page, full controls: predict the softmax before seeing it (a self-check). */
@@ -334,7 +367,8 @@ export class AttnSteps extends AttnWidget {
   }
 
   renderWidget(lab) {
-    const c = this.compute(lab);
+    const c = this._reuse ? this._computed : this.compute(lab);
+    this._computed = c;
     if (this.slideLayout) return this.#renderSlide(c);
     const { tokens, dIn, dk } = this, t = tokens.length, f = this.fields;
     // Queries whose every key is masked: the core returns weights 0 and output 0 for them (no key to
@@ -395,34 +429,34 @@ export class AttnSteps extends AttnWidget {
       </div>
       ${this.#predictToggle()}${this.stageBar(this.predict ? PREDICT.names : STAGES)}
 
-      <div class="stage s0"><h3>0 · Inputs: X (one row per token) and the projections</h3>
+      ${guard([this._drawGen], () => html`<div class="stage s0"><h3>0 · Inputs: X (one row per token) and the projections</h3>
         <p class="note">Type in a cell, drag it up/down, or use ↑/↓ (Shift: ×10).</p>
         <div class="row">${ed('x', 'X', 'x', t, dIn, tokens, dims(dIn))}${ed('wq', 'W_Q', 'wq', dIn, dk, dims(dIn), dims(dk))}
-          ${ed('wk', 'W_K', 'wk', dIn, dk, dims(dIn), dims(dk))}${ed('wv', 'W_V', 'wv', dIn, dk, dims(dIn), dims(dk))}</div></div>
-      ${this.shows(1) ? html`<div class="stage s1"><h3>1 · Queries, keys, values</h3>
+          ${ed('wk', 'W_K', 'wk', dIn, dk, dims(dIn), dims(dk))}${ed('wv', 'W_V', 'wv', dIn, dk, dims(dIn), dims(dk))}</div></div>`)}
+      ${this.shows(1) ? guard([this._drawGen], () => html`<div class="stage s1"><h3>1 · Queries, keys, values</h3>
         <attn-tex .expr=${'Q = XW_Q,\\quad K = XW_K,\\quad V = XW_V'}></attn-tex>
-        <div class="row">${hm('q', 'Q', c.q, t, dk, dims(dk))}${hm('k', 'K', c.k, t, dk, dims(dk))}${hm('v', 'V', c.v, t, dk, dims(dk))}</div></div>` : nothing}
-      ${this.shows(2) ? html`<div class="stage s2"><h3>2 · Scores: every query against every key</h3>
+        <div class="row">${hm('q', 'Q', c.q, t, dk, dims(dk))}${hm('k', 'K', c.k, t, dk, dims(dk))}${hm('v', 'V', c.v, t, dk, dims(dk))}</div></div>`) : nothing}
+      ${this.shows(2) ? guard([this._drawGen], () => html`<div class="stage s2"><h3>2 · Scores: every query against every key</h3>
         <attn-tex .expr=${'S = QK^\\top,\\quad S_{ij} = q_i \\cdot k_j'}></attn-tex>
-        ${hm('scores', 'QKᵀ', c.unmasked.scores, t, t, tokens, sr)}</div>` : nothing}
-      ${this.shows(3) ? html`<div class="stage s3"><h3>3 · Scaled</h3>
+        ${hm('scores', 'QKᵀ', c.unmasked.scores, t, t, tokens, sr)}</div>`) : nothing}
+      ${this.shows(3) ? guard([this._drawGen], () => html`<div class="stage s3"><h3>3 · Scaled</h3>
         <attn-tex .expr=${denom ? `S / (${sc}\\tau) = S \\times ${fmt((this.scale === 'none' ? 1 : 1 / Math.sqrt(dk)) / this.temperature, 4)}` : 'S \\text{ (unscaled)}'}></attn-tex>
-        ${hm('scaled', 'scaled scores', c.unmasked.scaled, t, t, tokens, sr)}</div>` : nothing}
-      ${this.shows(4) ? html`<div class="stage s4"><h3>4 · Mask</h3>
+        ${hm('scaled', 'scaled scores', c.unmasked.scaled, t, t, tokens, sr)}</div>`) : nothing}
+      ${this.shows(4) ? guard([this._drawGen], () => html`<div class="stage s4"><h3>4 · Mask</h3>
         <attn-tex .expr=${'M_{ij} = \\begin{cases} 0 & \\text{key } j \\text{ visible to query } i \\\\ -\\infty & \\text{masked} \\end{cases}'}></attn-tex>
         <p class="note">Click a cell of M (or focus it, move with the arrows and press Enter) to mask or unmask it.</p>
         <div class="row">${hm('mask-m', c.noMask ? 'no mask: M = 0 everywhere' : 'M (grey: −∞, white: 0)', c.m, t, t, tokens, { ...M_PANEL, onToggle: (e) => this.#toggleMask(e, c.r.scaled) })}
-          ${hm('masked', 'scaled + M', c.r.scaled, t, t, tokens, sr)}</div></div>` : nothing}
-      ${this.#predictBlock(c, this.#predictView, 5, true)}
-      ${this.shows(5) ? html`<div class="stage s5"><h3>5 · Softmax of each row: the attention weights</h3>
+          ${hm('masked', 'scaled + M', c.r.scaled, t, t, tokens, sr)}</div></div>`) : nothing}
+      ${this._upTo !== null && this._upTo < 5 ? nothing : this.#predictBlock(c, this.#predictView, 5, true)}
+      ${this.shows(5) ? guard([this._drawGen], () => html`<div class="stage s5"><h3>5 · Softmax of each row: the attention weights</h3>
         <attn-tex .expr=${'A_{ij} = \\dfrac{\\exp(s_{ij})}{\\sum_{k} \\exp(s_{ik})},\\qquad H_i = -\\sum_j A_{ij}\\ln A_{ij} \\le \\ln t_k'}></attn-tex>
         <div class="row">${hm('weights', 'weights A', c.r.weights, t, t, tokens, { colormap: 'sequential', probability: true })}
           <table class="plain entropy"><caption>entropy per row (nats)</caption>
             <tr><th>query</th><th>H</th></tr>
             ${c.entropies.map((h, i) => html`<tr class=${this._link?.query === i ? 'hl' : ''}><th scope="row">${tokens[i]}</th><td>${fmt(h, 4)}${isBlind[i] ? html` <span class="no-key">(no key visible)</span>` : nothing}</td></tr>`)}
-            <tr><th scope="row">max ln ${t}</th><td>${fmt(Math.log(t), 4)}</td></tr></table></div>${blindNote}</div>` : nothing}
-      ${this.shows(6) ? html`<div class="stage s6"><h3>6 · Output: each row is a weighted average of the values</h3>
+            <tr><th scope="row">max ln ${t}</th><td>${fmt(Math.log(t), 4)}</td></tr></table></div>${blindNote}</div>`) : nothing}
+      ${this.shows(6) ? guard([this._drawGen], () => html`<div class="stage s6"><h3>6 · Output: each row is a weighted average of the values</h3>
         <attn-tex .expr=${'Z = AV,\\qquad z_i = \\sum_j A_{ij} v_j'}></attn-tex>
-        ${hm('output', 'output AV', c.r.output, t, dk, dims(dk))}${this.shows(5) ? nothing : blindNote}</div>` : nothing}`;
+        ${hm('output', 'output AV', c.r.output, t, dk, dims(dk))}${this.shows(5) ? nothing : blindNote}</div>`) : nothing}`;
   }
 }

@@ -45,7 +45,8 @@ export class AttnBatched extends AttnWidget {
     .slide-head { display: flex; flex-direction: column; gap: 4px; }
     .slide-head .stagestrip { margin: 0; }
     .shape-line { display: flex; flex-wrap: wrap; align-items: baseline; gap: 2px 14px; margin: 0; font-size: 18px; }
-    .shape-line code { font-size: 16px; background: #f6f8fa; border-radius: 4px; padding: 0 6px; white-space: nowrap; }
+    .shape-line code { font-size: 16px; background: #f6f8fa; border-radius: 4px; padding: 0 6px; overflow-wrap: anywhere; }
+    .wrap.slide .shape-line code { white-space: nowrap; }
     .shape-line .shape { font-weight: 700; font-variant-numeric: tabular-nums; white-space: nowrap; }
     .fused { margin: 2px 0 0; font-size: 18px; }
     .fused .num { font-weight: 700; font-variant-numeric: tabular-nums; }
@@ -95,7 +96,7 @@ export class AttnBatched extends AttnWidget {
     const tok = (b) => SEQUENCES[b].tokens, allTok = SEQUENCES.flatMap((q) => q.tokens);
     const range = (...arrays) => { const m = Math.max(1e-6, ...arrays.flatMap((a) => Array.from(a, Math.abs))); return [-m, m]; };
     const P = (cls, label, values, rows, cols, rowLabels, colLabels, o = {}) => ({
-      cls, label, values, rows, cols, rowLabels, colLabels, group: o.group ?? cls, weight: 1, below: o.groups ? 26 : 0,
+      cls, label, values, rows, cols, rowLabels, colLabels, group: o.group ?? cls.split(' ')[0], weight: 1, below: o.groups ? 26 : 0,
       digits: o.digits ?? 2, colormap: o.prob ? 'sequential' : 'diverging',
       vmin: o.range ? o.range[0] : 0, vmax: o.range ? o.range[1] : 1, groups: o.groups ?? null,
     });
@@ -106,7 +107,7 @@ export class AttnBatched extends AttnWidget {
     const key = STAGES[i].key;
     if (key === 'x') {
       const rg = range(r.x), digits = inputDigits(r.x);
-      const xs = perB((b) => P('x', `x[${b}]: “${tok(b).join(' ')}”`, block(r.x, b, N * D), N, D, tok(b), dims(D), { range: rg, digits }));
+      const xs = perB((b) => P(`x b${b}`, `x[${b}]: “${tok(b).join(' ')}”`, block(r.x, b, N * D), N, D, tok(b), dims(D), { range: rg, digits }));
       return [[[row(xs)], xs.map((p) => row([p]))]];
     }
     if (key === 'wqkv') {
@@ -115,7 +116,7 @@ export class AttnBatched extends AttnWidget {
     }
     if (key === 'qkv') {
       const rg = range(r.qkv), groups = { n: 3, size: D, names: PARTS };
-      const per = perB((b) => P('qkv', `qkv[${b}]`, block(r.qkv, b, N * 3 * D), N, 3 * D, tok(b), qkvLabels, { range: rg, groups }));
+      const per = perB((b) => P(`qkv b${b}`, `qkv[${b}]`, block(r.qkv, b, N * 3 * D), N, 3 * D, tok(b), qkvLabels, { range: rg, groups }));
       const flat = P('qkv', `qkv[${both}]: the B·N = ${B * N} rows of x·W_QKV`, r.qkv, B * N, 3 * D, allTok, qkvLabels, { range: rg, groups });
       return [[per.map((p) => row([p]))], [[row([flat])]]];
     }
@@ -194,7 +195,7 @@ export class AttnBatched extends AttnWidget {
           ${this.#shapeLine(r, i)}${STAGES[i].key === 'split' ? this.#fusedLine(r) : nothing}
           ${arrangement.map((rw) => html`<div class="row">${rw.panels.map((p) => html`<attn-heatmap class=${p.cls} .label=${p.label} .values=${p.values}
             .rows=${p.rows} .cols=${p.cols} .rowLabels=${p.rowLabels} .colLabels=${p.colLabels} .colormap=${p.colormap} .vmin=${p.vmin} .vmax=${p.vmax}
-            .digits=${p.digits} max-width=${Math.min(avail, p.cols > 6 ? 560 : 300)}></attn-heatmap>`)}</div>`)}</div>`;
+            .digits=${p.digits} max-width=${Math.min(avail, p.cols > 6 ? 760 : 300)}></attn-heatmap>`)}</div>`)}</div>`;
       })}`;
   }
 }

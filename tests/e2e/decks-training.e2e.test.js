@@ -227,6 +227,10 @@ describe('Slidev: training slides', () => {
       .map((e) => ({ preview: !!e.closest('.grid-section.next'), running: e.getState?.().running === true })), no);
     expect(copies.filter((c) => c.preview).length).toBeGreaterThan(0);
     expect(copies.filter((c) => c.running)).toEqual([{ preview: false, running: true }]);
+    // …and shows the run (the presenter's copy trains it): its step and held-out loss, not "step 0 · held-out loss –".
+    const previewCaption = () => presenter.page.evaluate((n) => [...document.querySelectorAll(`.slidev-page-${n} attn-train`)]
+      .filter((e) => e.closest('.grid-section.next')).map((e) => e.shadowRoot?.querySelector('.caption')?.textContent.replace(/\s+/g, ' ').trim() ?? ''), no);
+    await expect.poll(async () => (await previewCaption()).some((c) => /step [1-9]\d*/.test(c) && /held-out loss \d/.test(c)), { timeout: 30000 }).toBe(true);
     const pause = presenter.page.locator(`.slidev-page-${no} attn-train`).locator('button', { hasText: 'Pause' }).first();
     await pause.click();
     await expect.poll(() => live(audience.page), { timeout: 15000 }).toBe(false);
@@ -245,6 +249,60 @@ describe('Slidev: training slides', () => {
     expect(presenter.problems).toEqual([]);
     await audience.page.close();
     await presenter.page.close();
+  });
+
+  test('after a live run: it pauses at a stage boundary and says why, the strip names the stage its weights reached, and every click shows the run\'s own stage (never resumes it)', async () => {
+    const { page, problems } = await watchedPage(browser.context);
+    const no = await findInDeck(page, '.slidev-page-{n} .attn-stepper attn-train');
+    await page.evaluate((n) => { location.hash = `#/${n}`; }, no);
+    const sel = `#slide-content .slidev-page-${no} attn-train`;
+    await settled(page, sel, 0);
+    const state = () => page.evaluate((s) => {
+      const w = document.querySelector(s), root = w.shadowRoot, strip = root.querySelector('.stagestrip');
+      const cur = [...strip.children].findIndex((li) => li.classList.contains('current') || li.classList.contains('none'));
+      return { stage: w.getAttribute('stage'), running: w.getState().running, trainerRunning: !!w.session.run?.running, step: w.session.run?.step ?? 0,
+        strip: cur, stripText: strip.children[cur]?.textContent.trim(), lit: !!strip.querySelector('li.current'),
+        caption: root.querySelector('.caption')?.textContent.replace(/\s+/g, ' ').trim(), boundary: root.querySelector('.boundary')?.textContent.trim() ?? '' };
+    }, sel);
+    // As fast as it goes (the slide's default is 40 steps/s); the deck turns stage pauses on.
+    expect(await page.evaluate((s) => document.querySelector(s).stagePauses, sel)).toBe(true);
+    await page.evaluate((s) => { document.querySelector(s).speed = 'max'; }, sel);
+    await page.locator(sel).locator('button', { hasText: 'train live' }).click();
+    await page.waitForFunction((s) => document.querySelector(s).shadowRoot.querySelector('.boundary'), sel, { timeout: 60000 });
+    await expect.poll(async () => (await state()).trainerRunning, { timeout: 15000 }).toBe(false);
+    // Its last progress event in (the worker's pause comes a slice after the boundary's evaluation).
+    await expect.poll(async () => {
+      const a = (await state()).step;
+      await new Promise((ok) => setTimeout(ok, 500));
+      return (await state()).step === a;
+    }, { timeout: 15000 }).toBe(true);
+    let st = await state();
+    // Paused at the first boundary, saying why and how to go on; the strip says "loss falls" over these
+    // trained weights although the deck is still at click 0 (it said "untrained").
+    expect(st.boundary).toMatch(/^paused at stage 1, loss falls: the held-out loss fell to \d\.\d\d, ≤ ¾ of the untrained \d\.\d\d · Resume goes on$/);
+    expect(st.running).toBe(false);
+    expect([st.stage, st.strip, st.stripText, st.lit]).toEqual(['0', 1, 'loss falls', true]);
+    const paused = st.step;
+    expect(paused).toBeGreaterThan(0);
+    // The deck's keys move the deck (the clicked button kept the focus and took them: Space pressed it).
+    const views = [];
+    for (const [key, clicks] of [['ArrowRight', 1], ['Space', 2], ['ArrowLeft', 1], ['ArrowRight', 2], ['ArrowLeft', 1]]) {
+      await page.keyboard.press(key);
+      await expect.poll(async () => (await slidevAt(page)).clicks, { timeout: 5000 }).toBe(clicks);
+      await page.waitForFunction(([s, c]) => document.querySelector(s).getAttribute('stage') === String(c) && document.querySelector(s).viewReady, [sel, clicks], { timeout: 30000 });
+      st = await state();
+      // A click never resumes the run.
+      expect([st.running, st.trainerRunning, st.step], `${key} → click ${clicks}`).toEqual([false, false, paused]);
+      views.push({ clicks, caption: st.caption.match(/^step \d+/)?.[0], strip: st.strip, text: st.stripText, lit: st.lit });
+    }
+    // Click 1 shows where the run reached stage 1; click 2 its current weights, the strip saying the run has
+    // no previous-token head yet; the same click shows the same thing each time.
+    const at = (c) => views.filter((v) => v.clicks === c);
+    expect(at(1)[0]).toMatchObject({ strip: 1, text: 'loss falls', lit: true });
+    expect(at(2)[0]).toMatchObject({ strip: 2, text: 'not yet: prev-token head', lit: false, caption: `step ${paused}` });
+    for (const c of [1, 2]) for (const v of at(c)) expect(v).toEqual(at(c)[0]);
+    expect(problems).toEqual([]);
+    await page.close();
   });
 
   test('switch a head off: the induction head, then the previous-token head; the loss jumps, the stripe goes', async () => {
@@ -285,6 +343,80 @@ describe('Slidev: training slides', () => {
     // A click on the map switches the induction head off too (the lecturer's own ablation).
     await page.locator(sel).locator(`attn-heatmap.${focus} svg`).first().click();
     await page.waitForFunction(([s, n]) => document.querySelector(s).shadowRoot.querySelector(`attn-heatmap.${n}.off`), [sel, focus], { timeout: 30000 });
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});
+
+// The predict slide: stage 4 asks for the loss without the induction head (nothing computed without it
+// shown), the next click reveals the core's loss with the head mask beside the guess; back: the guess again.
+async function checkPredict(page, sel, next, back, where) {
+  const idx = pre.snapshots.length - 1, base = inspect(idx);
+  const heads = evaluate(idx).heads, H = heads[0].length;
+  const h1 = heads[1].reduce((b, x, h) => (x.induction > heads[1][b].induction ? h : b), 0);
+  const mask = heads.flatMap((row, l) => row.map((_, h) => (l === 1 && h === h1 ? 0 : 1)));
+  const off = inspect(idx, mask);
+  const read = () => page.evaluate((s) => {
+    const w = document.querySelector(s), root = w.shadowRoot;
+    const slider = root.querySelector('input.guess-number'), box = slider?.getBoundingClientRect();
+    return { stage: w.getAttribute('stage'), ready: w.viewReady, caption: root.querySelector('.caption')?.textContent.replace(/\s+/g, ' ').trim() ?? '',
+      ask: root.querySelector('.predict .ask')?.textContent ?? '', slider: box ? [box.width, box.height] : null, guess: slider ? Number(slider.value) : null,
+      computed: root.querySelector('.predict .computed')?.textContent ?? null, yours: root.querySelector('.predict .yours')?.textContent ?? null,
+      text: root.textContent };
+  }, sel);
+  await page.waitForFunction((s) => document.querySelector(s)?.getAttribute('stage') === '4' && document.querySelector(s).viewReady
+    && document.querySelector(s).shadowRoot.querySelector('input.guess-number'), sel, { timeout: 30000 });
+  let v = await read();
+  expect(v.ask, where).toBe(`Predict this sequence’s loss without L1H${h1}`);
+  expect(v.caption, where).toContain(`this sequence’s loss with every head ${fmt(base.loss, 2)}`);
+  expect(v.caption, where).toContain(`a uniform guess: ln 15 = ${fmt(Math.log(15), 2)}`);
+  expect(v.slider[0], where).toBeGreaterThanOrEqual(24);
+  expect(v.slider[1], where).toBeGreaterThanOrEqual(24);
+  expect(v.computed, `${where}: hidden while guessing`).toBe(null);
+  expect(v.text, `${where}: the loss without the head is not shown`).not.toContain(fmt(off.loss, 2));
+  // A guess by keyboard, then the reveal.
+  await page.locator(sel).locator('input.guess-number').focus();
+  for (let i = 0; i < 20; i++) await page.keyboard.press('ArrowRight');
+  await page.locator(sel).locator('input.guess-number').evaluate((e) => e.blur());
+  const guess = (await read()).guess;
+  expect(guess).toBeCloseTo(fitGuessOf(base.loss) + 1, 6);
+  await next();
+  await page.waitForFunction((s) => document.querySelector(s).getAttribute('stage') === '5'
+    && document.querySelector(s).shadowRoot.querySelector('.predict .computed'), sel, { timeout: 30000 });
+  v = await read();
+  expect(v.computed, `${where}: the core's loss without L1H${h1}`).toBe(fmt(off.loss, 2));
+  expect(v.yours).toBe(fmt(guess, 2));
+  expect(v.text).toContain(`off by ${fmt(Math.abs(guess - off.loss), 2)}`);
+  expect(off.loss).toBeGreaterThan(Math.log(15));  // past a uniform guess (the slide's point)
+  await back();
+  await page.waitForFunction((s) => document.querySelector(s).getAttribute('stage') === '4', sel, { timeout: 30000 });
+  v = await read();
+  expect([v.computed, v.guess], `${where}: back to the guess, the guess kept`).toEqual([null, guess]);
+}
+// The slider's start (the loss with every head on the 0.05 grid); 20 arrow presses move it 1.00.
+const fitGuessOf = (loss) => Math.round(loss / 0.05) * 0.05;
+
+describe('the training predict slide', () => {
+  test('Slidev: guess the loss without the induction head, one click reveals the core\'s, back hides it', async () => {
+    const { page, problems } = await watchedPage(browser.context);
+    const no = await findInDeck(page, '.slidev-page-{n} .predict-frame attn-train');
+    await page.evaluate((n) => { location.hash = `#/${n}`; }, no);
+    const sel = `#slide-content .slidev-page-${no} attn-train`;
+    await page.locator(sel).waitFor();
+    await checkPredict(page, sel, async () => slidevNext(page, await slidevAt(page)), () => page.keyboard.press('ArrowLeft'), `Slidev slide ${no}`);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  test('reveal.js: the same, by its fragment', async () => {
+    const { page, problems } = await watchedPage(browser.context);
+    await page.setViewportSize({ width: 1280, height: 720 });
+    await page.goto(new URL('slides/reveal/index.html', BASE_URL()).href);
+    await page.waitForFunction(() => window.deck?.isReady());
+    const h = await page.evaluate(() => window.deck.getSlides().findIndex((s) => s.querySelector('attn-train[predict]')));
+    expect(h).toBeGreaterThan(0);
+    await page.evaluate((i) => window.deck.slide(i, 0, -1), h);
+    await checkPredict(page, 'section.present attn-train', () => page.keyboard.press('Space'), () => page.keyboard.press('ArrowLeft'), `reveal slide ${h + 1}`);
     expect(problems).toEqual([]);
     await page.close();
   });

@@ -237,7 +237,7 @@ export class AttnCost extends AttnWidget {
   /** The time formula (LaTeX) of what is timed. */
   #formula(D, narrow, page) {
     if (this.#op === 'attention')
-      return page ? `\\text{time}(T) \\approx c\\,\\underbrace{4T^2 d}_{QK^\\top,\\ AV} = O(T^2 d)\\ \\text{(attention core, one head, no projections)},\\quad d = ${D}`
+      return page ? `\\text{time}(T) \\approx c\\,\\underbrace{4T^2 d}_{QK^\\top,\\ AV} = O(T^2 d)\\ \\text{(no projections)},\\quad d = ${D}`
         : narrow ? `{\\text{time}(T) \\approx c \\cdot 4T^2 d\\ \\ \\text{(no projections)},\\ d = ${D}}` : `{\\text{time}(T) \\approx c \\cdot 4T^2 d\\ \\ (QK^\\top \\text{ and } AV\\text{, no projections}),\\quad d = ${D}}`;
     return page ? `\\text{time}(T) \\approx c\\,\\big(\\underbrace{4T^2 d}_{QK^\\top,\\ AV} + \\underbrace{8T d^2}_{\\text{projections}}\\big) = O(T^2 d + T d^2),\\quad d = ${D}`
       : narrow ? `{\\text{time}(T) \\approx c\\,(4T^2 d + 8T d^2),\\ d = ${D}}` : `{\\text{time}(T) \\approx c\\,\\big(4T^2 d + 8T d^2\\big) = O(T^2 d + T d^2),\\quad d = ${D}}`;

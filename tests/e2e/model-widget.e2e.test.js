@@ -175,6 +175,62 @@ describe('<attn-model> on the app page, the shipped induction model', () => {
   });
 });
 
+describe('<attn-model> on the app page, the shipped names model', () => {
+  test('chosen beside the induction model (its files fetched only then): the names task’s characters as tokens, every head’s map and scores as Node computes them, the next letter, a sampled name as Node samples it with the same seed; the choice in the URL', async () => {
+    const lab = await createAttnLab();
+    const names = new ModelSession({ requestUpdate() {} }, { lab });
+    await names.loadShipped('names');
+    const { page, problems } = await open();
+    const requested = [];
+    page.on('request', (r) => { if (/\.safetensors(\?|$)/.test(r.url())) requested.push(r.url()); });
+    const w = page.locator(W);
+    // The induction model is shown; the names model's snapshots (its last is step 3000, a step the
+    // induction run does not have) are not fetched until chosen.
+    expect(await w.locator('.shipped button.pick-induction').getAttribute('aria-pressed')).toBe('true');
+    expect(requested.filter((u) => /step-3000/.test(u))).toEqual([]);
+    await w.locator('.shipped button.pick-names').click();
+    await expect.poll(() => text(w.locator('.which')), { timeout: 60000 }).toContain('attnlab’s names model');
+    expect(requested.some((u) => /step-3000/.test(u))).toBe(true);
+    const { layers, heads, vocab } = names.config;
+    expect(vocab).toBe(27);
+    await expect.poll(() => w.locator('.grid .cell canvas.thumb').count()).toBe(layers * heads);
+    expect(await w.locator('.shipped button.pick-names').getAttribute('aria-pressed')).toBe('true');
+    // Its example text, tokens one character each ('.' then letters), as Node tokenizes it.
+    expect(await w.locator('.controls input[type=text]').inputValue()).toBe(names.tokenizer.example);
+    await names.setText(names.tokenizer.example);
+    await expect.poll(() => w.locator('.strip li').count()).toBe(names.ids.length);
+    const strip = await w.locator('.strip li').evaluateAll((els) => els.map((e) => {
+      const c = e.cloneNode(true);
+      c.querySelectorAll('small').forEach((x) => x.remove());  // the id under each token
+      return c.textContent.trim();
+    }));
+    expect(strip).toEqual(names.labels);
+    expect(strip.join('')).toBe(names.tokenizer.example);
+    for (let l = 0; l < layers; l++) for (let h = 0; h < heads; h++) {
+      const sc = names.scores[l][h];
+      expect(await text(w.locator(`.cell.${headName(l, h)} .sc`))).toBe(`prev ${fmt(sc.prev, 2)} dup ${fmt(sc.dup, 2)} ind ${fmt(sc.induction, 2)}`);
+    }
+    // A head's map opened: its caption names it.
+    await w.locator(`.cell.${headName(1, 2)} button.map`).press('Enter');
+    await expect.poll(() => text(w.locator('attn-heatmap.big figcaption'))).toContain(headName(1, 2));
+    // The next token after the text, as Node computes it.
+    expect(await text(w.locator('table.dist tbody tr.top td.tok'))).toBe(names.dist.topLabel);
+    // A sampled name: letters up to the '.' that ends it, the one Node samples with the same seed.
+    const made = await names.generateUntil(0);
+    const sample = names.gen.labels.slice(names.gen.prompt.length).join('');
+    expect(sample).toMatch(/^[a-z]+\.$/);
+    await w.locator('button.name').click();
+    await expect.poll(() => text(w.locator('.generated mark')), { timeout: 30000 }).toBe(sample);
+    expect(await w.locator('.cache .kv').count()).toBe(Math.min(names.config.context, names.ids.length + made.length));
+    expect(await text(w.locator('.s4 .controls .note'))).toContain('sampled (temperature 1, seed 1');
+    console.log(`the names model on the page: tokens ${strip.join(' ')}, next ${names.dist.topLabel}, sampled name ${sample}`);
+    // The choice is in the URL: a shared link opens the names model.
+    expect(decodeURIComponent(new URL(page.url()).hash)).toContain('"model":"names"');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});
+
 describe('<attn-model> with src', () => {
   test('a model from a URL (src): loaded, its grid drawn, its scores as Node computes them', async () => {
     const lab = await createAttnLab();

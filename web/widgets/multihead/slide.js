@@ -110,6 +110,3 @@ export function slideLevels(stage, m) {
     [[row([concat, wo, out], ['', '×', '='])], [row([concat, wo], ['', '×']), row([out], ['='])], [row([bare, wo], ['', '×']), row([out], ['='])]],
     [[row([small(concat), small(wo), out], ['', '×', '='])], [row([small(concat), small(wo)], ['', '×']), row([out], ['='])]], [[row([out], ['='])]]];
 }
-
-/** The maps a stage is about (each must show its numbers): every map of stages 0–3, Concat, W_O and the output at 4. */
-export const pointMaps = (rows) => rows.flatMap((rw) => rw.panels.map((p) => p.cls));

@@ -82,3 +82,17 @@ test('the shipped timings: the attention core at d 64, labelled, T doubling from
   for (const r of REFERENCE.results) expect(r.ms).toBeGreaterThan(0);
   expect(lastSlope(REFERENCE.results)).toBeGreaterThan(1.6);
 });
+
+test('timeLengths reports the median slice: one preempted slice does not move it', async () => {
+  const { timeLengths, median } = await import('./timing.js');
+  expect(median([3, 1, 2])).toBe(2);
+  expect(median([4, 1, 3, 2])).toBe(2.5);
+  // A fake clock: every call takes 10 ms except the 2nd timed call at T = 32, which takes 400 ms.
+  let t = 0, at32 = 0;
+  const lab = { multiHeadAttention: (a) => { t += a.tq === 32 && ++at32 === 3 ? 400 : 10; } };
+  const results = [];
+  await timeLengths(lab, { dModel: 8, heads: 2, Ts: [16, 32], outputOnly: true, warmupMs: 1, minTimeMs: 30, sliceMs: 5 },
+    { stopped: () => false, onResult: (r) => results.push(r), pause: async () => {}, now: () => t });
+  expect(results.map((r) => r.ms)).toEqual([10, 10]);  // the mean at T = 32 would be (10 + 400 + ...) / calls
+  expect(results[1].calls).toBeGreaterThanOrEqual(3);
+});

@@ -30,19 +30,28 @@ export function callFor(lab, { op = 'multihead', dModel: D, heads: H, outputOnly
   return () => lab.multiHeadAttention(args);
 }
 
+/** The median of `xs` (the middle value; the mean of the two middle ones for an even count). */
+export function median(xs) {
+  const s = [...xs].sort((a, b) => a - b), m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
 /**
- * Times `op` (callFor) at every T of `Ts`: onResult({ T, ms, calls }) after each. Stops early when
- * stopped() turns true.
+ * Times `op` (callFor) at every T of `Ts`: onResult({ T, ms, calls }) after each, ms the median over
+ * the slices of each slice's time per call — a slice the machine's other work preempted (a shared or
+ * busy machine: one of three 90 ms calls taking 400 ms) does not move it as it moves a mean. Stops early
+ * when stopped() turns true. `now` is the clock (tests pass their own).
  */
-export async function timeLengths(lab, job, { stopped, onResult, pause }) {
+export async function timeLengths(lab, job, { stopped, onResult, pause, now = () => performance.now() }) {
   const { Ts, warmupMs, minTimeMs, sliceMs = 20 } = job;
   const warm = callFor(lab, job, 64);
   for (let spent = 0; spent < warmupMs;) {
     await pause();
     if (stopped()) return;
-    const t0 = performance.now();
-    while (performance.now() - t0 < sliceMs) warm();
-    spent += performance.now() - t0;
+    const t0 = now();
+    let t = t0;
+    do { warm(); t = now(); } while (t - t0 < sliceMs);
+    spent += t - t0;
   }
   for (const T of Ts) {
     const call = callFor(lab, job, T);
@@ -50,18 +59,21 @@ export async function timeLengths(lab, job, { stopped, onResult, pause }) {
     if (stopped()) return;
     call();  // warm-up: memory growth, first touch
     let calls = 0, spent = 0;
+    const perCall = [];
     while (spent < minTimeMs || calls < 3) {
       await pause();
       if (stopped()) return;
-      const t0 = performance.now();
-      let inSlice = 0;
+      const t0 = now();
+      let inSlice = 0, n = 0;
       do {
         call();
-        calls++;
-        inSlice = performance.now() - t0;
+        n++;
+        inSlice = now() - t0;
       } while (inSlice < sliceMs && spent + inSlice < minTimeMs);
+      calls += n;
       spent += inSlice;
+      perCall.push(inSlice / n);
     }
-    onResult({ T, ms: spent / calls, calls });
+    onResult({ T, ms: median(perCall), calls });
   }
 }

@@ -14,7 +14,7 @@ import { sampleQK } from '../../web/widgets/why-scale/logic.js';
 import { variance } from '../../web/widgets/shared/stats.js';
 import { fmt } from '../../web/widgets/shared/format.js';
 
-const TAGS = ['attn-steps', 'attn-convex', 'attn-kernel-regression', 'attn-why-scale', 'attn-cross', 'attn-multihead',
+const TAGS = ['attn-steps', 'attn-convex', 'attn-kernel-regression', 'attn-why-scale', 'attn-cross', 'attn-multihead', 'attn-batched',
   'attn-positional', 'attn-rope', 'attn-block', 'attn-cost'];
 
 let browser, lab;

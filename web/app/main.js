@@ -19,6 +19,7 @@ const LATER = {
   'attn-why-scale': () => import('../widgets/why-scale/index.js'),
   'attn-cross': () => import('../widgets/cross/index.js'),
   'attn-multihead': () => import('../widgets/multihead/index.js'),
+  'attn-batched': () => import('../widgets/batched/index.js'),
   'attn-positional': () => import('../widgets/positional/index.js'),
   'attn-rope': () => import('../widgets/rope/index.js'),
   'attn-block': () => import('../widgets/block/index.js'),

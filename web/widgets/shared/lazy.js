@@ -67,6 +67,8 @@ async function start(el) {
   forget(el);
   w.go(w.value);
   // Lit draws in a microtask: the widget's update, and its maps' and formulas', finish in this task.
+  // (One turn first: the widget takes the module in a callback queued by go(); its update starts there.)
+  await null;
   await el.updateComplete;
   // In the browser's performance timeline (DevTools, traces): how long drawing each widget took.
   performance.measure?.(`attn: draw ${el.localName}`, { start: t0, end: performance.now() });

@@ -26,6 +26,7 @@ import { BASE_URL, launch, watchedPage } from './browser.js';
 import { fitReport } from './fit-check.js';
 import { createTrainer, loadPretrained } from '../../web/train/index.js';
 import { fmt } from '../../web/widgets/shared/format.js';
+import { reachedStage } from '../../web/widgets/train/logic.js';
 import { expectClose, TOL } from '../unit/helpers.js';
 
 const AXE = readFileSync(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
@@ -285,6 +286,62 @@ describe('<attn-train> on the app page: replay, and the state it says', () => {
     const steps = await page.evaluate(() => window.__views);
     expect(steps).toEqual(expected.map((x) => x.step));
     expect(await text(w.locator('.scrub-at'))).toBe(`step ${expected[n - 1].step} (snapshot ${n} of ${n})`);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  test('with "pause at each stage" the replay holds at each stage boundary, says why, and "Go on" goes on to the next', async () => {
+    const { page, problems } = await open();
+    const w = page.locator(W), n = expected.length;
+    // The boundaries from Node's numbers: the snapshots that reached a stage no earlier one had.
+    const reached = expected.map((x) => reachedStage(x, expected[0].evalLoss));
+    const holds = reached.map((r, i) => i).filter((i) => i > 0 && reached[i].stage > Math.max(...reached.slice(0, i).map((r) => r.stage)));
+    expect(holds.length).toBeGreaterThanOrEqual(2);
+    await w.locator('input.stage-pauses').check();
+    await w.locator('button.replay').click();
+    for (const i of holds) {
+      await expect.poll(() => w.locator('.replay-held').count(), { timeout: 60000 }).toBe(1);
+      const r = reached[i];
+      expect(await text(w.locator('.replay-held'))).toBe(`Replay paused at stage ${r.stage}, ${['', 'loss falls', 'previous-token head', 'induction head'][r.stage]} (step ${expected[i].step}): ${r.why}. Go on goes to the next stage.`);
+      expect(await text(w.locator('.scrub-at'))).toBe(`step ${expected[i].step} (snapshot ${i + 1} of ${n})`);
+      expect(await text(w.locator('button.replay'))).toBe('Go on (replay)');
+      await w.locator('button.replay').click();
+    }
+    await expect.poll(() => w.locator('button.replay').getAttribute('aria-pressed'), { timeout: 60000 }).toBe('false');
+    expect(await text(w.locator('.scrub-at'))).toBe(`step ${expected[n - 1].step} (snapshot ${n} of ${n})`);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  test('predict the loss first (390 px): the loss without the induction head hidden until Reveal, then the core\'s beside the guess', async () => {
+    const { page, problems } = await open();
+    await page.setViewportSize({ width: 390, height: 800 });
+    const w = page.locator(W), last = expected.length - 1, ind = inductionHead(last);
+    const base = await expected[last].trainer.inspect({});
+    const off = await expected[last].trainer.inspect({ headMask: maskOff([flat(ind.layer, ind.head)]) });
+    await w.locator('input.predict-toggle').check();
+    await w.locator(`attn-heatmap.${name(ind.layer, ind.head)}`).locator('svg').first().click();
+    await expect.poll(() => w.locator('.predict .ask').count(), { timeout: 30000 }).toBe(1);
+    expect(await text(w.locator('.predict .ask'))).toBe(`Predict this sequence’s loss without ${name(ind.layer, ind.head)}`);
+    const whole = await text(w.locator('.ablation'));
+    expect(whole).toContain(fmt(base.loss, 3));
+    expect(whole).not.toContain(fmt(off.loss, 3));
+    expect(whole).not.toContain(fmt(off.loss, 2));
+    const box = await w.locator('input.guess-number').boundingBox();
+    expect(Math.min(box.width, box.height)).toBeGreaterThanOrEqual(24);
+    await w.locator('input.guess-number').focus();
+    for (let i = 0; i < 40; i++) await page.keyboard.press('ArrowRight');
+    const guess = Number(await w.locator('input.guess-number').inputValue());
+    expect(guess).toBeCloseTo(Math.round(base.loss / 0.05) * 0.05 + 2, 6);
+    await w.locator('button.reveal').click();
+    await expect.poll(() => w.locator('.predict .computed').count(), { timeout: 30000 }).toBe(1);
+    expect(await text(w.locator('.predict .computed'))).toBe(fmt(off.loss, 2));
+    expect(await text(w.locator('.predict .yours'))).toBe(fmt(guess, 2));
+    expect(await text(w.locator('.ablation'))).toContain(fmt(off.loss, 3));
+    // The page is a phone's width: nothing pushes it wider.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await w.locator('button.predict-again').click();
+    await expect.poll(() => w.locator('.predict .computed').count()).toBe(0);
     expect(problems).toEqual([]);
     await page.close();
   });

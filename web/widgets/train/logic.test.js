@@ -245,7 +245,7 @@ describe('per-position loss', () => {
     expect(s[2].points.map(([x]) => x)).toEqual([2.5, 2.5]);
     expect(tokenLossSeries(base, null).map((x) => x.key)).toEqual(['base']);
     expect(tokenLossSeries({}, null)).toEqual([]);
-    // The damage is on the repeated half only: the mean there goes 0.13 → 2.5, the first half's stays.
+    // The means over the scored half (from position 3): 0.13 with every head, 2.5 without.
     expect(meanFrom(base.tokenLosses, 3)).toBeCloseTo(0.4 / 3, 6);
     expect(meanFrom(off.tokenLosses, 3)).toBeCloseTo(2.5, 6);
   });

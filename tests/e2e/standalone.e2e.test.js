@@ -75,7 +75,9 @@ describe('attnlab from one script tag (standalone/, from npm pack)', () => {
     expect(sa.filter((f) => /^standalone\/assets\/attnlab-core-[\w-]+\.wasm$/.test(f))).toHaveLength(1);
     expect(sa.filter((f) => /^standalone\/assets\/trainer\.worker-[\w-]+\.js$/.test(f))).toHaveLength(1);
     expect(sa.filter((f) => /^standalone\/assets\/model\.worker-[\w-]+\.js$/.test(f))).toHaveLength(1);
-    const shipped = readdirSync(join(REPO, 'web/train/pretrained/induction'));
+    // Every shipped run's snapshots and index (induction's, the names model's, …), each emitted once.
+    const pre = join(REPO, 'web/train/pretrained');
+    const shipped = readdirSync(pre).flatMap((d) => readdirSync(join(pre, d)).filter((f) => /^(step-\d+|index)\.(safetensors|json)$/.test(f)));
     const snapshots = sa.filter((f) => /^standalone\/assets\/(step-\d+|index)-[\w-]+\.(safetensors|json)$/.test(f));
     expect(snapshots).toHaveLength(shipped.length);
     expect(sa.filter((f) => /KaTeX_Main-Regular-[\w-]+\.woff2$/.test(f))).toHaveLength(1);

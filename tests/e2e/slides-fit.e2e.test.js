@@ -37,6 +37,7 @@ const WIDGETS = [
   ['attn-steps', 'preset=football', [0, 1, 2, 3, 4, 5, 6]],
   ['attn-steps', 'preset=football&mask=causal', [4, 5, 6]],
   ['attn-multihead', 'preset=cat-sat', [0, 1, 2, 3, 4]],
+  ['attn-batched', '', [0, 1, 2, 3, 4, 5, 6, 7]],
   ['attn-cross', '', [null]],
   ['attn-block', '', [null]],
   ['attn-positional', '', [null]],

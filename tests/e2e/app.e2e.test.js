@@ -24,7 +24,9 @@ describe('app', () => {
 
 // Widgets below the fold draw when the reader comes near them (web/widgets/shared/lazy.js), the
 // others ahead of the reader when the page is idle; until then each is a placeholder of its size.
-const TAGS = ['attn-steps', 'attn-convex', 'attn-kernel-regression', 'attn-why-scale', 'attn-cross', 'attn-multihead', 'attn-batched',
+const TAGS = ['attn-steps', 'attn-convex', 'attn-kernel-regression', 'attn-why-scale',
+  // Two cross-attention widgets: the hand-set sentences and the trained numbers model.
+  'attn-cross:not([trained])', 'attn-cross[trained]', 'attn-multihead', 'attn-batched',
   'attn-positional', 'attn-rope', 'attn-block', 'attn-cost', 'attn-train'];
 const drawn = (page, tag) => page.evaluate((t) => {
   const r = document.querySelector(t)?.shadowRoot;

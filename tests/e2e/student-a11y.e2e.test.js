@@ -14,7 +14,9 @@ import { variance } from '../../web/widgets/shared/stats.js';
 import { fmt } from '../../web/widgets/shared/format.js';
 
 const AXE = readFileSync(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
-const TAGS = ['attn-steps', 'attn-convex', 'attn-kernel-regression', 'attn-why-scale', 'attn-cross', 'attn-multihead', 'attn-batched',
+const TAGS = ['attn-steps', 'attn-convex', 'attn-kernel-regression', 'attn-why-scale',
+  // Two cross-attention widgets: the hand-set sentences and the trained numbers model.
+  'attn-cross:not([trained])', 'attn-cross[trained]', 'attn-multihead', 'attn-batched',
   'attn-positional', 'attn-rope', 'attn-block', 'attn-cost'];
 
 let browser, lab;

@@ -14,7 +14,9 @@ import { sampleQK } from '../../web/widgets/why-scale/logic.js';
 import { variance } from '../../web/widgets/shared/stats.js';
 import { fmt } from '../../web/widgets/shared/format.js';
 
-const TAGS = ['attn-steps', 'attn-convex', 'attn-kernel-regression', 'attn-why-scale', 'attn-cross', 'attn-multihead', 'attn-batched',
+const TAGS = ['attn-steps', 'attn-convex', 'attn-kernel-regression', 'attn-why-scale',
+  // Two cross-attention widgets: the hand-set sentences and the trained numbers model.
+  'attn-cross:not([trained])', 'attn-cross[trained]', 'attn-multihead', 'attn-batched',
   'attn-positional', 'attn-rope', 'attn-block', 'attn-cost'];
 
 let browser, lab;
@@ -229,12 +231,12 @@ describe('the app and its widgets', () => {
 
   test('cross-attention: a new target sentence gives the API’s alignment', async () => {
     const { page } = await open();
-    await page.locator('attn-cross input.target').fill('le chat dort');
-    await page.locator('attn-cross input.target').press('Enter');
+    await page.locator('attn-cross:not([trained]) input.target').fill('le chat dort');
+    await page.locator('attn-cross:not([trained]) input.target').press('Enter');
     const src = 'the black cat sat on the mat'.split(' '), tgt = ['le', 'chat', 'dort'];
     const r = lab.multiHeadAttention({ x: embed(tgt, 16), tq: 3, context: embed(src, 16), tk: src.length, dModel: 16, heads: 1,
       wq: scaledIdentity(16, 10), wk: scaledIdentity(16), wv: scaledIdentity(16), wo: scaledIdentity(16) });
-    await expectCells(page, 'attn-cross attn-heatmap.alignment', f4(r.weights));
+    await expectCells(page, 'attn-cross:not([trained]) attn-heatmap.alignment', f4(r.weights));
     await page.close();
   });
 

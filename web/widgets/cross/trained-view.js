@@ -106,7 +106,7 @@ export class TrainedView {
   }
 
   #heatmap(r, fit, fonts) {
-    return html`<attn-heatmap class="alignment trained" label="cross-attention: digit (query) × word (key)"
+    return html`<attn-heatmap class="alignment trained" label="digits (queries) × words (keys)"
       .values=${r.weights} .rows=${4} .cols=${r.words.length} .rowLabels=${r.digits.map(String)} .colLabels=${r.words}
       colormap="sequential" .vmin=${0} .vmax=${1} .digits=${2} .cellSize=${fit ? 120 : 64}
       .minFont=${fonts?.minFont ?? 16} ?compact=${!!fit} .fitWidth=${fit?.width ?? 0} .fitHeight=${fit?.height ?? 0}

@@ -40,6 +40,7 @@
 #include "attnlab/backward.h"
 #include "attnlab/ops.h"
 #include "attnlab/optimizer.h"
+#include "pretrain_common.h"
 
 namespace {
 
@@ -49,22 +50,17 @@ using attnlab::MultiHeadGrads;
 using attnlab::MultiHeadOutputs;
 using attnlab::MultiHeadWeights;
 
-// web/train/tasks.js's mulberry32, bit for bit.
-struct Mulberry32 {
-  uint32_t state;
-  double next() {
-    state += 0x6d2b79f5u;
-    uint32_t z = state;
-    z = (z ^ (z >> 15)) * (z | 1u);
-    z ^= z + (z ^ (z >> 7)) * (z | 61u);
-    return static_cast<double>(z ^ (z >> 14)) / 4294967296.0;
-  }
-  int below(int n) { return static_cast<int>(std::floor(next() * n)); }
-  double gaussian() {  // Box–Muller
-    const double u = 1.0 - next(), v = next();
-    return std::sqrt(-2.0 * std::log(u)) * std::cos(6.283185307179586 * v);
-  }
-};
+namespace pt = attnlab::pretrain;
+using pt::Mulberry32;
+
+constexpr char kTool[] = "pretrain_cross";  // how its errors begin
+#define CHECK(call) pt::die((call), kTool, #call)
+
+// A standard normal draw (Box–Muller) from tasks.js's PRNG: the initial weights.
+double gaussian(Mulberry32& rng) {
+  const double u = 1.0 - rng.next(), v = rng.next();
+  return std::sqrt(-2.0 * std::log(u)) * std::cos(6.283185307179586 * v);
+}
 
 // ---- The task ---------------------------------------------------------------------------------------
 const char* const kWords[] = {"one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
@@ -145,12 +141,20 @@ MultiHeadGrads mhg(float* g, const Mha& m) {
   return r;
 }
 
-void die(const attnlab::Status& s, const char* where) {
-  if (s.ok) return;
-  std::fprintf(stderr, "pretrain_cross: %s: %s\n", where, s.message.c_str());
-  std::exit(1);
+// The arguments of one attention block (D wide, biases on): queries from x (t_q rows), keys and values
+// from context (t_k rows; x itself when context is null).
+MultiHeadArgs mha_args(const float* x, int t_q, const float* context, int t_k, int heads,
+                       const MultiHeadWeights& w, Mask mask) {
+  MultiHeadArgs a{};
+  a.x = x, a.t_q = t_q, a.context = context, a.t_k = t_k, a.d_model = D, a.heads = heads;
+  a.w = w, a.mask = mask;
+  return a;
 }
-#define CHECK(call) die((call), #call)
+
+// out = a + b over n floats: the residual connections (out may be a).
+void add(const float* a, const float* b, int n, float* out) {
+  for (int i = 0; i < n; ++i) out[i] = a[i] + b[i];
+}
 
 struct MhaBuf {
   float q[kMaxSrc * D], k[kMaxSrc * D], v[kMaxSrc * D], w[2 * kMaxSrc * kMaxSrc], heads[kMaxSrc * D],
@@ -174,28 +178,22 @@ struct Pass {
     std::memcpy(src, source, n * sizeof(int));
     std::memcpy(din, dec_in, t * sizeof(int));
     CHECK(attnlab::embedding_forward(p + M->src_emb, kSrcVocab, D, src, n, xs));
-    for (int i = 0; i < n * D; ++i) xs[i] += pe[i];
-    ea = {};
-    ea.x = xs, ea.t_q = n, ea.context = nullptr, ea.t_k = n, ea.d_model = D, ea.heads = kEncHeads;
-    ea.w = mhw(p, M->enc), ea.mask = Mask::None();
+    add(xs, pe, n * D, xs);
+    ea = mha_args(xs, n, nullptr, n, kEncHeads, mhw(p, M->enc), Mask::None());
     CHECK(attnlab::multi_head_attention_forward(ea, enc.outs()));
-    for (int i = 0; i < n * D; ++i) mem[i] = xs[i] + enc.out[i];
+    add(xs, enc.out, n * D, mem);
 
     CHECK(attnlab::embedding_forward(p + M->tgt_emb, kTgtVocab, D, din, t, xd));
-    for (int i = 0; i < t * D; ++i) xd[i] += pe[i];
-    sa = {};
-    sa.x = xd, sa.t_q = t, sa.context = nullptr, sa.t_k = t, sa.d_model = D, sa.heads = kSelfHeads;
-    sa.w = mhw(p, M->self), sa.mask = Mask::Causal();
+    add(xd, pe, t * D, xd);
+    sa = mha_args(xd, t, nullptr, t, kSelfHeads, mhw(p, M->self), Mask::Causal());
     CHECK(attnlab::multi_head_attention_forward(sa, self.outs()));
-    for (int i = 0; i < t * D; ++i) h1[i] = xd[i] + self.out[i];
-    ca = {};
-    ca.x = h1, ca.t_q = t, ca.context = mem, ca.t_k = n, ca.d_model = D, ca.heads = kCrossHeads;
-    ca.w = mhw(p, M->cross), ca.mask = Mask::None();
+    add(xd, self.out, t * D, h1);
+    ca = mha_args(h1, t, mem, n, kCrossHeads, mhw(p, M->cross), Mask::None());
     CHECK(attnlab::multi_head_attention_forward(ca, cross.outs()));
-    for (int i = 0; i < t * D; ++i) h2[i] = h1[i] + cross.out[i];
+    add(h1, cross.out, t * D, h2);
     attnlab::FeedForwardWeights fw{p + M->w1, p + M->b1, p + M->w2, p + M->b2};
     CHECK(attnlab::feed_forward_forward(h2, t, D, F, fw, attnlab::Activation::relu, {pre, act, ffo}));
-    for (int i = 0; i < t * D; ++i) h3[i] = h2[i] + ffo[i];
+    add(h2, ffo, t * D, h3);
     CHECK(attnlab::output_head_forward(h3, t, p + M->wout, kDigits, D, p + M->bout, 1.0f, logits, probs));
   }
 
@@ -262,13 +260,6 @@ Example make(int number) {
   return e;
 }
 
-bool write_file(const std::string& path, const void* data, size_t n) {
-  FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) return false;
-  const bool ok = std::fwrite(data, 1, n, f) == n;
-  return std::fclose(f) == 0 && ok;
-}
-
 std::string fmt(const char* f, double x) {
   char b[64];
   std::snprintf(b, sizeof b, f, x);
@@ -278,13 +269,10 @@ std::string fmt(const char* f, double x) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: %s OUT_DIR [steps] [seed]\n", argv[0]);
-    return 2;
-  }
+  if (!pt::has_args(argc, argv, 1, "OUT_DIR [steps] [seed]")) return 2;
   const std::string out = argv[1];
-  const int steps = argc > 2 ? std::atoi(argv[2]) : 3000;
-  const uint32_t seed = argc > 3 ? static_cast<uint32_t>(std::strtoul(argv[3], nullptr, 10)) : 4;
+  const int steps = static_cast<int>(pt::arg_or(argc, argv, 2, 3000));
+  const uint32_t seed = static_cast<uint32_t>(pt::arg_or(argc, argv, 3, 4));
   constexpr int kBatch = 32, kWarmup = 100;
   constexpr double kLr = 3e-3;
   constexpr float kClip = 1.0f;
@@ -300,7 +288,7 @@ int main(int argc, char** argv) {
     for (const Tensor& t : M.L.t) {
       const bool emb = t.name.find("embedding") != std::string::npos, bias = t.shape.size() == 1;
       const double std = bias ? 0.0 : emb ? 1.0 : 1.0 / std::sqrt(static_cast<double>(t.shape[0]));
-      for (size_t i = 0; i < t.size; ++i) params[t.offset + i] = static_cast<float>(std * init.gaussian());
+      for (size_t i = 0; i < t.size; ++i) params[t.offset + i] = static_cast<float>(std * gaussian(init));
     }
   }
 
@@ -308,7 +296,7 @@ int main(int argc, char** argv) {
   std::vector<int> all;
   for (int x = kLo; x <= kHi; ++x) all.push_back(x);
   Mulberry32 shuf{seed ^ 0x0ddba11u};
-  for (int i = static_cast<int>(all.size()) - 1; i > 0; --i) std::swap(all[i], all[shuf.below(i + 1)]);
+  pt::shuffle(all, shuf);
   std::vector<char> held(kHi + 1, 0);
   std::vector<Example> heldout, train;
   for (int x : kShown) held[x] = 1, heldout.push_back(make(x));
@@ -420,9 +408,9 @@ int main(int argc, char** argv) {
     index += "], \"offset\": " + std::to_string(t.offset) + "}" + (i + 1 < M.L.t.size() ? ",\n" : "\n");
   }
   index += "  ],\n  \"snapshots\": [\n" + snaps + "\n  ]\n}\n";
-  if (!write_file(out + "/index.json", index.data(), index.size()) ||
-      !write_file(out + "/weights.bin", bin.data(), bin.size() * sizeof(float))) {
-    std::fprintf(stderr, "pretrain_cross: cannot write to %s\n", out.c_str());
+  if (!pt::write_file(out + "/index.json", index.data(), index.size()) ||
+      !pt::write_file(out + "/weights.bin", bin.data(), bin.size() * sizeof(float))) {
+    std::fprintf(stderr, "%s: cannot write to %s\n", kTool, out.c_str());
     return 1;
   }
   return 0;

@@ -17,22 +17,14 @@
 #include <vector>
 
 #include "attnlab/gpt.h"
+#include "pretrain_common.h"
 
 namespace {
 
-// tasks.js's mulberry32, bit for bit (JS's Math.imul is a wrapping 32-bit multiply).
-struct Mulberry32 {
-  uint32_t state;
-  double next() {
-    state += 0x6d2b79f5u;
-    uint32_t z = state;
-    z = (z ^ (z >> 15)) * (z | 1u);
-    z ^= z + (z ^ (z >> 7)) * (z | 61u);
-    return static_cast<double>(z ^ (z >> 14)) / 4294967296.0;
-  }
-  int below(int n) { return static_cast<int>(std::floor(next() * n)); }  // tasks.js randInt
-};
+namespace pt = attnlab::pretrain;
+using pt::Mulberry32;
 
+constexpr char kTool[] = "pretrain_induction";  // how its errors begin
 constexpr int kVocab = 16, kContext = 23, kMinPeriod = 4, kMaxPeriod = 11;
 
 // One sequence of inductionTask(): ids [23], targets [23]; returns its period P (positions i > P are
@@ -55,29 +47,13 @@ int induction_sequence(Mulberry32& rng, int* ids, int* targets) {
   return P;
 }
 
-bool write_file(const std::string& path, const void* data, size_t n) {
-  FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) return false;
-  const bool ok = std::fwrite(data, 1, n, f) == n;
-  return std::fclose(f) == 0 && ok;
-}
-
-void die(const attnlab::Status& s) {
-  if (s.ok) return;
-  std::fprintf(stderr, "pretrain_induction: %s\n", s.message.c_str());
-  std::exit(1);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: %s OUT_DIR [steps] [seed]\n", argv[0]);
-    return 2;
-  }
+  if (!pt::has_args(argc, argv, 1, "OUT_DIR [steps] [seed]")) return 2;
   const std::string out = argv[1];
-  const size_t steps = argc > 2 ? std::strtoul(argv[2], nullptr, 10) : 2500;
-  const uint32_t seed = argc > 3 ? static_cast<uint32_t>(std::strtoul(argv[3], nullptr, 10)) : 2;
+  const size_t steps = pt::arg_or(argc, argv, 2, 2500);
+  const uint32_t seed = static_cast<uint32_t>(pt::arg_or(argc, argv, 3, 2));
 
   attnlab::GptConfig c;
   c.vocab = kVocab;
@@ -90,7 +66,7 @@ int main(int argc, char** argv) {
   c.init_std = 0.25f;  // no LayerNorm: a larger init leaves the plateau sooner (gpt.h, Init)
   c.seed = seed;
   std::unique_ptr<attnlab::Gpt> model;
-  die(attnlab::Gpt::create(c, &model));
+  pt::die(attnlab::Gpt::create(c, &model), kTool);
 
   attnlab::GptTrainOptions o;
   o.adamw.lr = 1e-3;
@@ -99,7 +75,7 @@ int main(int argc, char** argv) {
 
   // Held-out sequences: inductionTask().heldOut(64)'s stream (its default seed 1234 ^ its salt), so
   // the ratio logged here is measured on the sequences the page evaluates.
-  Mulberry32 train{seed}, held{1234u ^ 0x5eed0ff5u};
+  Mulberry32 train{seed}, held{pt::kHeldOutSeed};
   constexpr int kHeld = 64;
   std::vector<int> hid(kHeld * kContext), htg(kHeld * kContext), hp(kHeld);
   for (int b = 0; b < kHeld; ++b) hp[b] = induction_sequence(held, &hid[b * kContext], &htg[b * kContext]);
@@ -123,7 +99,7 @@ int main(int argc, char** argv) {
   for (size_t s = 0; s <= steps; ++s) {
     if (next < at.size() && at[next] == s) {
       float eval = 0.0f;
-      die(model->forward(hid.data(), htg.data(), kHeld, kContext, &eval));
+      pt::die(model->forward(hid.data(), htg.data(), kHeld, kContext, &eval), kTool);
       const float* tl = model->token_losses();
       double first = 0, rep = 0;
       size_t nf = 0, nr = 0;
@@ -131,17 +107,11 @@ int main(int argc, char** argv) {
         for (int i = 0; i < kContext; ++i)
           (i > hp[b] ? (rep += tl[b * kContext + i], ++nr) : (first += tl[b * kContext + i], ++nf));
       const double ratio = (rep / nr) / (first / nf);
-      std::vector<uint8_t> bytes;
-      die(attnlab::save_safetensors(*model, false, &bytes));
-      const std::string file = "step-" + std::to_string(s) + ".safetensors";
-      if (!write_file(out + "/" + file, bytes.data(), bytes.size())) {
-        std::fprintf(stderr, "pretrain_induction: cannot write %s/%s\n", out.c_str(), file.c_str());
-        return 1;
-      }
+      const std::string file = pt::write_gpt_snapshot(*model, out, s, kTool);
       char row[256];
       std::snprintf(row, sizeof row,
                     "    {\"step\": %zu, \"file\": \"%s\", \"trainLoss\": %s, \"evalLoss\": %.6g, \"ratio\": %.6g}%s\n",
-                    s, file.c_str(), std::isnan(smooth) ? "null" : std::to_string(smooth).c_str(), eval, ratio,
+                    s, file.c_str(), pt::train_loss_json(smooth).c_str(), eval, ratio,
                     next + 1 < at.size() ? "," : "");
       index += row;
       std::printf("step %5zu  train %.4f  held-out %.4f  repeat/first %.3f\n", s, smooth, eval, ratio);
@@ -150,13 +120,10 @@ int main(int argc, char** argv) {
     if (s == steps) break;
     for (int b = 0; b < kBatch; ++b) induction_sequence(train, ids + b * kContext, targets + b * kContext);
     float norm = 0.0f;
-    die(model->train_step(ids, targets, kBatch, kContext, o, &train_loss, &norm));
-    smooth = std::isnan(smooth) ? train_loss : 0.98f * smooth + 0.02f * train_loss;
+    pt::die(model->train_step(ids, targets, kBatch, kContext, o, &train_loss, &norm), kTool);
+    smooth = pt::smoothed_loss(smooth, train_loss);
   }
   index += "  ]\n}\n";
-  if (!write_file(out + "/index.json", index.data(), index.size())) {
-    std::fprintf(stderr, "pretrain_induction: cannot write %s/index.json\n", out.c_str());
-    return 1;
-  }
+  pt::write_or_die(out, "index.json", index.data(), index.size(), kTool);
   return 0;
 }

@@ -25,22 +25,14 @@
 #include <vector>
 
 #include "attnlab/gpt.h"
+#include "pretrain_common.h"
 
 namespace {
 
-// tasks.js's mulberry32, bit for bit (JS's Math.imul is a wrapping 32-bit multiply).
-struct Mulberry32 {
-  uint32_t state;
-  double next() {
-    state += 0x6d2b79f5u;
-    uint32_t z = state;
-    z = (z ^ (z >> 15)) * (z | 1u);
-    z ^= z + (z ^ (z >> 7)) * (z | 61u);
-    return static_cast<double>(z ^ (z >> 14)) / 4294967296.0;
-  }
-  size_t below(size_t n) { return static_cast<size_t>(std::floor(next() * static_cast<double>(n))); }  // randInt
-};
+namespace pt = attnlab::pretrain;
+using pt::Mulberry32;
 
+constexpr char kTool[] = "pretrain_names";  // how its errors begin
 constexpr int kVocab = 27, kContext = 32, kHeldOutNames = 1000, kEval = 256, kBatch = 32;
 
 // ".emma.olivia." → ids ('.' = 0, 'a' = 1, …).
@@ -64,43 +56,27 @@ void windows(const std::vector<int>& stream, Mulberry32& rng, int batch, int* id
   }
 }
 
-bool write_file(const std::string& path, const void* data, size_t n) {
-  FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) return false;
-  const bool ok = std::fwrite(data, 1, n, f) == n;
-  return std::fclose(f) == 0 && ok;
-}
-
-void die(const attnlab::Status& s) {
-  if (s.ok) return;
-  std::fprintf(stderr, "pretrain_names: %s\n", s.message.c_str());
-  std::exit(1);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 3) {
-    std::fprintf(stderr, "usage: %s NAMES_TXT OUT_DIR [steps] [seed]\n", argv[0]);
-    return 2;
-  }
+  if (!pt::has_args(argc, argv, 2, "NAMES_TXT OUT_DIR [steps] [seed]")) return 2;
   const std::string out = argv[2];
-  const size_t steps = argc > 3 ? std::strtoul(argv[3], nullptr, 10) : 3000;
-  const uint32_t seed = argc > 4 ? static_cast<uint32_t>(std::strtoul(argv[4], nullptr, 10)) : 1;
+  const size_t steps = pt::arg_or(argc, argv, 3, 3000);
+  const uint32_t seed = static_cast<uint32_t>(pt::arg_or(argc, argv, 4, 1));
 
   // The list and namesTask's fixed split.
   std::vector<std::string> all;
   {
     std::ifstream in(argv[1]);
     if (!in) {
-      std::fprintf(stderr, "pretrain_names: cannot read %s\n", argv[1]);
+      std::fprintf(stderr, "%s: cannot read %s\n", kTool, argv[1]);
       return 1;
     }
     for (std::string line; std::getline(in, line);) {
       if (line.empty()) continue;
       for (char c : line)
         if (c < 'a' || c > 'z') {
-          std::fprintf(stderr, "pretrain_names: %s line %zu is not a-z only\n", argv[1], all.size() + 1);
+          std::fprintf(stderr, "%s: %s line %zu is not a-z only\n", kTool, argv[1], all.size() + 1);
           return 1;
         }
       all.push_back(line);
@@ -113,7 +89,7 @@ int main(int argc, char** argv) {
       if (seen.insert(n).second) distinct.push_back(n);
   }
   Mulberry32 split{20220609u};
-  for (size_t k = distinct.size() - 1; k > 0; --k) std::swap(distinct[k], distinct[split.below(k + 1)]);
+  pt::shuffle(distinct, split);
   const std::unordered_set<std::string> test(distinct.end() - kHeldOutNames, distinct.end());
   std::vector<std::string> train_names, test_names(distinct.end() - kHeldOutNames, distinct.end());
   for (const auto& n : all)
@@ -124,7 +100,7 @@ int main(int argc, char** argv) {
   // steps: train loss 1.71, held-out 2.34 — the held-out names are shuffled) and samples drift
   // alphabetically. Shuffled, it learns names.
   Mulberry32 order{seed ^ 0x6e616d65u};
-  for (size_t k = train_names.size() - 1; k > 0; --k) std::swap(train_names[k], train_names[order.below(k + 1)]);
+  pt::shuffle(train_names, order);
   const std::vector<int> train_stream = pack(train_names), test_stream = pack(test_names);
 
   attnlab::GptConfig c;
@@ -136,14 +112,14 @@ int main(int argc, char** argv) {
   c.d_ff = 128;
   c.seed = seed;
   std::unique_ptr<attnlab::Gpt> model;
-  die(attnlab::Gpt::create(c, &model));
+  pt::die(attnlab::Gpt::create(c, &model), kTool);
 
   attnlab::GptTrainOptions o;
   o.adamw.lr = 3e-3;
   o.adamw.weight_decay = 0.01;
   o.max_grad_norm = 1.0f;
 
-  Mulberry32 train{seed}, held{1234u ^ 0x5eed0ff5u};
+  Mulberry32 train{seed}, held{pt::kHeldOutSeed};
   std::vector<int> hid(kEval * kContext), htg(kEval * kContext);
   windows(test_stream, held, kEval, hid.data(), htg.data());
 
@@ -163,17 +139,11 @@ int main(int argc, char** argv) {
     o.adamw.lr = s < steps - steps / 5 ? 3e-3 : 3e-4;
     if (next < at.size() && at[next] == s) {
       float eval = 0.0f;
-      die(model->forward(hid.data(), htg.data(), kEval, kContext, &eval));
-      std::vector<uint8_t> bytes;
-      die(attnlab::save_safetensors(*model, false, &bytes));
-      const std::string file = "step-" + std::to_string(s) + ".safetensors";
-      if (!write_file(out + "/" + file, bytes.data(), bytes.size())) {
-        std::fprintf(stderr, "pretrain_names: cannot write %s/%s\n", out.c_str(), file.c_str());
-        return 1;
-      }
+      pt::die(model->forward(hid.data(), htg.data(), kEval, kContext, &eval), kTool);
+      const std::string file = pt::write_gpt_snapshot(*model, out, s, kTool);
       char row[256];
       std::snprintf(row, sizeof row, "    {\"step\": %zu, \"file\": \"%s\", \"trainLoss\": %s, \"evalLoss\": %.6g}%s\n", s,
-                    file.c_str(), std::isnan(smooth) ? "null" : std::to_string(smooth).c_str(), eval,
+                    file.c_str(), pt::train_loss_json(smooth).c_str(), eval,
                     next + 1 < at.size() ? "," : "");
       index += row;
       std::printf("step %5zu  train %.4f  held-out %.4f  (uniform ln 27 = %.4f)\n", s, smooth, eval, std::log(27.0));
@@ -182,20 +152,17 @@ int main(int argc, char** argv) {
     if (s == steps) break;
     windows(train_stream, train, kBatch, ids.data(), targets.data());
     float norm = 0.0f;
-    die(model->train_step(ids.data(), targets.data(), kBatch, kContext, o, &train_loss, &norm));
-    smooth = std::isnan(smooth) ? train_loss : 0.98f * smooth + 0.02f * train_loss;
+    pt::die(model->train_step(ids.data(), targets.data(), kBatch, kContext, o, &train_loss, &norm), kTool);
+    smooth = pt::smoothed_loss(smooth, train_loss);
   }
   index += "  ]\n}\n";
-  if (!write_file(out + "/index.json", index.data(), index.size())) {
-    std::fprintf(stderr, "pretrain_names: cannot write %s/index.json\n", out.c_str());
-    return 1;
-  }
+  pt::write_or_die(out, "index.json", index.data(), index.size(), kTool);
   // A few samples from '.', temperature 1 (printed only: the page samples its own).
   const int prompt = 0;
   int sample[200];
   attnlab::GptSampling g;
   g.seed = seed;
-  die(model->generate(&prompt, 1, 200, g, sample));
+  pt::die(model->generate(&prompt, 1, 200, g, sample), kTool);
   std::string text = ".";
   for (int id : sample) text += id == 0 ? '.' : static_cast<char>('a' + id - 1);
   std::printf("samples: %s\n", text.c_str());

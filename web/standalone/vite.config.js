@@ -85,6 +85,35 @@ function sharedFiles({ inWorker }) {
   };
 }
 
+// GPT-2's vocabulary (gpt-tokenizer's bpeRanks/r50k_base, ~470 KB of JS) is needed by the page (the
+// API's createGpt2Tokenizer) and by <attn-model>'s worker: inlined, it was in the page's bundle and again
+// in the worker's. Here the page's bundle holds it once, as one JSON text in a string (parsed on the first
+// createGpt2Tokenizer call); the model worker's Blob starts with `self.__attnlabGpt2Ranks = <that JSON>;`
+// (workerPrefix: a JSON array is a JS expression) and its copy of the module reads that.
+const RANKS_MODULE = /\/gpt-tokenizer\/esm\/bpeRanks\/r50k_base\.js$/;
+const RANKS_TEXT = '\0attnlab-gpt2-ranks-text';
+async function ranksJsonLiteral() {
+  const { default: bpe } = await import('gpt-tokenizer/bpeRanks/r50k_base');
+  const json = JSON.stringify(bpe);
+  return `'${json.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029')}'`;
+}
+function sharedGpt2Ranks({ inWorker }) {
+  return {
+    name: 'attnlab:shared-gpt2-ranks',
+    enforce: 'pre',
+    resolveId(source) { return source === RANKS_TEXT ? RANKS_TEXT : null; },
+    async load(id) {
+      if (id === RANKS_TEXT) return `export default ${await ranksJsonLiteral()};`;
+      if (!RANKS_MODULE.test(id)) return null;
+      if (inWorker) {
+        return 'if (!Array.isArray(self.__attnlabGpt2Ranks)) throw new Error("attnlab: this worker was started without GPT-2\'s vocabulary (self.__attnlabGpt2Ranks)");\n'
+          + 'export default self.__attnlabGpt2Ranks;';
+      }
+      return `import text from '${RANKS_TEXT}';\nexport default JSON.parse(text);`;
+    },
+  };
+}
+
 // The page side of sharedFiles: each inline worker's code (Vite's `?worker&inline` module) starts with
 // `self.__attnlabWasmUrl = <the page's data: URL>; self.__attnlabNamesUrl = …;`.
 function workerPrefix() {
@@ -94,8 +123,12 @@ function workerPrefix() {
       if (!/[?&]worker&inline\b/.test(id)) return null;
       const from = 'const jsContent = ';
       if (!code.includes(from)) this.error(`Vite's inline worker module no longer declares ${from}`);
-      const imports = SHARED.map((f) => `import ${f.global} from '${f.file}?url';\n`).join('');
-      const prefix = SHARED.map((f) => `'self.${f.global} = ' + JSON.stringify(${f.global}) + ';\\n' + `).join('');
+      let imports = SHARED.map((f) => `import ${f.global} from '${f.file}?url';\n`).join('');
+      let prefix = SHARED.map((f) => `'self.${f.global} = ' + JSON.stringify(${f.global}) + ';\\n' + `).join('');
+      if (/\/model\.worker\.js\?/.test(id)) {  // the one worker that tokenizes (sharedGpt2Ranks)
+        imports += `import __attnlabGpt2Ranks from '${RANKS_TEXT}';\n`;
+        prefix += `'self.__attnlabGpt2Ranks = ' + __attnlabGpt2Ranks + ';\\n' + `;
+      }
       return `${imports}${code.replace(from, `${from}${prefix}`)}`;
     },
   };
@@ -135,11 +168,11 @@ export default defineConfig({
   base: './',
   publicDir: false,
   logLevel: 'warn',
-  plugins: [katexFonts(), noDocumentKatexImport(), ...(inline ? [inlineSwaps(), inlineWorkers(), sharedFiles({ inWorker: false }), workerPrefix()] : [])],
+  plugins: [katexFonts(), noDocumentKatexImport(), ...(inline ? [inlineSwaps(), inlineWorkers(), sharedFiles({ inWorker: false }), sharedGpt2Ranks({ inWorker: false }), workerPrefix()] : [])],
   // Workers are bundled by a build of their own: the plugins that apply inside them again.
   // Inline, they are classic scripts: Chromium starts no module worker from the Blob URL of a file://
   // page (its origin is opaque), a classic one it does.
-  worker: { format: inline ? 'iife' : 'es', plugins: () => [katexFonts(), ...(inline ? [inlineSwaps(), sharedFiles({ inWorker: true })] : [])] },
+  worker: { format: inline ? 'iife' : 'es', plugins: () => [katexFonts(), ...(inline ? [inlineSwaps(), sharedFiles({ inWorker: true }), sharedGpt2Ranks({ inWorker: true })] : [])] },
   build: {
     outDir,
     emptyOutDir: false,

@@ -12,14 +12,15 @@
 import { describe as show, fail, noUnknownKeys, requireObject } from '../api/validate.js';
 import { TASK_NAMES } from './tasks.js';
 import { evalContext, evaluateModel, inspectModel, loadOptionsData, resolveOptions } from './engine.js';
+import { pretrainedUrl } from './pretrained-files.js';
 
 function isNode() {
   return typeof process === 'object' && !!process.versions?.node && typeof window === 'undefined';
 }
 
-// The URL of one pretrained file. Kept as one `new URL(template, import.meta.url)` expression: that is
-// the form Vite rewrites (a dynamic segment becomes a glob over pretrained/*/*).
-const fileUrl = (task, file) => new URL(`./pretrained/${task}/${file}`, import.meta.url);
+// The URL of one pretrained file (pretrained-files.js: the one expression Vite rewrites into a table of
+// pretrained/*/*, shared with the other readers of these files).
+const fileUrl = pretrainedUrl;
 
 async function read(task, file) {
   if (typeof file !== 'string' || !/^[\w.-]+$/.test(file) || file.startsWith('.'))

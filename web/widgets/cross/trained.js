@@ -8,6 +8,7 @@
 //             h2  = h1 + MHA_cross(h1, m)    h3 = h2 + FFN(h2)      logits = h3·W_outᵀ + b_out
 //
 // The task: a number from 1000 to 9999 in English words → its four digits.
+import { pretrainedUrl } from '../../train/pretrained-files.js';
 
 const ONES = ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve',
   'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen'];
@@ -29,9 +30,10 @@ export const digitsOf = (n) => [Math.floor(n / 1000), Math.floor(n / 100) % 10, 
 
 const isNode = () => typeof process === 'object' && !!process.versions?.node && typeof window === 'undefined';
 
-// Two static URLs (Vite emits both files as assets of the module that names them).
-const INDEX_URL = new URL('../../train/pretrained/cross/index.json', import.meta.url);
-const WEIGHTS_URL = new URL('../../train/pretrained/cross/weights.bin', import.meta.url);
+// The two files, located by the same helper as loadPretrained's (one table of every shipped file: a
+// second `new URL()` of its own would put a second copy of weights.bin in the standalone inline build).
+const INDEX_URL = pretrainedUrl('cross', 'index.json');
+const WEIGHTS_URL = pretrainedUrl('cross', 'weights.bin');
 
 async function readBytes(url) {
   if (isNode() && url.protocol === 'file:') {

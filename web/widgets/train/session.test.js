@@ -168,50 +168,52 @@ describe('TrainSession', () => {
     let stops = 0;
     const s = new TrainSession(host, { onStopped: () => stops++ });
     const run = await s.ensureRun();
-    const stageOf = (entry) => reachedStage(entry, s.history[0].evalLoss).stage;
-    const seen = [];
-    for (let k = 0; k < 3 && run.step < run.target; k++) {
-      const done = stopped(run);
-      await s.train();
-      await done;
-      if (!s.boundary) break;
-      const b = s.boundary, h = s.history;
-      seen.push(b.stage);
-      // Paused by itself (the shared state says so too), at the first evaluation past the boundary:
-      // that one reached the stage, the one before it had not.
-      expect(s.running).toBe(false);
-      expect(stops).toBe(k + 1);
-      const i = h.findIndex((x) => x.step === b.step);
-      expect(i).toBeGreaterThan(0);
-      expect(stageOf(h[i])).toBe(b.stage);
-      expect(stageOf(h[i - 1])).toBeLessThan(b.stage);
-      expect(run.step).toBeLessThan(b.step + 100);  // the pause takes effect within a few slices
-      expect(s.statusText()).toContain(`Paused at stage ${b.stage}, ${['', 'loss falls', 'previous-token head', 'induction head'][b.stage]}`);
-      expect(s.statusText()).toContain('Resume goes on to the next stage.');
-      expect(s.boundaryText({ short: true })).toMatch(/^paused at stage \d, .+: .+ · Resume goes on$/);
+    try {
+      const stageOf = (entry) => reachedStage(entry, s.history[0].evalLoss).stage;
+      const seen = [];
+      // Trains until the session is no longer asked to (a boundary pause or the target), and the trainer has stopped.
+      const trainToStop = async () => {
+        await s.train();
+        await vi.waitFor(() => expect([s.running, run.running]).toEqual([false, false]), { timeout: 60000, interval: 20 });
+      };
+      for (let k = 0; k < 3 && run.step < run.target; k++) {
+        await trainToStop();
+        if (!s.boundary) break;
+        const b = s.boundary, h = s.history;
+        seen.push(b.stage);
+        // Paused by itself (the shared state says so too), at the first evaluation past the boundary:
+        // that one reached the stage, the one before it had not.
+        expect(s.running).toBe(false);
+        expect(stops).toBe(k + 1);
+        const i = h.findIndex((x) => x.step === b.step);
+        expect(i).toBeGreaterThan(0);
+        expect(stageOf(h[i])).toBe(b.stage);
+        expect(stageOf(h[i - 1])).toBeLessThan(b.stage);
+        expect(run.step).toBeLessThan(b.step + 100);  // the pause takes effect within a few slices
+        expect(s.statusText()).toContain(`Paused at stage ${b.stage}, ${['', 'loss falls', 'previous-token head', 'induction head'][b.stage]}`);
+        expect(s.statusText()).toContain('Resume goes on to the next stage.');
+        expect(s.boundaryText({ short: true })).toMatch(/^paused at stage \d, .+: .+ · Resume goes on$/);
+      }
+      // The stages come in order, each once, up to the induction head (two may be crossed by one evaluation).
+      expect(seen.length).toBeGreaterThanOrEqual(2);
+      expect(seen).toEqual([...seen].sort((a, b) => a - b));
+      expect(new Set(seen).size).toBe(seen.length);
+      expect(seen.at(-1)).toBe(3);
+      expect(s.boundary.why).toMatch(/^L1H\d’s induction score reached 0\.\d\d \(≥ 0\.5\)$/);
+      // Past the last boundary it trains on to its target; without stage pauses a run never stops early.
+      await trainToStop();
+      expect(s.boundary).toBe(null);
+      expect(run.step).toBe(run.target);
+      await s.reset();
+      host.stagePauses = false;
+      run.target = 1600;
+      await trainToStop();
+      expect(run.step).toBe(1600);
+      expect(s.boundary).toBe(null);
+    } finally {
+      s.dropRun();
     }
-    // The stages come in order, each once, up to the induction head (two may be crossed by one evaluation).
-    expect(seen.length).toBeGreaterThanOrEqual(2);
-    expect(seen).toEqual([...seen].sort((a, b) => a - b));
-    expect(new Set(seen).size).toBe(seen.length);
-    expect(seen.at(-1)).toBe(3);
-    expect(s.boundary.why).toMatch(/^L1H\d’s induction score reached 0\.\d\d \(≥ 0\.5\)$/);
-    // Past the last boundary it trains on to its target; without stage pauses a run never stops early.
-    const done = stopped(run);
-    await s.train();
-    expect(s.boundary).toBe(null);
-    await done;
-    expect(run.step).toBe(run.target);
-    await s.reset();
-    host.stagePauses = false;
-    run.target = 1600;
-    const done2 = stopped(run);
-    await s.train();
-    await done2;
-    expect(run.step).toBe(1600);
-    expect(s.boundary).toBe(null);
-    s.dropRun();
-  }, 120000);
+  }, 180000);
 
   test('a copy asked to show a live run it never started (the presenter\'s preview) shows the run another widget of the page trains, and never drives it', async () => {
     const owner = makeHost('induction', 'attn1'), mirror = makeHost('induction', 'attn1');
@@ -243,7 +245,7 @@ describe('TrainSession', () => {
     await done;
     expect(run.step).toBe(80);
     // Another task or model: nothing to borrow.
-    const other = makeHost('induction', 'attn2');
+    const other = makeHost('reverse', 'attn1');
     other.source = 'live';
     const c = new TrainSession(other);
     c.sync();

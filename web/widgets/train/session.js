@@ -262,19 +262,23 @@ export class TrainSession {
       this.onStopped();
     }
     // Stage pauses: an evaluation past the next stage boundary pauses the run there, in every window.
-    // Every evaluation since the last event is looked at (one event may carry several): the first past it.
+    // Every evaluation since the last one looked at (one event may carry several; the trainer goes on a
+    // few slices after a pause, so a resume may find the next boundary already crossed: it pauses there).
     if (why === 'progress' && run.running && this.running && this.host.stagePauses) {
+      if (run.pauseFloor === undefined) this.#pauseFrom(run);  // turned on while it trained: from here
       const h = run.history, final = (SCORE_KINDS[this.host.task] ?? SCORE_KINDS.induction)[1];
-      for (let i = Math.max(1, run.pauseChecked ?? 1); i < h.length; i++) {
+      let i = Math.max(1, run.pauseChecked ?? 1);
+      for (; i < h.length; i++) {
         const r = reachedStage(h[i], h[0]?.evalLoss, { final });
-        if (r.stage <= (run.pauseFloor ?? 0)) continue;
+        if (r.stage <= run.pauseFloor) continue;
         run.pauseFloor = r.stage;
         this.boundary = { stage: r.stage, name: STAGES[r.stage], step: h[i].step, why: r.why };
         this.pause();
         this.onStopped();
+        i++;
         break;
       }
-      run.pauseChecked = h.length;
+      run.pauseChecked = i;
     }
     if (why === 'snapshot' && this.host.task === 'names') this.sampleSnapshots(run.snapshots);
     if ((why === 'progress' || why === 'snapshot') && run.running) this.#redrawSoon();
@@ -387,6 +391,12 @@ export class TrainSession {
     return { ...reachedStage(last, h[0]?.evalLoss, { final }), step: last.step };
   }
 
+  /** Stage pauses from the run's latest evaluation on: past the stage it has reached. */
+  #pauseFrom(run) {
+    run.pauseFloor = this.reached(run).stage;
+    run.pauseChecked = run.history.length;
+  }
+
   /** Trains the live run (made first if needed) up to its target, or one preset's steps further. */
   async train() {
     this.running = true;
@@ -394,9 +404,10 @@ export class TrainSession {
     this.boundary = null;
     const run = await this.ensureRun();
     if (!run) return;
-    // Stage pauses: the next boundary is past the stage reached now (a stage passed before is not one).
-    run.pauseFloor = Math.max(run.pauseFloor ?? 0, this.reached(run).stage);
-    run.pauseChecked = run.history.length;
+    // Stage pauses: the next boundary is past the last one paused at — or, when they were off until now,
+    // past the stage reached now (a stage passed before is not one).
+    if (!this.host.stagePauses) run.pauseFloor = undefined;
+    else if (run.pauseFloor === undefined) this.#pauseFrom(run);
     if (run.step >= run.target) run.target = run.step + sizeById(this.host.size).steps;
     this.error = '';
     run.rate = rateOf(this.host.speed);
@@ -456,7 +467,7 @@ export class TrainSession {
     this.running = false;
     this.notice = '';
     this.boundary = null;
-    run.pauseFloor = 0;
+    run.pauseFloor = undefined;
     this.samples = [];
     run.target = sizeById(this.host.size).steps;
     this.sampleQueue = [];

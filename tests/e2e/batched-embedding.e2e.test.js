@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createAttnLab } from 'attnlab';
 import { BASE_URL, launch, watchedPage } from './browser.js';
-import { findSlide, slidevAt, slidevNext } from './deck-fit.js';
+import { findSlide, revealSlideWith, slidevAt, slidevNext } from './deck-fit.js';
 import { fmt } from '../../web/widgets/shared/format.js';
 import { STAGES, WEIGHTS, batchX, batchedForward, block, shapeText } from '../../web/widgets/batched/logic.js';
 import { D, SENTENCE, V, VOCAB, W_SEED, argmax, nextWordState } from '../../web/widgets/embedding/logic.js';
@@ -111,16 +111,8 @@ describe('<attn-batched>: the (B, N, D) walk-through, forward and back', () => {
 
   test('reveal.js', async () => {
     const { page, problems } = await watchedPage(browser.context);
-    await page.setViewportSize({ width: 1280, height: 720 });
-    await page.goto(new URL('slides/reveal/index.html', BASE_URL()).href);
-    await page.waitForFunction(() => window.deck?.isReady());
-    const idx = await page.evaluate(() => window.deck.getSlides().findIndex((s) => s.querySelector('attn-batched')));
+    const idx = await revealSlideWith(page, new URL('slides/reveal/index.html', BASE_URL()).href, 'attn-batched', 'data-batched-test');
     expect(idx).toBeGreaterThan(0);
-    await page.evaluate((i) => {
-      const s = window.deck.getSlides()[i];
-      s.setAttribute('data-batched-test', '');
-      window.deck.slide(...Object.values(window.deck.getIndices(s)).slice(0, 2));
-    }, idx);
     const scope = '[data-batched-test]';
     for (let i = 0; i < STAGES.length; i++) {
       if (i > 0) await page.evaluate(() => window.deck.next());
@@ -186,16 +178,9 @@ describe('the tied output layer predicts the next word, not the input token', ()
 
   test('reveal.js: the output projection slide', async () => {
     const { page, problems } = await watchedPage(browser.context);
-    await page.setViewportSize({ width: 1280, height: 720 });
-    await page.goto(new URL('slides/reveal/index.html', BASE_URL()).href);
-    await page.waitForFunction(() => window.deck?.isReady());
-    const idx = await page.evaluate(() => window.deck.getSlides().findIndex((s) => s.querySelector('attn-output-projection')));
+    const idx = await revealSlideWith(page, new URL('slides/reveal/index.html', BASE_URL()).href,
+      'attn-output-projection', 'data-output-test', 1);  // fragment 1: the content
     expect(idx).toBeGreaterThan(0);
-    await page.evaluate((i) => {
-      const s = window.deck.getSlides()[i];
-      s.setAttribute('data-output-test', '');
-      window.deck.slide(...Object.values(window.deck.getIndices(s)).slice(0, 2), 1);  // the content fragment
-    }, idx);
     await expect.poll(async () => (await readOutput(page, '[data-output-test]'))?.probs.length, { timeout: 15000 }).toBe(V);
     checkPrediction(await readOutput(page, '[data-output-test]'), `reveal slide ${idx}`);
     expect(problems).toEqual([]);

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createAttnLab } from 'attnlab';
 import { BASE_URL, launch, watchedPage } from './browser.js';
-import { findSlide, slidevAt, slidevNext, textReport } from './deck-fit.js';
+import { findSlide, revealSlideWith, slidevAt, slidevNext, textReport } from './deck-fit.js';
 import { fitReport } from './fit-check.js';
 import { crossForward, loadCrossRun, numberWords } from '../../web/widgets/cross/trained.js';
 import { keySnapshot, STAGE_COUNT } from '../../web/widgets/cross/trained-view.js';
@@ -112,16 +112,8 @@ describe('trained cross-attention: the clicks step the snapshots forward and bac
 
   test('reveal.js', async () => {
     const { page, problems } = await watchedPage(browser.context);
-    await page.setViewportSize({ width: 1280, height: 720 });
-    await page.goto(new URL('slides/reveal/index.html', BASE_URL()).href);
-    await page.waitForFunction(() => window.deck?.isReady());
-    const idx = await page.evaluate(() => window.deck.getSlides().findIndex((s) => s.querySelector('attn-cross[trained]')));
+    const idx = await revealSlideWith(page, new URL('slides/reveal/index.html', BASE_URL()).href, 'attn-cross[trained]', 'data-cross-test');
     expect(idx).toBeGreaterThan(0);
-    await page.evaluate((i) => {
-      const s = window.deck.getSlides()[i];
-      s.setAttribute('data-cross-test', '');
-      window.deck.slide(...Object.values(window.deck.getIndices(s)).slice(0, 2));
-    }, idx);
     const sel = '[data-cross-test] attn-cross[trained]';
     for (let s = 0; s < STAGE_COUNT; s++) {
       await expectSnapshot(page, sel, keySnapshot(run.snapshots, s), s, `reveal fragment ${s}`);

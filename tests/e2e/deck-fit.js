@@ -231,6 +231,27 @@ export async function walkReveal(page, url) {
   return { problems, steps, widgets };
 }
 
+/**
+ * The built reveal.js deck at `url`, 1280×720, on the first slide holding `selector` (at its fragment
+ * `fragment`, if given); that slide gets the attribute `mark`, so a test can scope its queries to it.
+ * Returns the slide's index, or −1 when no slide holds the selector (the page stays on slide 0).
+ */
+export async function revealSlideWith(page, url, selector, mark, fragment) {
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await page.goto(url);
+  await page.waitForFunction(() => window.deck?.isReady());
+  const idx = await page.evaluate((sel) => window.deck.getSlides().findIndex((s) => s.querySelector(sel)), selector);
+  if (idx < 0) return idx;
+  await page.evaluate(([i, m, f]) => {
+    const s = window.deck.getSlides()[i];
+    s.setAttribute(m, '');
+    const [h, v] = Object.values(window.deck.getIndices(s));
+    if (f === null) window.deck.slide(h, v);
+    else window.deck.slide(h, v, f);
+  }, [idx, mark, fragment ?? null]);
+  return idx;
+}
+
 // The number of the first Slidev slide on which `selector` ({n} = the slide number) matches, or −1.
 // Waits for each slide to be rendered rather than sleeping a fixed time (a loaded machine renders
 // slowly); past the last slide no page appears and the search ends.

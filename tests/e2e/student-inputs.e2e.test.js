@@ -18,6 +18,9 @@ async function open(sel, hash = '', ready = 'attn-heatmap') {
   return { page, problems };
 }
 
+// The hand-set <attn-cross> (the page also has the trained one, <attn-cross trained>).
+const HAND_SET_CROSS = 'attn-cross:not([trained])';
+
 const cells = async (page, sel) => (await page.locator(`${sel} table td`).allTextContents()).filter((t) => t.trim() !== '');
 const hashParam = (page, key) => page.evaluate((k) => new URLSearchParams(location.hash.slice(1)).get(k), key);
 
@@ -118,7 +121,7 @@ describe('a bad value never strands a student', () => {
   });
 
   test('cross: an empty source is refused at its field, the alignment stays, the hash keeps the last good source', async () => {
-    const S = 'attn-cross';
+    const S = HAND_SET_CROSS;
     const { page, problems } = await open(S);
     await page.locator(`${S} input.target`).fill('le chat noir');
     await page.locator(`${S} input.target`).dispatchEvent('change');
@@ -136,14 +139,14 @@ describe('a bad value never strands a student', () => {
   });
 
   test('cross: a link with an empty source is refused with the notice', async () => {
-    const S = 'attn-cross';
+    const S = HAND_SET_CROSS;
     const { page } = await open(S, '#cross=' + encodeURIComponent(JSON.stringify({ source: '', target: 'le chat' })));
     expect(await page.locator(`${S} .notice`).textContent()).toContain('source is empty');
     expect(await page.locator(`${S} input.source`).inputValue()).toBe('the black cat sat on the mat');
   });
 
   test('cross: words the toy dictionary does not know are marked, the known ones listed', async () => {
-    const S = 'attn-cross';
+    const S = HAND_SET_CROSS;
     const { page } = await open(S);
     await page.locator(`${S} input.source`).fill('the black tree');
     await page.locator(`${S} input.source`).dispatchEvent('change');
@@ -273,7 +276,7 @@ describe('one value limit for typed and linked cells; token fields cut at whole 
 
   test('a 500-word paste into cross and block is cut to 8 tokens and says 500 were typed', async () => {
     const paste = Array.from({ length: 500 }, (_, i) => `w${i}`).join(' ');
-    for (const [S, field] of [['attn-cross', 'source'], ['attn-block', 'tokens']]) {
+    for (const [S, field] of [[HAND_SET_CROSS, 'source'], ['attn-block', 'tokens']]) {
       const { page, problems } = await open(S);
       const input = page.locator(`${S} input.${field}`);
       await input.fill(paste);

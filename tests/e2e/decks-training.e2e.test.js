@@ -11,7 +11,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createAttnLab } from 'attnlab';
 import { BASE_URL, launch, watchedPage } from './browser.js';
-import { findSlide, slidevAt, slidevNext } from './deck-fit.js';
+import { MIN_TEXT, findSlide, revealSlideWith, slidevAt, slidevNext, textReport } from './deck-fit.js';
+import { fitReport } from './fit-check.js';
 import { expectClose, TOL } from '../unit/helpers.js';
 import { loadPretrained } from '../../web/train/pretrained.js';
 import { evalContext, inspectModel, resolveOptions } from '../../web/train/engine.js';
@@ -438,6 +439,62 @@ describe('reveal.js: the training slide', () => {
     }
     await page.keyboard.press('ArrowLeft');
     checkStage(2, await settled(page, sel, 2), `reveal slide ${h + 1} back`);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});
+
+// The names slide before any run: the shipped seeded run (web/widgets/train/names-run.js, made by
+// make-names-run.mjs with the widget's trainer) — its last snapshot's names large, earlier snapshots'
+// above (logic.js samplesPanel), its held-out loss in the caption, labelled "shipped" — every text
+// ≥ 14 px, every number ≥ 18 px, nothing outside the slide.
+describe('the names slide: samples as the loss falls', () => {
+  const expectShipped = async (page, sel, slideSel, where) => {
+    const { default: RUN } = await import('../../web/widgets/train/names-run.js');
+    const { samplesPanel } = await import('../../web/widgets/train/logic.js');
+    const last = RUN.snapshots[RUN.snapshots.length - 1], want = samplesPanel(RUN.snapshots, last.step);
+    await page.waitForFunction((s) => document.querySelector(s)?.shadowRoot?.querySelector('.names-now .names'), sel, { timeout: 30000 });
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 200)))));
+    const seen = await page.evaluate((s) => {
+      const root = document.querySelector(s).shadowRoot;
+      const texts = (q) => [...root.querySelectorAll(q)].map((e) => e.textContent.replace(/\s+/g, ' ').trim());
+      return { caption: texts('.caption')[0], now: texts('.names-now .names')[0], nowAt: texts('.names-now .at')[0],
+        before: texts('.names-before .names'), beforeAt: texts('.names-before .at'), dots: root.querySelectorAll('.plotbox circle').length };
+    }, sel);
+    expect(seen.caption, where).toContain(`step ${last.step}`);
+    expect(seen.caption, where).toContain(`held-out loss ${fmt(last.evalLoss, 2)}`);
+    expect(seen.caption, where).toContain('shipped: a seeded run of this model');
+    expect(seen.now, where).toBe(last.names.join(' · '));
+    expect(seen.nowAt, where).toContain(`step ${last.step}`);
+    expect(want.before.length).toBe(3);
+    expect(seen.before, where).toEqual(want.before.map((x) => x.names.slice(0, 6).join(' · ') || '(no whole name yet)'));
+    expect(seen.beforeAt.map((t) => t.match(/step (\d+)/)[1]), where).toEqual(want.before.map((x) => String(x.step)));
+    expect(seen.dots, where).toBeGreaterThanOrEqual(4);  // a dot on the curve at each sample shown
+    const text = await page.evaluate(textReport, { widget: sel, min: MIN_TEXT });
+    expect(text.count, where).toBeGreaterThan(10);
+    expect(text.small, where).toEqual([]);
+    const nums = await page.evaluate(textReport, { widget: sel, min: 18 });
+    expect(nums.small.filter((x) => /\d/.test(x.text)), `${where}: numbers under 18 px`).toEqual([]);
+    const fit = await page.evaluate(fitReport, { widget: sel, slide: slideSel });
+    expect(fit.outside, where).toEqual([]);
+  };
+
+  test('Slidev: the shipped run\'s samples before any run, legible, inside the slide', async () => {
+    const { page, problems } = await watchedPage(browser.context);
+    const no = await findInDeck(page, '.slidev-page-{n} .names-frame attn-train');
+    await page.evaluate((n) => { location.hash = `#/${n}`; }, no);
+    const sel = `#slide-content .slidev-page-${no} attn-train`;
+    await page.locator(sel).waitFor();
+    await expectShipped(page, sel, `#slide-content .slidev-page-${no}`, `Slidev slide ${no}`);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  test('reveal.js: the same', async () => {
+    const { page, problems } = await watchedPage(browser.context);
+    const h = await revealSlideWith(page, new URL('slides/reveal/index.html', BASE_URL()).href, 'attn-train[task="names"]', 'data-names-slide');
+    expect(h).toBeGreaterThan(0);
+    await expectShipped(page, '[data-names-slide] attn-train', '.reveal .slides', `reveal slide ${h + 1}`);
     expect(problems).toEqual([]);
     await page.close();
   });

@@ -5,7 +5,7 @@
 // attention on the task's fixed held-out sequence (layers × heads), updating as it trains; each head's
 // previous-token and induction score over the steps; a checkpoint scrubber; head ablation (click or
 // Enter on a head's map: the loss and the predictions with and without it); for names, samples as it
-// learns. The induction task's pretrained snapshots (web/train/pretrained/induction/) show formed heads
+// learns (on a slide instead of the maps, and before a live run those of a shipped seeded run: names-run.js). The induction task's pretrained snapshots (web/train/pretrained/induction/) show formed heads
 // at once; "Train live" starts from scratch in a Web Worker.
 //
 // Attributes: task, size (a preset of logic.js SIZES), source ("pretrained" | "live"), snapshot (index
@@ -48,8 +48,9 @@ import {
   SCORE_KINDS, SIZES, STAGES, TASKS, clampIndex, decoderFrom, headMask, headName, headShape, latestOnly, lossSeries,
   predictionRows, ratioSeries, resolveHeads, roleHead, roleNote, scoreSeries, scoredFrom, sizeById, stageView, toggleHead, trainerOptions, yRange,
   LOSS_COLORS, ROLE_TEXT, ROLE_THRESHOLDS, Replay, SPEEDS, DEFAULT_SPEED, TOKEN_LOSS_COLORS, tokenLossSeries, meanFrom,
-  liveStageView, reachedStage,
+  liveStageView, reachedStage, samplesPanel,
 } from './logic.js';
+import NAMES_RUN from './names-run.js';
 import { GUESS_RANGE, GUESS_STEP, PREDICT, fitGuess, revealLoss, uniformLoss } from './predict.js';
 import { guessNumber, predictStyles, revealLine } from '../shared/predict.js';
 import { TrainSession } from './session.js';
@@ -831,6 +832,7 @@ export class AttnTrain extends AttnWidget {
 
   #renderSlide(cur) {
     if (this.#phase === 'guess' || this.#phase === 'reveal') return this.#renderPredictSlide(cur);
+    if (this.task === 'names') return this.#renderNamesSlide(cur);
     const box = this.box, ctl = this.controlsMode, fs = 16;
     const stage = cur.shownStage;
     const focus = cur.focus, em = cur.emphasis ?? 'maps';
@@ -878,6 +880,56 @@ export class AttnTrain extends AttnWidget {
       ${head}
       ${this.session.error || this._ablateError ? html`<p class="error train-error" role="alert">${this.session.error || this._ablateError}</p>` : nothing}
       <div class=${`slide-body${narrow ? ' column' : ''}`} data-fit="body">${plotPanel}${mapsPanel}</div>
+    </div>`;
+  }
+
+  // ---- names: samples as the loss falls ---------------------------------------------------------------
+
+  /**
+   * What the names slide shows: a live run's evaluations and samples once it has any, else the shipped
+   * seeded run of this model (names-run.js, made by make-names-run.mjs with the
+   * trainer the widget uses) at the snapshot asked for (default: its last), else nothing.
+   */
+  #namesShown(cur) {
+    if (this.session.run && this.session.history.length) {
+      return { kind: 'live', history: this.session.history, samples: this.session.samples, step: cur.step, evalLoss: this.#numbers(cur).evalLoss };
+    }
+    if (NAMES_RUN.size !== this.size) return { kind: 'none', history: [], samples: [], step: 0, evalLoss: NaN };
+    const snaps = NAMES_RUN.snapshots, i = clampIndex(this.snapshot ?? null, snaps.length);
+    return { kind: 'shipped', history: NAMES_RUN.history, samples: snaps, step: snaps[i].step, evalLoss: snaps[i].evalLoss };
+  }
+
+  /** The names slide: the caption, the loss curve (dots at the samples shown) and the samples, newest large. */
+  #renderNamesSlide(cur) {
+    const box = this.box, ctl = this.controlsMode, fs = 16, d = this.#namesShown(cur);
+    const { now, before } = samplesPanel(d.samples, d.step);
+    const lossAt = (x) => (Number.isFinite(x.evalLoss) ? x.evalLoss : d.history.find((r) => r.step === x.step)?.evalLoss);
+    const items = [html`<span>step <strong>${d.step}</strong></span>`, html`<span class="em">held-out loss <strong>${fmt(d.evalLoss, 2)}</strong></span>`];
+    if (d.kind === 'shipped') items.push(html`<span class="shipped">shipped: a seeded run of this model (seed ${NAMES_RUN.seed}); Start trains it live</span>`);
+    const caption = html`<p class="caption whole-items" role="status">${items.map((x, i) => html`${i ? ' · ' : ''}${x}`)}</p>`;
+    const controls = ctl === 'none' ? nothing : html`<div class="controls">${this.#runControls({ compact: ctl !== 'full', slide: true })}${d.kind === 'live' ? this.#scrubber(cur, { compact: true }) : nothing}</div>`;
+    const head = html`<div class="slide-head"><div class="topline">${controls}</div>${caption}</div>`;
+    const body = this.boxes.get('body', { width: box.width, height: Math.max(120, box.height - (this._headH || 90) - 12) });
+    const gap = 16, plotW = Math.floor((body.width - gap) * 0.42);
+    const pb = this.boxes.get('plot', { width: plotW, height: Math.max(80, body.height - 30) });
+    const hist = d.history, all = lossSeries(hist, 'names'), yDomain = yRange(all, { floor: 0 });
+    const shown = [...before, ...(now ? [now] : [])].map((x) => [x.step, lossAt(x)]).filter(([, y]) => Number.isFinite(y));
+    const series = [...all,
+      ...(hist.length ? [{ points: [[d.step, yDomain[0]], [d.step, yDomain[1]]], color: MARK, dash: '5 4' }] : []),
+      ...(shown.length ? [{ kind: 'dots', points: shown, color: LOSS_COLORS.evalLoss, r: 6 }] : [])];
+    const plotPanel = html`<div class="panel plot-panel loss" style=${`width:${plotW}px`}>${this.#lossLegend()}
+      <div class="plotbox" data-fit="plot">${plot({ series: series.map((x) => ({ ...x, label: undefined })), xLabel: 'step', yLabel: 'loss (nats)', width: pb.width, height: pb.height, fontSize: fs, yDomain, xDomain: this.#xDomain(hist, { step: d.step }, pb.width, fs) })}</div></div>`;
+    const names = (x, max) => (x.error ? html`<span class="error">${x.error}</span>` : x.names.slice(0, max).join(' · ') || '(no whole name yet)');
+    const at = (x, big) => html`<span class=${big ? 'at now' : 'at'}>step ${x.step}${Number.isFinite(lossAt(x)) ? html` · loss ${fmt(lossAt(x), 2)}` : nothing}</span>`;
+    const samples = html`<div class="panel names-panel" data-fit="names">
+      <p class="names-title">Names it makes up</p>
+      ${now ? html`${before.length ? html`<ol class="names-before">${before.map((x) => html`<li>${at(x)}<span class="names">${names(x, 6)}</span></li>`)}</ol>` : nothing}
+        <div class="names-now">${at(now, true)}<p class="names">${names(now, 8)}</p></div>`
+        : html`<p class="empty">${d.kind === 'none' ? 'Train live: a sample is drawn from every snapshot.' : 'the first snapshot’s sample comes next…'}</p>`}</div>`;
+    return html`<div class="slide-frame names-slide" style=${`height:${box.height}px`}>
+      ${head}
+      ${this.session.error ? html`<p class="error train-error" role="alert">${this.session.error}</p>` : nothing}
+      <div class="slide-body" data-fit="body">${plotPanel}${samples}</div>
     </div>`;
   }
 

@@ -687,3 +687,38 @@ export function latestOnly(fn, done, fail = () => {}) {
     else run(req);
   };
 }
+
+/**
+ * Names task: the names in one generated text ('.'-separated), as <attn-train> shows them — the last
+ * piece left out unless the text ends with '.', so no name cut off mid-way; at most `max`.
+ */
+export function namesOfSample(text, max = 8) {
+  const parts = String(text).split('.');
+  if (!String(text).endsWith('.')) parts.pop();
+  return parts.map((x) => x.trim()).filter(Boolean).slice(0, max);
+}
+
+/** The draw <attn-train> makes from each snapshot of a names run (trainer.sample's options). */
+export const NAMES_SAMPLE = Object.freeze({ steps: 48, temperature: 0.8 });
+
+/**
+ * The names slide's samples panel: the sample of the snapshot at or before `step` (`now`, drawn large)
+ * and up to `previous` earlier ones (`before`, oldest first) from `samples` ([{ step, names }] in step
+ * order). The earlier ones are the snapshots just before while there are few (a run that has just
+ * begun: its last ones), spread from the first on as a cube when there are many (step 3000 of a
+ * run snapshotted every 100: steps 0, 100, 900; most of a names run's change is early), so the way from gibberish to names stays in view.
+ * { now: entry | null, before: [entry] }.
+ */
+export function samplesPanel(samples, step, previous = 3) {
+  const list = samples ?? [];
+  let at = -1;
+  list.forEach((x, i) => { if (x.step <= step) at = i; });
+  if (at < 0) return { now: null, before: [] };
+  if (at <= previous) return { now: list[at], before: list.slice(0, at) };
+  const picks = [];
+  for (let k = 0; k < previous; k++) {
+    const i = Math.round(at * (k / previous) ** 3);
+    picks.push(Math.min(at - previous + k, Math.max(k ? picks[k - 1] + 1 : 0, i)));
+  }
+  return { now: list[at], before: picks.map((i) => list[i]) };
+}

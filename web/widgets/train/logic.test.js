@@ -502,3 +502,30 @@ test('latestOnly runs one request at a time and skips to the newest', async () =
   await new Promise((ok) => setTimeout(ok, 0));
   expect(done).toEqual([10, 30]);
 });
+
+describe('names slide: the names of a sample, the samples shown', async () => {
+  const { namesOfSample, samplesPanel } = await import('./logic.js');
+  test('namesOfSample: the whole names, the one cut off at the end left out, at most 8', () => {
+    expect(namesOfSample('emma.olivia.ava.sop')).toEqual(['emma', 'olivia', 'ava']);
+    expect(namesOfSample('.emma..ava.')).toEqual(['emma', 'ava']);
+    expect(namesOfSample('abc')).toEqual([]);
+    expect(namesOfSample('a.b.c.d.e.f.g.h.i.j.')).toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']);
+    expect(namesOfSample('a.b.c.', 2)).toEqual(['a', 'b']);
+  });
+  const samples = Array.from({ length: 31 }, (_, i) => ({ step: i * 100, names: [`n${i}`] }));
+  test('samplesPanel: the snapshot at or before the step, the ones just before it while few', () => {
+    expect(samplesPanel(samples, -1)).toEqual({ now: null, before: [] });
+    expect(samplesPanel([], 500)).toEqual({ now: null, before: [] });
+    expect(samplesPanel(samples, 0)).toEqual({ now: samples[0], before: [] });
+    expect(samplesPanel(samples, 250)).toEqual({ now: samples[2], before: [samples[0], samples[1]] });
+    expect(samplesPanel(samples, 399)).toEqual({ now: samples[3], before: samples.slice(0, 3) });
+  });
+  test('samplesPanel: spread from the first snapshot on (as a cube) when many came before', () => {
+    // step 3000 = index 30: 30·(k/3)³ for k = 0, 1, 2 → 0, 1.1, 8.9 → steps 0, 100, 900.
+    expect(samplesPanel(samples, 3000).before.map((x) => x.step)).toEqual([0, 100, 900]);
+    expect(samplesPanel(samples, 3000).now.step).toBe(3000);
+    // index 5: 0, 0.19, 1.5 → 0, 0, 1 → distinct: 0, 1, 2 (older than now, in order).
+    expect(samplesPanel(samples, 500).before.map((x) => x.step)).toEqual([0, 100, 200]);
+    expect(samplesPanel(samples, 500, 2).before.map((x) => x.step)).toEqual([0, 100]);
+  });
+});

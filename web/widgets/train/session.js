@@ -18,7 +18,7 @@
 // every change of the session asks it for an update. While a run trains, its progress events (up to 20
 // a second) become at most one update every LIVE_MS; anything else (pause, a snapshot picked, a reset)
 // updates at once. Nothing here touches the DOM: tests run a session in Node on a real trainer.
-import { LiveRun, SCORE_KINDS, SIZES, STAGES, fitsPretrained, rateOf, reachedStage, sizeById, trainerOptions } from './logic.js';
+import { LiveRun, NAMES_SAMPLE, SCORE_KINDS, SIZES, STAGES, fitsPretrained, namesOfSample, rateOf, reachedStage, sizeById, trainerOptions } from './logic.js';
 import { createTrainer, openPretrained } from './source.js';
 import { fmt as fmt0 } from '../shared/format.js';
 
@@ -354,11 +354,9 @@ export class TrainSession {
         const { index, step } = this.sampleQueue.shift();
         let entry;
         try {
-          const out = await run.trainer.sample({ steps: 48, temperature: 0.8, seed: step, snapshot: index });
-          const text = typeof out === 'string' ? out : String(out);
-          const parts = text.split('.');
-          if (!text.endsWith('.')) parts.pop();  // the sample stopped inside a name: leave that one out
-          entry = { index, step, names: parts.map((x) => x.trim()).filter(Boolean).slice(0, 8) };
+          const out = await run.trainer.sample({ ...NAMES_SAMPLE, seed: step, snapshot: index });
+          // A sample that stopped inside a name: that one left out (namesOfSample).
+          entry = { index, step, names: namesOfSample(typeof out === 'string' ? out : String(out)) };
         } catch (e) {
           entry = { index, step, names: [], error: e.message ?? String(e) };
         }

@@ -75,4 +75,16 @@ export const trainStyles = [widgetStyles, css`
     input.stage-pauses { width: 24px; height: 24px; margin: 0 4px 0 0; vertical-align: middle; }
     .predict-slide .slide-head .predict { gap: 2px; }
     .predict-slide .slide-head .predict .ask { font-size: 18px; }
+    /* names slide: the samples of the snapshot shown large, the earlier ones smaller above */
+    .names-panel { flex: 1 1 0; gap: 8px; overflow: hidden; }
+    .names-panel p { margin: 0; }
+    .names-panel .names-title { font-size: 18px; font-weight: 600; }
+    .names-panel .at { font-size: 18px; color: #57606a; font-variant-numeric: tabular-nums; white-space: nowrap; margin-right: 10px; }
+    .names-before { list-style: none; margin: 0; padding: 0; display: flex; flex-direction: column; gap: 6px; }
+    .names-before .names { font-size: 16px; color: #57606a; font-family: ui-monospace, monospace; }
+    .names-now { border-left: 4px solid #0969da; padding: 4px 0 4px 10px; background: #f6f8fa; }
+    .names-now .at.now { font-size: 20px; color: #1f2328; font-weight: 600; }
+    .names-now .names { font-size: 28px; line-height: 1.3; font-weight: 600; font-family: ui-monospace, monospace; overflow-wrap: anywhere; }
+    .names-before .names { overflow-wrap: anywhere; }
+    .caption .shipped { color: #57606a; }
   `];

@@ -3,7 +3,9 @@
 //   web/train          the trainer; imports web/api (and itself)
 //   web/widgets/<w>/   one widget; imports its own folder, web/widgets/shared/, and web/api or web/train
 //                      through their public entries (index.js) only — never another widget's folder,
-//                      never a trainer's internals (engine.js): what a widget needs is public API
+//                      never a trainer's internals (engine.js): what a widget needs is public API.
+//                      web/train has a second, data-only entry, pretrained-files.js (the shipped runs'
+//                      file URLs), so a widget that reads a shipped run does not pull in the trainer
 //   web/widgets/shared the widgets' common parts; imports web/api's entry
 //   web/app            the standalone page: puts them together (and shows the decks' slides-only elements)
 //   web/standalone     the one-script build (standalone/attnlab.js): the same, plus the reveal.js plugin
@@ -42,14 +44,14 @@ function layerOf(path) {
   return parts[1];
 }
 
-const entry = { api: 'web/api/index.js', train: 'web/train/index.js' };
+const entry = { api: 'web/api/index.js', train: 'web/train/index.js', trainFiles: 'web/train/pretrained-files.js' };
 
 function allowed(from, to, target) {
   if (from === to) return true;
   if (from === 'api') return false;
   if (from === 'train') return to === 'api';
   if (from === 'shared') return target === entry.api;
-  if (from.startsWith('widget:')) return to === 'shared' || target === entry.api || target === entry.train;
+  if (from.startsWith('widget:')) return to === 'shared' || [entry.api, entry.train, entry.trainFiles].includes(target);
   return true;  // the app and web/widgets/index.js put the layers together
 }
 

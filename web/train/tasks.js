@@ -262,12 +262,16 @@ export function namesTask(options) {
   const symbols = '.abcdefghijklmnopqrstuvwxyz';
   const codec = charCodec('names', symbols);
   // Fixed split: shuffle the distinct names with a fixed seed, the last heldOutNames are held out;
-  // training keeps the list's order and repeats (the most common names first, as in the file).
-  const rng = mulberry32(20220609);
-  for (let k = distinct.length - 1; k > 0; k--) {
-    const r = randInt(rng, k + 1);
-    [distinct[k], distinct[r]] = [distinct[r], distinct[k]];
-  }
+  // trainNames keeps the list's order and repeats (the most common names first, as in the file).
+  const shuffle = (names, seed) => {
+    const rng = mulberry32(seed);
+    for (let k = names.length - 1; k > 0; k--) {
+      const r = randInt(rng, k + 1);
+      [names[k], names[r]] = [names[r], names[k]];
+    }
+    return names;
+  };
+  shuffle(distinct, 20220609);
   const testNames = distinct.slice(distinct.length - heldOutNames);
   const testSet = new Set(testNames);
   const trainNames = all.filter((s) => !testSet.has(s));
@@ -276,7 +280,11 @@ export function namesTask(options) {
     while (stream.length < context + 1) stream += names.join('.') + '.';  // a tiny list and a long context
     return codec.encode(stream);
   };
-  const trainStream = pack(trainNames), testStream = pack(testNames);
+  // The training stream packs them in a shuffled order (fixed seed), as the held-out stream is: in the
+  // file's order the rarer names run alphabetically, and a window holds several names, so a model learned
+  // that the next name starts like the last one — training loss down to ~1.95 while the held-out loss
+  // stayed at ~2.4, and samples sharing their first letters.
+  const trainStream = pack(shuffle(trainNames.slice(), 20220609 ^ 0x6e616d65)), testStream = pack(testNames);
 
   function windows(stream, rng, batch) {
     const t = context;

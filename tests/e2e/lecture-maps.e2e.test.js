@@ -1,4 +1,4 @@
-// Issue 22, the lecture at 1280×720: the figures a click is about are there and readable.
+// The lecture at 1280×720: the figures a click is about are there and readable.
 //   - multi-head slides of both decks: at every click every map <attn-multihead> draws writes every
 //     cell's number, at an 18 px glyph box or more (the 4×4 weight maps had none);
 //   - the cost slide: real timings before any click (the shipped ones, labelled, until its own run has

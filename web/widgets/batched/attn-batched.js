@@ -11,7 +11,7 @@
 // stage strip, the stage's shape line, and only the stage's maps, as large as the box allows.
 import { html, css, nothing } from 'lit';
 import { AttnWidget, optionalInt } from '../shared/widget.js';
-import { widgetStyles } from '../shared/styles.js';
+import { matrixRowStyles, widgetStyles } from '../shared/styles.js';
 import { chunks, choose, geometryOf, inputDigits } from '../shared/pack.js';
 import { fmt } from '../shared/format.js';
 import '../shared/heatmap.js';
@@ -41,7 +41,7 @@ export class AttnBatched extends AttnWidget {
 
   static stateSchema = { stage: { type: 'int', min: 0, max: STAGES.length - 1 } };
 
-  static styles = [widgetStyles, css`
+  static styles = [widgetStyles, matrixRowStyles, css`
     .slide-head { display: flex; flex-direction: column; gap: 4px; }
     .slide-head .stagestrip { margin: 0; }
     .shape-line { display: flex; flex-wrap: wrap; align-items: baseline; gap: 2px 14px; margin: 0; font-size: 18px; }
@@ -50,13 +50,7 @@ export class AttnBatched extends AttnWidget {
     .shape-line .shape { font-weight: 700; font-variant-numeric: tabular-nums; white-space: nowrap; }
     .fused { margin: 2px 0 0; font-size: 18px; }
     .fused .num { font-weight: 700; font-variant-numeric: tabular-nums; }
-    .slide-main { display: flex; flex-direction: column; align-items: center; gap: 10px; margin-top: 8px; }
-    .prow { display: flex; gap: 12px; align-items: flex-start; justify-content: center; }
-    .prow .op { align-self: center; width: 22px; text-align: center; font-size: 28px; line-height: 1; color: #57606a; }
-    .prow .op.sep { align-self: stretch; width: 22px; background: linear-gradient(#d0d7de, #d0d7de) center / 2px 100% no-repeat; font-size: 0; }
-    .panel { display: flex; flex-direction: column; }
-    .groups { position: relative; height: 24px; font-size: 16px; line-height: 1; }
-    .groups span { position: absolute; top: 0; border-top: 4px solid; padding-top: 3px; text-align: center; white-space: nowrap; overflow: hidden; }
+    .groups { font-size: 16px; }
     .stage h3 .shape { font-variant-numeric: tabular-nums; }
   `];
 

@@ -18,7 +18,7 @@
 import { html, css, nothing } from 'lit';
 import { AttnWidget, optionalInt } from '../shared/widget.js';
 import { cellList } from '../shared/hash.js';
-import { widgetStyles } from '../shared/styles.js';
+import { matrixRowStyles, widgetStyles } from '../shared/styles.js';
 import { uniformMatrix } from '../shared/rng.js';
 import { resize } from '../shared/rng.js';
 import { CAT_SAT, headChoices, headSlice } from './logic.js';
@@ -44,14 +44,8 @@ export const slideStyles = css`
   .slide-head .stagestrip { margin: 0; }
   .slide-head .controls { margin: 0; gap: 4px 16px; font-size: 16px; }
   .slide-head .formula { margin: 0; padding: 2px 8px; text-align: center; white-space: nowrap; }
-  .slide-main { display: flex; flex-direction: column; align-items: center; gap: 10px; margin-top: 8px; }
   .slide-main.stage { border-top: none; padding-top: 0; }
-  .prow { display: flex; gap: 12px; align-items: flex-start; justify-content: center; }
-  .prow .op { align-self: center; width: 22px; text-align: center; font-size: 28px; line-height: 1; color: #57606a; }
-  .prow .op.sep { align-self: stretch; width: 22px; background: linear-gradient(#d0d7de, #d0d7de) center / 2px 100% no-repeat; font-size: 0; }
-  .panel { display: flex; flex-direction: column; }
-  .groups { position: relative; height: 24px; font-size: 15px; line-height: 1; }
-  .groups span { position: absolute; top: 0; border-top: 4px solid; padding-top: 3px; text-align: center; white-space: nowrap; overflow: hidden; }
+  .groups { font-size: 15px; }
   .groups span.linked { border-top-width: 7px; font-weight: 700; }
   attn-heatmap.faded { opacity: 0.5; transition: opacity 0.12s; }
   attn-heatmap.linked { outline: 3px solid #1f2328; outline-offset: 3px; border-radius: 2px; }
@@ -105,7 +99,7 @@ export class AttnMultihead extends AttnWidget {
     return '';
   }
 
-  static styles = [widgetStyles, slideStyles, predictStyles];
+  static styles = [widgetStyles, matrixRowStyles, slideStyles, predictStyles];
 
   constructor() {
     super();

@@ -57,3 +57,16 @@ export const widgetStyles = css`
   .formula.current, attn-tex.current { background: #fff8c5; border-radius: 6px; box-shadow: 0 0 0 2px #d4a72c inset; }
   .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 `;
+
+// A slide's row of matrices with operators between them (X × W = …: <attn-multihead>, <attn-batched>):
+// the panels, the "×" / "=" operators, a separator bar, and the coloured group labels over a panel's
+// columns (head 1, head 2 …; the label size is each widget's own).
+export const matrixRowStyles = css`
+  .slide-main { display: flex; flex-direction: column; align-items: center; gap: 10px; margin-top: 8px; }
+  .prow { display: flex; gap: 12px; align-items: flex-start; justify-content: center; }
+  .prow .op { align-self: center; width: 22px; text-align: center; font-size: 28px; line-height: 1; color: #57606a; }
+  .prow .op.sep { align-self: stretch; width: 22px; background: linear-gradient(#d0d7de, #d0d7de) center / 2px 100% no-repeat; font-size: 0; }
+  .panel { display: flex; flex-direction: column; }
+  .groups { position: relative; height: 24px; line-height: 1; }
+  .groups span { position: absolute; top: 0; border-top: 4px solid; padding-top: 3px; text-align: center; white-space: nowrap; overflow: hidden; }
+`;

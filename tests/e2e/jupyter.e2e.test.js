@@ -203,6 +203,10 @@ describe('a Jupyter Notebook server (127.0.0.1, token auth)', () => {
     const outputs = await readOutputs(p);
     expect(outputs.map((o) => o.data.kind)).toEqual(['show', 'attention']);
     // attnlab.show("attn-steps", preset="football", stage=3): the widget, up to its stage 3 (scaled = scores / √d_k).
+    // The widget draws its stages in parts, one frame apart, once it is near the viewport (lazy.js):
+    // the output being mounted does not mean the scores are drawn yet.
+    await p.waitForFunction(() => document.querySelector('.attnlab-output attn-steps')?.shadowRoot
+      ?.querySelector('attn-heatmap.scaled')?.values?.length === 9, null, { timeout: 30000 });
     const steps = await p.evaluate(async () => {
       const w = document.querySelector('.attnlab-output attn-steps');
       await w.updateComplete;

@@ -16,9 +16,9 @@ import { AttnWidget } from '../shared/widget.js';
 import { fitProportionalRelative } from '../shared/stats.js';
 import { plot, SERIES_COLORS } from '../shared/plot.js';
 import { widgetStyles } from '../shared/styles.js';
-import { FitBoxes, SLIDE_CSS, padRange, plotInner } from '../shared/fit-boxes.js';
+import { FitBoxes, SLIDE_CSS } from '../shared/fit-boxes.js';
 import { fmt } from '../shared/format.js';
-import { flopsOf, lastSlope, lengths, referenceSlopes } from './logic.js';
+import { flopsOf, lastSlope, lengths, referenceSlopes, tAxis } from './logic.js';
 import { REFERENCE } from './reference.js';
 import { hasOutputOnly, timeLengths } from './timing.js';
 import '../shared/tex.js';
@@ -267,7 +267,7 @@ export class AttnCost extends AttnWidget {
         Dashed: ∝ T and ∝ T² through the largest T.${source === 'shipped' ? html` <span class="source">Shown until you measure: ${this.#sourceText(source)}.</span>` : nothing}${this._error ? html` <span class="run-error" role="alert">The measurement stopped: ${this._error}</span>` : nothing}</p>
       ${res.length ? html`<div class="row">
         ${plot({ title: `time per call (${this.#callName})`, xLabel: 'sequence length T', yLabel: 'ms', logX: true, logY: true, width: this.pageFit(440), height: 280,
-          xDomain: this.#xDomain(this.pageFit(440), 12), series: this.#series(res, c, true) })}
+          ...tAxis(this.maxT, this.pageFit(440), 12), series: this.#series(res, c, true) })}
         ${this.#table(res, c, false, source)}</div>` : nothing}`;
   }
 
@@ -276,14 +276,6 @@ export class AttnCost extends AttnWidget {
       <tr><th>T</th><th>ms / call</th>${compact ? nothing : html`<th>fit (ms)</th>`}<th>GFLOP/s</th>${compact ? nothing : html`<th>calls</th>`}</tr>
       ${res.map((r) => html`<tr><td>${r.T}</td><td>${fmt(r.ms, compact ? 3 : 4)}</td>${compact ? nothing : html`<td>${fmt(c * r.flops, 4)}</td>`}<td>${fmt(r.flops / r.ms / 1e6, 2)}</td>${compact ? nothing : html`<td>${r.calls}</td>`}</tr>`)}
     </table>`;
-  }
-
-  /** The log T axis from 16 to max-t, widened so the end tick labels are not cut. */
-  #xDomain(width, fontSize) {
-    const Ts = lengths(this.maxT), inner = plotInner(width, 100, fontSize).width;
-    const half = (String(Ts[Ts.length - 1]).length * 0.62 * fontSize) / 2;
-    const [lo, hi] = padRange(Math.log10(Ts[0]), Math.log10(Ts[Ts.length - 1]), inner, Math.max(6, half - 30), Math.max(6, half - 8));
-    return [10 ** lo, 10 ** hi];
   }
 
   /**
@@ -311,7 +303,7 @@ export class AttnCost extends AttnWidget {
             ${Number.isFinite(slope) ? html`<span class="slope">slope ${fmt(slope, 1)} at T = ${res[res.length - 1].T}</span>` : nothing}`
             : html`<span>${this.#callName}, T = ${Ts[0]} … ${Ts[Ts.length - 1]}${ctl === 'none' ? '' : ': press Measure'}</span>`}</div>
           <div class="plotbox" data-fit="plot">${plot({ xLabel: 'sequence length T', yLabel: 'ms per call', logX: true, logY: true, width: plotBox.width, height: plotBox.height,
-            fontSize: fs, xDomain: this.#xDomain(plotBox.width, fs), yDomain, series: this.#series(res, c, false, fs).map((s) => (source === 'shipped' && s.kind === 'dots' && !s.labels ? { ...s, color: '#57606a' } : s)) })}</div>
+            fontSize: fs, ...tAxis(this.maxT, plotBox.width, fs), yDomain, series: this.#series(res, c, false, fs).map((s) => (source === 'shipped' && s.kind === 'dots' && !s.labels ? { ...s, color: '#57606a' } : s)) })}</div>
         </div>
         ${tableW ? html`<div class="side" style=${`width:${tableW}px`}>${this.#table(res, c, true, source)}</div>` : nothing}
       </div>

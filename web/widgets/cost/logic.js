@@ -5,11 +5,25 @@
 //   'multihead' — one multi-head attention forward, O(T²·D + T·D²): the core (4T²D) plus the four
 //                 projections x·W_Q/K/V and ·W_O, 2·T·D² each (8TD²).
 
+import { padRange, plotInner } from '../shared/fit-boxes.js';
+
 /** T = 16, 32, … up to maxT (powers of two). */
 export function lengths(maxT, minT = 16) {
   const out = [];
   for (let t = minT; t <= maxT; t *= 2) out.push(t);
   return out;
+}
+
+/**
+ * The log T axis of a plot `width` px wide at `fontSize`: from 16 to maxT, widened so that the end tick
+ * labels are not cut, with ticks at the lengths timed (16, 32, 64 …; plot() keeps every 2nd … when
+ * they do not fit).
+ */
+export function tAxis(maxT, width, fontSize) {
+  const Ts = lengths(maxT), inner = plotInner(width, 100, fontSize).width;
+  const half = (String(Ts[Ts.length - 1]).length * 0.62 * fontSize) / 2;
+  const [lo, hi] = padRange(Math.log10(Ts[0]), Math.log10(Ts[Ts.length - 1]), inner, Math.max(6, half - 30), Math.max(6, half - 8));
+  return { xDomain: [10 ** lo, 10 ** hi], xTicks: Ts };
 }
 
 /** Multiply–add count of one multi-head attention forward (x·W_Q/K/V, QKᵀ, A·V, ·W_O), as flops. */

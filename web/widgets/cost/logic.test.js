@@ -1,5 +1,7 @@
 import { expect, test } from 'vitest';
-import { attentionFlops, lengths } from './logic.js';
+import { attentionFlops, lengths, tAxis } from './logic.js';
+import { fitTicksX } from '../shared/plot.js';
+import { plotInner } from '../shared/fit-boxes.js';
 import { fitProportional } from '../shared/stats.js';
 
 test('lengths double from 16', () => {
@@ -95,4 +97,18 @@ test('timeLengths reports the median slice: one preempted slice does not move it
     { stopped: () => false, onResult: (r) => results.push(r), pause: async () => {}, now: () => t });
   expect(results.map((r) => r.ms)).toEqual([10, 10]);  // the mean at T = 32 would be (10 + 400 + ...) / calls
   expect(results[1].calls).toBeGreaterThanOrEqual(3);
+});
+
+// At 390 px the page plot is ~330 px wide; with largest T = 256 its x axis showed only '15.05' and
+// '272.1' (the log ticks fell back to the axis ends when no two powers of ten were inside).
+test('the T axis is marked at the lengths timed, enough of them at every width and largest T', () => {
+  for (const maxT of [128, 256, 512, 1024, 2048]) for (const [width, fs] of [[300, 12], [340, 12], [440, 12], [420, 16], [900, 16]]) {
+    const { xDomain, xTicks } = tAxis(maxT, width, fs);
+    const [x0, x1] = xDomain.map(Math.log10);
+    const shown = fitTicksX({ x0, x1, log: true, inner: plotInner(width, 100, fs).width, fontSize: fs, ticks: xTicks });
+    expect(shown.length, `${maxT} at ${width}px`).toBeGreaterThanOrEqual(Math.min(3, lengths(maxT).length));
+    for (const T of shown) expect(lengths(maxT)).toContain(T);
+    expect(shown[0]).toBe(16);
+  }
+  expect(tAxis(256, 340, 12).xTicks).toEqual([16, 32, 64, 128, 256]);
 });

@@ -1,6 +1,8 @@
 // A small SVG x–y plot (lines, dots, polygons) for the widgets' curves. Returns a Lit template.
 //   plot({ series: [{ points: [[x, y], …], kind: 'line' | 'dots' | 'polygon', color, label, labels?, r?, rs? (a radius per dot) }],
-//          xLabel, yLabel, width, height, logX, logY, xDomain?, yDomain?, title, equal?, fontSize? })
+//          xLabel, yLabel, width, height, logX, logY, xDomain?, yDomain?, xTicks?, title, equal?, fontSize? })
+// `xTicks` (optional) are the x values to mark, e.g. the lengths a sweep measured (16, 32, 64 …): on a
+// narrow plot every 2nd, 3rd … is kept so the labels fit; without it, round numbers (ticks.js).
 // `fontSize` (px, default 12) sizes ticks, axis labels and point labels; the margins grow with it
 // (slides pass ~16–18 so the axes read from the back of the room).
 import { svg, html, nothing } from 'lit';
@@ -10,7 +12,7 @@ const FONT = 'system-ui, -apple-system, Segoe UI, Roboto, sans-serif';
 /** Okabe–Ito colours: distinguishable with every common colour-vision deficiency. */
 export const SERIES_COLORS = ['#0072b2', '#e69f00', '#009e73', '#cc79a7', '#56b4e9', '#d55e00', '#000000'];
 
-export function plot({ series, xLabel = '', yLabel = '', width = 420, height = 260, logX = false, logY = false, xDomain, yDomain, title = '', equal = false, fontSize = 12 }) {
+export function plot({ series, xLabel = '', yLabel = '', width = 420, height = 260, logX = false, logY = false, xDomain, yDomain, xTicks, title = '', equal = false, fontSize = 12 }) {
   const fs = fontSize;
   const fx = logX ? Math.log10 : (v) => v, fy = logY ? Math.log10 : (v) => v;
   const xs = [], ys = [];
@@ -32,17 +34,7 @@ export function plot({ series, xLabel = '', yLabel = '', width = 420, height = 2
   const px = (x) => m.l + ((fx(x) - x0) / (x1 - x0)) * W;
   const py = (y) => m.t + H - ((fy(y) - y0) / (y1 - y0)) * H;
   const inX = (v) => fx(v) >= x0 - 1e-9 && fx(v) <= x1 + 1e-9, inY = (v) => fy(v) >= y0 - 1e-9 && fy(v) <= y1 + 1e-9;
-  // Fewer x ticks on a narrow plot, so that labels never run together ("50010001500"): each label's
-  // estimated width (0.6 em per character) plus one em of space must fit between neighbouring ticks.
-  const fitsX = (ticks) => {
-    const t = ticks.filter(inX);
-    for (let i = 1; i < t.length; i++)
-      if (px(t[i]) - px(t[i - 1]) < 0.3 * fs * (fmtTick(t[i]).length + fmtTick(t[i - 1]).length) + fs) return false;
-    return true;
-  };
-  let tickX = niceTicks(x0, x1, 6, logX);
-  for (let n = 5; n >= 2 && !fitsX(tickX); n--) tickX = niceTicks(x0, x1, n, logX);
-  if (!fitsX(tickX)) tickX = tickX.filter(inX).filter((_, i, a) => i === 0 || i === a.length - 1);
+  const tickX = fitTicksX({ x0, x1, log: logX, inner: W, fontSize: fs, ticks: xTicks });
   const tickY = niceTicks(y0, y1, 5, logY);
   const body = series.map((s, k) => {
     const color = s.color ?? SERIES_COLORS[k % SERIES_COLORS.length];
@@ -74,6 +66,31 @@ export function plot({ series, xLabel = '', yLabel = '', width = 420, height = 2
     </svg>
     ${legend.length ? html`<div class="legend" style="font-size:0.9em;display:flex;gap:12px;flex-wrap:wrap">${legend}</div>` : nothing}
   </figure>`;
+}
+
+/**
+ * The x ticks of a plot whose inner width is `inner` px over [x0, x1] (axis units: log10 on a log axis):
+ * `ticks` thinned (every k-th) or round numbers (ticks.js, fewer on a narrow plot), so that no labels run
+ * together ("50010001500"): each label's estimated width (0.6 em per character) plus one em of space
+ * must fit between neighbouring ticks. Returns the values inside the axis.
+ */
+export function fitTicksX({ x0, x1, log = false, inner, fontSize = 12, ticks }) {
+  const fs = fontSize, fx = log ? Math.log10 : (v) => v;
+  const inX = (v) => fx(v) >= x0 - 1e-9 && fx(v) <= x1 + 1e-9;
+  const at = (v) => ((fx(v) - x0) / (x1 - x0)) * inner;
+  const fits = (t) => {
+    for (let i = 1; i < t.length; i++)
+      if (at(t[i]) - at(t[i - 1]) < 0.3 * fs * (fmtTick(t[i]).length + fmtTick(t[i - 1]).length) + fs) return false;
+    return true;
+  };
+  let out = [];
+  if (ticks?.length) {
+    const given = ticks.filter(inX);
+    for (let k = 1; k < given.length; k++) { out = given.filter((_, i) => i % k === 0); if (out.length < 2 || fits(out)) return out; }
+    if (given.length) return given.slice(0, 1);
+  }
+  for (let n = 6; n >= 2; n--) { out = niceTicks(x0, x1, n, log).filter(inX); if (fits(out)) return out; }
+  return out.filter((_, i, a) => i === 0 || i === a.length - 1);
 }
 
 function fmtTick(v) {

@@ -5,6 +5,7 @@ import { MAX_PARAM_CHARS, readHashState, sanitize, writeHashState } from './hash
 import { gaussian, mulberry32, uniformMatrix } from './rng.js';
 import { convexHull, entropy, fitProportional, fitProportionalRelative, mean, rowEntropies, variance } from './stats.js';
 import { niceTicks } from './ticks.js';
+import { fitTicksX } from './plot.js';
 import { fmt } from './format.js';
 
 describe('colour maps', () => {
@@ -149,6 +150,45 @@ describe('statistics', () => {
 test('ticks are round numbers inside the range', () => {
   expect(niceTicks(0, 1, 5)).toEqual([0, 0.2, 0.4, 0.6, 0.8, 1]);
   expect(niceTicks(0, 3, 6, true)).toEqual([1, 10, 100, 1000]);
+});
+
+describe('log ticks on an axis of about one decade (the cost plot at T ≤ 256 spanned 15.05 … 272.1)', () => {
+  const lo = Math.log10(15.05), hi = Math.log10(272.1);
+  const round = (v) => [1, 2, 3, 5].includes(Number((v / 10 ** Math.floor(Math.log10(v) + 1e-9)).toPrecision(6)));
+  test.each([6, 5, 4, 3, 2])('count %i: two or more round values, none at the odd ends', (n) => {
+    const t = niceTicks(lo, hi, n, true);
+    expect(t.length).toBeGreaterThanOrEqual(2);
+    for (const v of t) { expect(round(v), String(v)).toBe(true); expect(Math.log10(v)).toBeGreaterThanOrEqual(lo); expect(Math.log10(v)).toBeLessThanOrEqual(hi); }
+  });
+  test('1–2–5 inside the decade when it fits, every power of ten over many decades, every 3rd over more', () => {
+    expect(niceTicks(lo, hi, 6, true)).toEqual([20, 50, 100, 200]);
+    expect(niceTicks(Math.log10(0.05), Math.log10(30), 6, true)).toEqual([0.1, 0.3, 1, 3, 10, 30]);
+    expect(niceTicks(0, 9, 4, true)).toEqual([1, 1e3, 1e6, 1e9]);
+    expect(niceTicks(Math.log10(0.9), Math.log10(1.05), 4, true)).toEqual([0.9, 1]);
+  });
+});
+
+describe('plot x ticks (plot.js fitTicksX): labels never run together, and given ticks are thinned, not replaced', () => {
+  // A label needs 0.6 em per character plus 1 em between neighbours.
+  const apart = (t, x0, x1, inner, fs, log) => {
+    const at = (v) => (((log ? Math.log10(v) : v) - x0) / (x1 - x0)) * inner;
+    return t.every((v, i) => i === 0 || at(v) - at(t[i - 1]) >= 0.3 * fs * (String(v).length + String(t[i - 1]).length) + fs);
+  };
+  test('given ticks (powers of two) keep every k-th on a narrow plot', () => {
+    const Ts = [16, 32, 64, 128, 256, 512, 1024, 2048], x0 = Math.log10(14), x1 = Math.log10(2300);
+    expect(fitTicksX({ x0, x1, log: true, inner: 600, fontSize: 12, ticks: Ts })).toEqual(Ts);
+    const narrow = fitTicksX({ x0, x1, log: true, inner: 250, fontSize: 12, ticks: Ts });
+    expect(narrow).toEqual([16, 64, 256, 1024]);
+    expect(apart(narrow, x0, x1, 250, 12, true)).toBe(true);
+  });
+  test('round numbers without given ticks, fewer as the plot narrows, always apart', () => {
+    for (const inner of [80, 150, 300, 600]) {
+      const t = fitTicksX({ x0: 0, x1: 1500, inner, fontSize: 16 });
+      expect(t.length).toBeGreaterThanOrEqual(2);
+      expect(apart(t, 0, 1500, inner, 16, false) || t.length === 2).toBe(true);
+    }
+    expect(fitTicksX({ x0: Math.log10(15.05), x1: Math.log10(272.1), log: true, inner: 260, fontSize: 12 })).toEqual([20, 50, 100, 200]);
+  });
 });
 
 test('fmt prints −∞ and never −0', () => {

@@ -1,15 +1,37 @@
-// Axis ticks at round numbers (1, 2, 5 × 10^k), or at powers of ten on a log axis.
+// Axis ticks at round numbers (1, 2, 5 × 10^k), or on a log axis at powers of ten — with 1–3 or
+// 1–2–5 steps inside a decade when the axis spans too few decades to show two powers.
 // lo/hi are in axis units (log10 of the value on a log axis); returns tick values (not logged).
 export function niceTicks(lo, hi, count = 5, log = false) {
   if (!(hi > lo)) return [];
-  if (log) {
-    const out = [];
-    for (let e = Math.ceil(lo - 1e-9); e <= Math.floor(hi + 1e-9); e++) out.push(10 ** e);
-    return out.length >= 2 ? out : [10 ** lo, 10 ** hi];
-  }
+  if (log) return logTicks(lo, hi, count);
   const raw = (hi - lo) / count, mag = 10 ** Math.floor(Math.log10(raw));
   const step = [1, 2, 5, 10].map((f) => f * mag).find((s) => s >= raw) ?? 10 * mag;
   const out = [];
   for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) out.push(Math.abs(v) < step * 1e-9 ? 0 : Number(v.toPrecision(12)));
   return out;
+}
+
+// Candidates from sparse to dense: every s-th power of ten (s large enough for `count`), every power,
+// then 1 and 3, 1–2–5, 1–9 within each decade. The densest with at most `count` ticks wins if it has
+// two or more; else the sparsest with two or more (an axis of less than a decade); else round numbers
+// on the values themselves (an axis spanning a factor below ~1.1).
+function logTicks(lo, hi, count) {
+  const e0 = Math.floor(lo + 1e-9), e1 = Math.ceil(hi - 1e-9);
+  const inside = (v) => { const l = Math.log10(v); return l >= lo - 1e-9 && l <= hi + 1e-9; };
+  const within = (mantissas) => {
+    const out = [];
+    for (let e = e0; e <= e1; e++) for (const m of mantissas) { const v = Number((m * 10 ** e).toPrecision(12)); if (inside(v)) out.push(v); }
+    return out;
+  };
+  const powers = within([1]), cands = [];
+  for (let s = Math.ceil(powers.length / Math.max(1, count)); s > 1; s--) {
+    const first = Math.ceil(Math.log10(powers[0]) / s) * s;  // multiples of s (10⁰, 10³, 10⁶ …): stable as the range moves
+    cands.push(powers.filter((v) => (Math.round(Math.log10(v)) - first) % s === 0));
+  }
+  cands.push(powers, within([1, 3]), within([1, 2, 5]), within([1, 2, 3, 4, 5, 6, 7, 8, 9]));
+  const fits = cands.filter((c) => c.length >= 2 && c.length <= Math.max(2, count));
+  if (fits.length) return fits[fits.length - 1];
+  const some = cands.find((c) => c.length >= 2);
+  if (some) return some;
+  return niceTicks(10 ** lo, 10 ** hi, count).filter((v) => v > 0);
 }

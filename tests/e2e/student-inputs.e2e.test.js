@@ -159,6 +159,34 @@ describe('a bad value never strands a student', () => {
     expect(await page.locator(`${S} .dictionary-words`).textContent()).toContain('black (noir, schwarz)');
   });
 
+  test('cross on a phone (390 px): every map title reads whole, with 1 and 2 heads and the trained one', async () => {
+    // The hand-set map's title was cut with an ellipsis: 'alignment: target (rows) × source (c…'.
+    const { page, problems } = await watchedPage(browser.context);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(url());
+    const titles = (sel) => page.locator(`${sel} attn-heatmap`).evaluateAll((maps) => maps.map((h) => {
+      const f = h.shadowRoot.querySelector('figcaption');
+      return { text: f.textContent.trim(), cut: f.scrollWidth > f.clientWidth + 0.5, width: f.clientWidth };
+    }));
+    for (const [sel, heads] of [[HAND_SET_CROSS, 1], [HAND_SET_CROSS, 2], ['attn-cross[trained]', null]]) {
+      await page.locator(`${sel} attn-heatmap`).first().waitFor({ state: 'attached' });
+      if (heads) {
+        await page.locator(`${sel} select.heads`).selectOption(String(heads));
+        await expect.poll(async () => (await titles(sel)).length).toBe(heads);
+      }
+      await page.locator(`${sel} attn-heatmap`).first().scrollIntoViewIfNeeded();
+      await expect.poll(async () => (await titles(sel)).every((t) => t.width > 0), { timeout: 30000 }).toBe(true);
+      const seen = await titles(sel);
+      expect(seen.length).toBeGreaterThan(0);
+      for (const t of seen) {
+        expect(t.text.length, `${sel}: a title`).toBeGreaterThan(10);
+        expect(t.cut, `${sel} (${heads ?? 'trained'}): '${t.text}' is cut at ${t.width} px`).toBe(false);
+      }
+    }
+    expect(problems.filter((p) => !/^request failed: .* net::ERR_ABORTED$/.test(p))).toEqual([]);
+    await page.close();
+  });
+
   test('block: empty tokens refused at the field; the link #block={"tokens":""} gives the notice and a working widget', async () => {
     const S = 'attn-block';
     const { page, problems } = await open(S);

@@ -190,7 +190,7 @@ export class AttnCross extends AttnWidget {
       ${this.controlsMode === 'full' ? html`<div class="controls">${this.#tuning(H)}</div>` : nothing}`}
       <p class="note">Toy embeddings (d = ${D}): a word and its translation share a vector, so each target word’s query finds its source word; a word with no counterpart (“est”) spreads its attention. At most 8 words per sentence.</p>
       ${this.#unknownNote(src, tgt)}
-      <div class="row">${Array.from({ length: H }, (_, h) => html`<attn-heatmap class=${`alignment head${h + 1}`} label=${H > 1 ? `head ${h + 1}: target × source` : 'alignment: target (rows) × source (columns)'}
+      <div class="row">${Array.from({ length: H }, (_, h) => html`<attn-heatmap class=${`alignment head${h + 1}`} label=${H > 1 ? `head ${h + 1}: target × source` : 'target (rows) × source (columns)'}
         .values=${r.weights.subarray(h * n, (h + 1) * n)} .rows=${tgt.length} .cols=${src.length} .rowLabels=${tgt.map(mark)} .colLabels=${src.map(mark)}
         colormap="sequential" .vmin=${fixed ? 0 : null} .vmax=${fixed ? 1 : null} max-width=${H > 1 ? 320 : 460}></attn-heatmap>`)}</div>`;
   }

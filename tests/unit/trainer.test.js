@@ -313,7 +313,9 @@ describe('loadPretrained', () => {
       // The task as the run that made them had it (its options, when the index gives them).
       const spec = pre.trainerOptions?.task;
       const { name, ...options } = spec && typeof spec === 'object' ? spec : { name: task };
-      const vocab = tasks.createTask(name, options).vocab;
+      // loadTask loads the task's data first (names: the shipped list), so this test passes alone too
+      // (createTask('names') relied on an earlier test having loaded the list).
+      const vocab = (await tasks.loadTask(name, options)).vocab;
       pre.snapshots.forEach((s, i) => {
         expect(s.index).toBe(i);
         if (i) expect(s.step).toBeGreaterThan(pre.snapshots[i - 1].step);

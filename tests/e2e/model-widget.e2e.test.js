@@ -183,6 +183,15 @@ describe('<attn-model> on the app page, the shipped names model', () => {
     const { page, problems } = await open();
     const requested = [];
     page.on('request', (r) => { if (/\.safetensors(\?|$)/.test(r.url())) requested.push(r.url()); });
+    // The names run's checkpoints, told from the induction run's (40,600 bytes each) by their size: the
+    // widget shows the last one and must fetch only it (it fetched all three, 0, 750 and 3000).
+    const namesSize = (await stat(new URL('../../web/train/pretrained/names/step-3000.safetensors', import.meta.url))).size;
+    const namesFetched = [];
+    page.on('response', async (r) => {
+      if (!/\.safetensors(\?|$)/.test(r.url())) return;
+      const body = await r.body().catch(() => null);
+      if (body?.length === namesSize) namesFetched.push(new URL(r.url()).pathname.split('/').pop());
+    });
     const w = page.locator(W);
     // The induction model is shown; the names model's snapshots (its last is step 3000, a step the
     // induction run does not have) are not fetched until chosen.
@@ -194,6 +203,9 @@ describe('<attn-model> on the app page, the shipped names model', () => {
     const { layers, heads, vocab } = names.config;
     expect(vocab).toBe(27);
     await expect.poll(() => w.locator('.grid .cell canvas.thumb').count()).toBe(layers * heads);
+    await expect.poll(() => namesFetched.length).toBeGreaterThan(0);
+    expect(namesFetched.length, namesFetched.join(', ')).toBe(1);
+    expect(namesFetched[0]).toMatch(/^step-3000\b/);
     expect(await w.locator('.shipped button.pick-names').getAttribute('aria-pressed')).toBe('true');
     // Its example text, tokens one character each ('.' then letters), as Node tokenizes it.
     expect(await w.locator('.controls input[type=text]').inputValue()).toBe(names.tokenizer.example);

@@ -131,9 +131,16 @@ export class Trainer extends EventTarget {
 
 export function createTrainer(options?: TrainerOptions): Promise<Trainer>;
 
-export function loadPretrained(task?: TaskName): Promise<{
+/**
+ * The shipped snapshots of `task`. options.snapshots: which checkpoints to fetch — 'all' (default),
+ * 'last' (one file: the trained model), or a list of steps.
+ */
+export function loadPretrained(task?: TaskName, options?: { snapshots?: 'all' | 'last' | number[] }): Promise<{
   task: TaskName;
+  /** The fetched snapshots in step order; `index`: the snapshot's place in the whole run. */
   snapshots: Array<Omit<Snapshot, 'ratio'> & { ratio?: number | null; file: string }>;
+  /** Every snapshot's step (the whole run, fetched or not). */
+  steps: number[];
   /** The model's config, when index.json gives it. */
   config: Record<string, unknown> | null;
   /** createTrainer's options of the run that made the snapshots, when index.json gives them. */

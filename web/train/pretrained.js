@@ -47,12 +47,20 @@ async function read(task, file) {
 
 /**
  * The pretrained snapshots of `task` (default 'induction'), in step order:
- *   { task, snapshots: [{ index, step, bytes, evalLoss, ratio, heads, … }], config, trainerOptions, meta }
+ *   { task, snapshots: [{ index, step, bytes, evalLoss, ratio, heads, … }], steps, config, trainerOptions, meta }
  * bytes: a checkpoint for lab.loadModel or createTrainer({ checkpoint }).
+ * options.snapshots: which checkpoints to fetch — 'all' (default), 'last' (a page that shows the trained
+ * model only: one file instead of every snapshot's), or a list of steps. `snapshots` holds those only;
+ * each keeps its `index` in the whole run, and `steps` lists every snapshot's step.
  */
-export async function loadPretrained(task = 'induction') {
+export async function loadPretrained(task = 'induction', options = {}) {
   if (!TASK_NAMES.includes(task))
     fail('loadPretrained', `task is ${show(task)}, expected one of ${TASK_NAMES.map((s) => `'${s}'`).join(', ')}`);
+  requireObject('loadPretrained', options);
+  noUnknownKeys('loadPretrained', options, ['snapshots']);
+  const which = options.snapshots ?? 'all';
+  if (which !== 'all' && which !== 'last' && !(Array.isArray(which) && which.every(Number.isInteger)))
+    fail('loadPretrained', `snapshots is ${show(which)}, expected 'all', 'last' or a list of steps`);
   const text = new TextDecoder().decode(await read(task, 'index.json'));
   let index;
   try {
@@ -63,12 +71,20 @@ export async function loadPretrained(task = 'induction') {
   const list = Array.isArray(index) ? index : index?.snapshots;
   if (!Array.isArray(list)) fail('loadPretrained', `pretrained/${task}/index.json holds ${show(index)}, expected a list of { step, file, … } (or { snapshots })`);
   const meta = Array.isArray(index) ? {} : Object.fromEntries(Object.entries(index).filter(([k]) => k !== 'snapshots'));
-  const sorted = list.slice().sort((a, b) => a.step - b.step);
-  const snapshots = await Promise.all(sorted.map(async (entry, index) => ({ ...entry, index, bytes: await read(task, entry.file) })));
+  const sorted = list.slice().sort((a, b) => a.step - b.step).map((entry, i) => ({ ...entry, index: i }));
+  const steps = sorted.map((e) => e.step);
+  let chosen = sorted;
+  if (which === 'last') chosen = sorted.slice(-1);
+  else if (Array.isArray(which)) {
+    const missing = which.filter((st) => !steps.includes(st));
+    if (missing.length) fail('loadPretrained', `pretrained/${task} has no snapshot at step ${missing.join(', ')}, expected one of ${steps.join(', ')}`);
+    chosen = sorted.filter((e) => which.includes(e.step));
+  }
+  const snapshots = await Promise.all(chosen.map(async (entry) => ({ ...entry, bytes: await read(task, entry.file) })));
   // config: the model's (createModel options); trainerOptions: createTrainer's for a run like the one
   // that made the files (index.json's own, or built from its task, seed, config and optimizer); meta:
   // everything else index.json holds besides the list.
-  return { task, snapshots, config: meta.config ?? null, trainerOptions: meta.trainerOptions ?? trainerOptionsOf(task, meta), meta };
+  return { task, snapshots, steps, config: meta.config ?? null, trainerOptions: meta.trainerOptions ?? trainerOptionsOf(task, meta), meta };
 }
 
 const MODEL_KEYS = ['layers', 'heads', 'dModel', 'dFF', 'attentionOnly', 'layerNorm', 'activation', 'initStd'];

@@ -132,8 +132,8 @@ export class ModelSession {
     this.#begin({ kind: 'shipped', name: SHIPPED_NAMES[task], task });
     try {
       if (!this.shippedBytes.has(task)) {
-        const pre = await loadPretrained(task);
-        this.shippedBytes.set(task, pre.snapshots[pre.snapshots.length - 1].bytes);
+        const pre = await loadPretrained(task, { snapshots: 'last' });  // the trained model: one file, not the run's every snapshot
+        this.shippedBytes.set(task, pre.snapshots[0].bytes);
       }
       if (token !== this.loadToken) return;
       const value = await this.#request('load', { bytes: this.shippedBytes.get(task).slice(), shipped: task });

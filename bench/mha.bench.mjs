@@ -8,7 +8,7 @@
 //
 //   node bench/mha.bench.mjs [--native-dir build/native] [--quick] [--only T,D,H]
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { createAttnLab } from '../web/api/index.js';
 import { mhaOnnxFusedModel, mhaOnnxModel } from './onnx-mha.mjs';
@@ -88,52 +88,93 @@ function maxRelError(output, ref, rows, D) {
   return num / den;
 }
 
-// ---- timing: warm up, then engines interleaved round by round, median per engine ----
-// Each sample is a batch of calls lasting ≥ 2 ms (one call when a call is longer), timed both by the
-// wall clock and by this process's CPU time (process.cpuUsage). The table uses CPU time: on a shared
-// machine (other jobs on the same cores) it is not inflated by time spent descheduled, and the native
-// builds report the same measure (Google Benchmark's cpu_time). Wall-clock medians are printed too.
-// The engines of one shape are timed in rounds — one sample of each engine per round — so a slow
-// patch of the machine (other VMs on the host, frequency changes) hits every engine alike; timing
-// one engine after the other let such patches decide ratios by ±15 % between runs.
-const cpuNow = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
-async function warm(fn) {
-  let t0 = performance.now(), out, calls = 0;
-  do { out = await fn(); calls++; } while (performance.now() - t0 < WARMUP_MS);
-  return { batch: Math.max(1, Math.ceil(2 / ((performance.now() - t0) / calls))), out };
+// ---- timing: warm-up and timed samples, both interleaved; medians, spread, per-round ratios ----
+// The clock is this process's MAIN-THREAD CPU time (Linux: /proc/self/task/<pid>/schedstat, ns on CPU),
+// not process.cpuUsage(): the latter also counts V8's worker threads — concurrent GC marking and
+// sweeping, ArrayBuffer freeing, background JIT and WebAssembly tier-up — and charged that work to
+// whichever engine was being timed when it ran. onnxruntime-web's calls leave 6–15 µs of such work per
+// call at (16, 64, 4) (its Tensors and promises), so the engine timed after it absorbed it, and the engine
+// order moved attnlab's figures by up to 1.8× (output-only against all-intermediates). Main-thread CPU
+// time is what the calling thread pays — a page's main thread or a worker — and a loaded machine inflates
+// it far less than wall time; wall-clock medians are printed too.
+// Every engine warms up the same way, in rounds with the others (≥ WARMUP_MS each), so JIT tiering and
+// the garbage collector's state evolve together; then the timed rounds: one sample of each engine per
+// round (a sample: a batch of calls lasting ≥ 5 ms), the first engine of a round rotating, so none
+// always follows another's garbage. Per engine: the median sample, its interquartile range (the spread),
+// and "× anchor" as the median over rounds of (anchor's sample ÷ this engine's sample in the same round),
+// with its own interquartile range: a slow patch of the shared machine hits both sides of such a ratio.
+const processCpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+const threadCpu = (() => {
+  try {
+    const fd = openSync(`/proc/self/task/${process.pid}/schedstat`, 'r'), buf = Buffer.alloc(64);
+    // The file shows the time as of the thread's last scheduler update (a tick, 4 ms here): getrusage()
+    // (process.cpuUsage) brings the calling thread's up to date first, to the ns.
+    const read = () => { process.cpuUsage(); return Number(buf.toString('latin1', 0, readSync(fd, buf, 0, 64, 0)).split(' ')[0]) / 1e6; };
+    return Number.isFinite(read()) ? read : null;
+  } catch { return null; }
+})();
+const cpuNow = threadCpu ?? processCpu;
+const CLOCK = threadCpu ? 'main-thread CPU time' : 'process CPU time (no /proc/self/task/<pid>/schedstat here)';
+const SAMPLE_MS = 5;
+async function batch(e, n) {
+  let out;
+  const w = performance.now(), c = cpuNow(), p = processCpu();
+  if (e.sync) for (let k = 0; k < n; k++) out = e.fn();
+  else for (let k = 0; k < n; k++) out = await e.fn();
+  const cpu = (cpuNow() - c) / n, proc = (processCpu() - p) / n, wall = (performance.now() - w) / n;
+  return { out, cpu, proc, wall };
 }
+const quantile = (a, q) => { const s = [...a].sort((x, y) => x - y); return s[Math.min(s.length - 1, Math.floor(q * s.length))]; };
 async function timeInterleaved(engines) {
-  const st = [];
-  for (const e of engines) st.push({ ...(await warm(e.fn)), wall: [], cpu: [] });
-  const t0 = performance.now();
-  for (let round = 0; round < 3 || (performance.now() - t0 < TIMED_MS * engines.length && round < 500); round++)
+  const st = engines.map(() => ({ calls: 0, ms: 0, cpu: [], proc: [], wall: [], batch: 1 }));
+  // Warm-up in rounds of ~50 ms per engine until each has had WARMUP_MS.
+  for (let done = false; !done;) {
+    done = true;
     for (let i = 0; i < engines.length; i++) {
-      const e = engines[i], s = st[i];
-      const w = performance.now(), c = cpuNow();
-      for (let k = 0; k < s.batch; k++) s.out = await e.fn();
-      s.cpu.push((cpuNow() - c) / s.batch);
-      s.wall.push((performance.now() - w) / s.batch);
+      const s = st[i], t0 = performance.now();
+      do { s.out = (await batch(engines[i], 1)).out; s.calls++; } while (performance.now() - t0 < Math.min(50, WARMUP_MS));
+      s.ms += performance.now() - t0;
+      if (s.ms < WARMUP_MS) done = false;
     }
-  const med = (a) => a.sort((x, y) => x - y)[a.length >> 1];
-  return st.map((s) => ({ ms: med(s.cpu), wallMs: med(s.wall), out: s.out, runs: s.cpu.length * s.batch }));
+  }
+  for (const s of st) s.batch = Math.max(1, Math.ceil(SAMPLE_MS / (s.ms / s.calls)));
+  const t0 = performance.now();
+  for (let round = 0; round < 5 || (performance.now() - t0 < TIMED_MS * engines.length && round < 500); round++)
+    for (let j = 0; j < engines.length; j++) {
+      const i = (j + round) % engines.length, s = st[i], r = await batch(engines[i], s.batch);
+      s.out = r.out;
+      s.cpu.push(r.cpu); s.proc.push(r.proc); s.wall.push(r.wall);
+    }
+  return st.map((s) => ({
+    ms: quantile(s.cpu, 0.5), lo: quantile(s.cpu, 0.25), hi: quantile(s.cpu, 0.75), samples: s.cpu,
+    procMs: quantile(s.proc, 0.5), wallMs: quantile(s.wall, 0.5), out: s.out, runs: s.cpu.length * s.batch,
+  }));
 }
-async function time(fn) {
-  return (await timeInterleaved([{ fn }]))[0];
+async function time(fn, sync = false) {
+  return (await timeInterleaved([{ fn, sync }]))[0];
+}
+// Per-round ratio a ÷ b (same round, so the same machine load): median and interquartile range.
+function pairedRatio(a, b) {
+  const r = a.samples.map((x, i) => x / b.samples[i]);
+  return { med: quantile(r, 0.5), lo: quantile(r, 0.25), hi: quantile(r, 0.75) };
 }
 
 // ---- engines ----
 const lab = await createAttnLab();
 const weightsOf = (inp) => ({ dModel: inp.D, heads: inp.H, wq: inp.wq, wk: inp.wk, wv: inp.wv, wo: inp.wo });
 const mhaArgs = (inp) => ({ x: inp.x, tq: inp.T, ...weightsOf(inp) });
-const attnlabFull = (inp) => () => lab.multiHeadAttention(mhaArgs(inp)).output;
-const attnlabFast = (inp) => () => lab.multiHeadAttention({ ...mhaArgs(inp), intermediates: false }).output;
+// The default call as a user writes it: one object literal per call, new result arrays.
+const attnlabFull = ({ x, T, D, H, wq, wk, wv, wo }) => () => lab.multiHeadAttention({ x, tq: T, dModel: D, heads: H, wq, wk, wv, wo }).output;
+const attnlabFast = ({ x, T, D, H, wq, wk, wv, wo }) => () => lab.multiHeadAttention({ x, tq: T, dModel: D, heads: H, wq, wk, wv, wo, intermediates: false }).output;
 // A layer holding its weights in WebAssembly memory (as onnxruntime's session holds initializers),
 // results written into the previous call's arrays (`out`): only x goes in, nothing is allocated.
 const attnlabLayer = (inp) => {
   const layer = lab.createMultiHeadAttention(weightsOf(inp));
   const args = { x: inp.x, tq: inp.T };
   args.out = layer.forward(args);
-  return { fn: () => layer.forward(args).output, release: () => layer.dispose() };
+  const fast = { x: inp.x, tq: inp.T, intermediates: false };
+  fast.out = layer.forward(fast);
+  return { fn: () => layer.forward(args).output, fast: () => layer.forward(fast).output, release: () => layer.dispose() };
 };
 // The interactive form: results written into the previous call's arrays (`out`), no allocation.
 const attnlabReuse = (inp) => {
@@ -236,9 +277,10 @@ function native(binary, shape) {
 }
 
 // ---- run ----
+const anchors = ['onnxruntime-web', 'onnxruntime-web fused Attention', 'tfjs-backend-wasm'];
 const rows = [];
 const fmt = (v, d = 3) => (v === undefined ? '—' : v.toFixed(d));
-console.log(`attnlab bench: warm-up ${WARMUP_MS} ms per engine and shape, then median of timed runs`);
+console.log(`attnlab bench: warm-up ${WARMUP_MS} ms per engine and shape (interleaved), then interleaved rounds; clock: ${CLOCK}`);
 if (!existsSync(`${NATIVE_DIR}/attnlab_bench_native`)) console.log(`  (no ${NATIVE_DIR}/attnlab_bench_native: native columns left empty)`);
 
 for (const [T, D, H] of [...SHAPES, ...LONG]) {
@@ -247,24 +289,28 @@ for (const [T, D, H] of [...SHAPES, ...LONG]) {
   const sample = sampleRows(T), ref = reference(inp, sample);
   const result = { shape: [T, D, H], gflop: flops(T, D) / 1e9, engines: {} };
   const record = (name, t) => {
-    result.engines[name] = { ms: t.ms, wallMs: t.wallMs, err: t.out ? maxRelError(t.out, ref, sample, D) : undefined };
-    process.stdout.write(`  (${T}, ${D}, ${H}) ${name}: ${fmt(t.ms, 4)} ms CPU, ${fmt(t.wallMs, 4)} ms wall${t.out ? `, max rel err ${t.out ? result.engines[name].err.toExponential(1) : ''}` : ''}\n`);
+    result.engines[name] = { ms: t.ms, lo: t.lo, hi: t.hi, samples: t.samples, procMs: t.procMs, wallMs: t.wallMs, err: t.out ? maxRelError(t.out, ref, sample, D) : undefined };
+    process.stdout.write(`  (${T}, ${D}, ${H}) ${name}: ${fmt(t.ms, 4)} ms CPU [${fmt(t.lo, 4)}–${fmt(t.hi, 4)}], ${fmt(t.procMs, 4)} ms process CPU, ${fmt(t.wallMs, 4)} ms wall${t.out ? `, max rel err ${result.engines[name].err.toExponential(1)}` : ''}\n`);
   };
-  if (long) record('attnlab output-only', await time(attnlabFast(inp)));
+  if (long) record('attnlab output-only', await time(attnlabFast(inp), true));
   else {
     const o = await ortEngine(inp), of = await ortEngine(inp, true), t = tfEngine(inp), layer = attnlabLayer(inp);
     const engines = [
-      ['attnlab output-only', attnlabFast(inp)], ['attnlab all-intermediates', attnlabFull(inp)],
-      ['attnlab all-intermediates, out reused', attnlabReuse(inp)],
-      ['attnlab all-intermediates, layer + out reused', layer.fn],
-      ['onnxruntime-web', o.run], ['onnxruntime-web fused Attention', of.run], ['tfjs-backend-wasm', t.run]];
-    const times = await timeInterleaved(engines.map(([, fn]) => ({ fn })));
+      ['attnlab output-only', attnlabFast(inp), true], ['attnlab all-intermediates', attnlabFull(inp), true],
+      ['attnlab all-intermediates, out reused', attnlabReuse(inp), true],
+      ['attnlab all-intermediates, layer + out reused', layer.fn, true],
+      ['attnlab output-only, layer + out reused', layer.fast, true],
+      ['onnxruntime-web', o.run, false], ['onnxruntime-web fused Attention', of.run, false], ['tfjs-backend-wasm', t.run, true]];
+    const times = await timeInterleaved(engines.map(([, fn, sync]) => ({ fn, sync })));
     engines.forEach(([name], i) => record(name, times[i]));
+    // × the fastest anchor, per round (pairedRatio), for every engine timed in these rounds.
+    const best = anchors.filter((a) => result.engines[a]).sort((a, b) => result.engines[a].ms - result.engines[b].ms)[0];
+    for (const [name] of engines) result.engines[name].vsAnchor = pairedRatio(result.engines[best], result.engines[name]);
     await o.release();
     await of.release();
     t.release();
     layer.release();
-    if (flops(T, D) < 3e9) record('naive JS', await time(naiveJs(inp)));
+    if (flops(T, D) < 3e9) record('naive JS', await time(naiveJs(inp), true));
   }
   const nativeSimd = native('attnlab_bench_native', [T, D, H]);
   const nativeScalar = long && T > 2048 ? {} : native('attnlab_bench_native_scalar', [T, D, H]);  // scalar at 8192: minutes
@@ -276,16 +322,17 @@ for (const [T, D, H] of [...SHAPES, ...LONG]) {
 }
 
 // ---- table ----
-const anchors = ['onnxruntime-web', 'onnxruntime-web fused Attention', 'tfjs-backend-wasm'];
 const lines = [];
-lines.push('| (T, D, H) | engine | ms (CPU, median) | GFLOPS | × best anchor | × native 128-bit | max rel err | ms (wall, median) |');
+lines.push('| (T, D, H) | engine | ms (CPU, median [IQR]) | GFLOPS | × best anchor (per round [IQR]) | × native 128-bit | max rel err | ms (wall, median) |');
 lines.push('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |');
 for (const r of rows) {
   const best = Math.min(...anchors.map((a) => r.engines[a]?.ms ?? Infinity));
   for (const [name, e] of Object.entries(r.engines)) {
     const nat = name.includes('all-intermediates') ? r.engines['native 128-bit all-intermediates']?.ms : r.engines['native 128-bit output-only']?.ms;
     const isAttnlab = name.startsWith('attnlab');
-    lines.push(`| (${r.shape.join(', ')}) | ${name} | ${fmt(e.ms, 4)} | ${fmt(r.gflop * 1e3 / e.ms, 1)} | ${Number.isFinite(best) ? `${fmt(best / e.ms, 2)}×` : '—'} | ${isAttnlab && nat ? `${fmt(nat / e.ms, 2)}×` : '—'} | ${e.err !== undefined ? e.err.toExponential(1) : '—'} | ${fmt(e.wallMs, 4)} |`);
+    const x = e.vsAnchor ? `${fmt(e.vsAnchor.med, 2)}× [${fmt(e.vsAnchor.lo, 2)}–${fmt(e.vsAnchor.hi, 2)}]` : Number.isFinite(best) ? `${fmt(best / e.ms, 2)}×` : '—';
+    const spread = e.lo !== undefined ? ` [${fmt(e.lo, 4)}–${fmt(e.hi, 4)}]` : '';
+    lines.push(`| (${r.shape.join(', ')}) | ${name} | ${fmt(e.ms, 4)}${spread} | ${fmt(r.gflop * 1e3 / e.ms, 1)} | ${x} | ${isAttnlab && nat ? `${fmt(nat / e.ms, 2)}×` : '—'} | ${e.err !== undefined ? e.err.toExponential(1) : '—'} | ${fmt(e.wallMs, 4)} |`);
   }
 }
 console.log('\n' + lines.join('\n'));
@@ -297,6 +344,7 @@ const info = lab.info();
 const ratio = (shape, name, to) => {
   const r = rows.find((x) => x.shape.join() === shape.join());
   if (!r || !r.engines[name]) return undefined;
+  if (to === 'anchor' && r.engines[name].vsAnchor) return r.engines[name].vsAnchor.med;  // per round
   const ref = to === 'anchor' ? Math.min(...anchors.map((a) => r.engines[a]?.ms ?? Infinity)) : r.engines[to]?.ms;
   return ref && Number.isFinite(ref) ? ref / r.engines[name].ms : undefined;
 };
@@ -305,6 +353,8 @@ const targets = [
   ['(16, 64, 4) all-intermediates ≥ 2× the fastest anchor — default call', judge(ratio([16, 64, 4], 'attnlab all-intermediates', 'anchor'), 2)],
   ['(16, 64, 4) all-intermediates ≥ 2× the fastest anchor — out reused', judge(ratio([16, 64, 4], 'attnlab all-intermediates, out reused', 'anchor'), 2)],
   ['(16, 64, 4) all-intermediates ≥ 2× the fastest anchor — layer + out reused', judge(ratio([16, 64, 4], 'attnlab all-intermediates, layer + out reused', 'anchor'), 2)],
+  ['(16, 64, 4) output-only ≥ 2× the fastest anchor — default call', judge(ratio([16, 64, 4], 'attnlab output-only', 'anchor'), 2)],
+  ['(16, 64, 4) output-only ≥ 2× the fastest anchor — layer + out reused', judge(ratio([16, 64, 4], 'attnlab output-only, layer + out reused', 'anchor'), 2)],
   ...[[512, 512, 8], [1024, 768, 12]].flatMap((sh) => [
     [`(${sh.join(', ')}) output-only ≥ 1.1× the fastest anchor`, judge(ratio(sh, 'attnlab output-only', 'anchor'), 1.1)],
     [`(${sh.join(', ')}) output-only ≥ 0.9× native 128-bit`, judge(ratio(sh, 'attnlab output-only', 'native 128-bit output-only'), 0.9)],
@@ -325,10 +375,13 @@ all-intermediates). Errors: max |out − ref| / max |ref| over sampled rows, aga
 - Machine: ${cpu}, ${cpus().length} logical CPUs; load average at the end of the run: ${load}
 - Node ${process.versions.node} (V8 ${process.versions.v8}); attnlab SIMD128: ${info.simd128};
   onnxruntime-web ${ort.env.versions?.web ?? '1.30.0'} (wasm, numThreads 1); tfjs-backend-wasm ${tfwasm.version_wasm ?? '4.22.0'} (setThreadsCount(1))
-- Protocol: each engine warms up ${WARMUP_MS / 1000} s per shape; then the engines of a shape are timed interleaved, one
-  sample of each per round, for ≥ ${TIMED_MS / 1000} s per engine (≥ 3 rounds), and the median sample is reported (a sample
-  is a batch of calls lasting ≥ 2 ms). Times are this process's CPU time per call (process.cpuUsage), which
-  time spent descheduled by other jobs on the machine does not inflate; wall-clock medians in the last column.
+- Protocol: every engine of a shape warms up ${WARMUP_MS / 1000} s, in rounds with the others; then the engines are timed
+  interleaved, one sample of each per round (the first engine rotating), for ≥ ${TIMED_MS / 1000} s per engine (≥ 5 rounds), and
+  the median sample is reported with its interquartile range (a sample is a batch of calls lasting ≥ ${SAMPLE_MS} ms). Times
+  are the ${CLOCK} per call: what the calling thread pays, without V8's worker threads (concurrent GC, background
+  compilation), whose work process.cpuUsage() charged to whichever engine was timed when it ran — onnxruntime-web's
+  garbage moved attnlab's small-shape figures by up to 1.8× with the engine order. "× best anchor" is the median over
+  rounds of the anchor's sample ÷ this engine's in the same round, [interquartile range]. Wall-clock medians in the last column.
   Native: Google Benchmark, median cpu_time (and real_time) of 3 repetitions after ${WARMUP_MS / 1000} s warm-up.
 - attnlab output-only = \`multiHeadAttention({ …, intermediates: false })\` (streaming, online softmax);
   all-intermediates = the default call (q, k, v, scores, weights, heads, output copied out into new arrays);

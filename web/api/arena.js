@@ -59,10 +59,13 @@ export class Arena {
   // zeroing, GC accounting) plus ~1.5 µs each, more than the copy itself: one buffer, not seven.
   // The views share one fresh buffer, not WASM memory: still safe to keep.
   takeMany(regions) {
-    const lo = Math.min(...regions.map(([p]) => p)) >>> 2;
-    const hi = Math.max(...regions.map(([p, n]) => (p >>> 2) + n));
-    const all = this.core.heap().f32.slice(lo, hi);
-    return regions.map(([p, n]) => all.subarray((p >>> 2) - lo, (p >>> 2) - lo + n));
+    let lo = Infinity, hi = 0;
+    for (const [p, n] of regions) {
+      lo = Math.min(lo, p >>> 2);
+      hi = Math.max(hi, (p >>> 2) + n);
+    }
+    const buf = this.core.heap().f32.slice(lo, hi).buffer;  // (a view by constructor: subarray's species lookup costs more)
+    return regions.map(([p, n]) => new Float32Array(buf, ((p >>> 2) - lo) * 4, n));
   }
 
   // Results copied into the caller's arrays (the `out` option; no allocation at all). `out`

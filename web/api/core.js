@@ -63,7 +63,14 @@ export class Core {
   heapInUse() { return this.module.heapInUse() >>> 0; }
   stackPointer() { return this.module.stackPointer() >>> 0; }
   /** Floats of workspace the streaming multi-head call needs (a double: huge counts arrive intact). */
-  multiHeadWorkspace(tk, dModel, heads) { return this.module.multiHeadWorkspaceFloats(tk, dModel, heads); }
+  multiHeadWorkspace(tk, dModel, heads) {
+    // A pure function of its three sizes: the last answer is kept (a slider moved again asks the same).
+    const w = this.#workspace;
+    if (w.tk !== tk || w.dModel !== dModel || w.heads !== heads)
+      this.#workspace = { tk, dModel, heads, floats: this.module.multiHeadWorkspaceFloats(tk, dModel, heads) };
+    return this.#workspace.floats;
+  }
+  #workspace = { tk: -1, dModel: -1, heads: -1, floats: 0 };
 }
 
 // name → value of an Embind enum (its own keys: the values; 'values' maps codes back).

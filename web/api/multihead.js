@@ -20,7 +20,7 @@ import {
 export function multiHeadAttention(lab, args) {
   const fn = 'multiHeadAttention';
   requireObject(fn, args);
-  noUnknownKeys(fn, args, ['dModel', 'heads', ...MHA_WEIGHTS, ...MHA_CALL]);
+  noUnknownKeys(fn, args, MHA_KEYS);
   const D = int(fn, 'dModel', args.dModel), H = int(fn, 'heads', args.heads);
   return mha(lab, fn, args, D, H, mhaWeights(fn, args, D), null);
 }
@@ -89,9 +89,9 @@ function mha(lab, fn, args, D, H, w, layer) {
   const hw = intermediates ? H * tq * tk : 0;
   const work = intermediates ? 0 : lab.core.multiHeadWorkspace(tk, D, H);
   // Inputs, the weights (unless a layer holds them), then the outputs (all-intermediates) or the scratch.
-  const own = layer === null, n = (name, k) => (own && w[name] ? k : 0);
+  const own = layer === null, DD = own ? D * D : 0;  // a layer holds its weights: no room for them here
   const [px, pc, pwq, pwk, pwv, pwo, pbq, pbk, pbv, pbo, pm, pq, pk, pv, ps, pw, ph, po] = lab.arena.layout(fn, [
-    tq * D, cross ? tk * D : 0, n('wq', D * D), n('wk', D * D), n('wv', D * D), n('wo', D * D), n('bq', D), n('bk', D), n('bv', D), n('bo', D),
+    tq * D, cross ? tk * D : 0, DD, DD, DD, DD, own && w.bq ? D : 0, own && w.bk ? D : 0, own && w.bv ? D : 0, own && w.bo ? D : 0,
     m.values ? tq * tk : 0, tq * D, tk * D, tk * D, hw, intermediates ? hw : work, intermediates ? tq * D : 0, tq * D]);
   const a = lab.arena;
   a.put(px, x); a.put(pc, context);
@@ -126,6 +126,7 @@ function mha(lab, fn, args, D, H, w, layer) {
 // Multi-head weights, shared by multiHeadAttention and createMultiHeadAttention.
 export const MHA_WEIGHTS = ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo'];  // the core's MultiHeadWeightsCall
 const MHA_CALL = ['x', 'tq', 'mask', 'context', 'tk', 'scale', 'rope', 'alibi', 'intermediates', 'out'];
+const MHA_KEYS = ['dModel', 'heads', ...MHA_WEIGHTS, ...MHA_CALL];  // multiHeadAttention's options
 
 function mhaWeights(fn, args, D) {
   const DD = 'dModel·dModel', Dn = 'dModel';  // values appended by matrix() only in a message

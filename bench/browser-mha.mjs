@@ -9,9 +9,10 @@
 //   op (bench/onnx-mha.mjs builds both in the page), weights as initializers.
 // Files are served from this checkout by a static server on 127.0.0.1 with COOP/COEP headers, so the
 // page is cross-origin isolated and performance.now() is precise to 5 µs (100 µs otherwise).
-// Each engine warms up ≥ 2 s per shape; then one sample of each engine per round (a sample: a batch
-// of calls lasting ≥ 5 ms), for ≥ 1.5 s per engine; the median sample is reported (wall clock: a page
-// has no CPU clock). Outputs are compared with the layer's. Prints the table and writes its section
+// Every engine warms up ≥ 2 s per shape, in rounds with the others; then one sample of each engine per
+// round, the first rotating (a sample: a batch of calls lasting ≥ 5 ms), for ≥ 1.5 s per engine; the
+// median sample and its interquartile range are reported, and the ratio to onnxruntime-web per round
+// (wall clock: a page has no CPU clock). Outputs are compared with the layer's. Prints the table and writes its section
 // of docs/performance.md (between the browser-mha markers; bench/mha.bench.mjs carries it over).
 //
 //   node bench/browser-mha.mjs [--quick] [--only T,D,H]      (after scripts/build-wasm.sh)
@@ -81,6 +82,7 @@ async function inPage({ shapes, warmupMs, timedMs }) {
     return { T, D, H, x: m(T * D), wq: m(D * D, sc), wk: m(D * D, sc), wv: m(D * D, sc), wo: m(D * D, sc) };
   };
   const median = (a) => [...a].sort((p, q) => p - q)[a.length >> 1];
+  const quantile = (a, q) => [...a].sort((p, r) => p - r)[Math.min(a.length - 1, Math.floor(q * a.length))];
   const results = [];
   for (const [T, D, H] of shapes) {
     const inp = inputs(T, D, H);
@@ -91,6 +93,7 @@ async function inPage({ shapes, warmupMs, timedMs }) {
     const fastArgs = { x: inp.x, tq: T, intermediates: false };
     fastArgs.out = layer.forward(fastArgs);
     const mhaArgs = { x: inp.x, tq: T, ...weights };
+    const fastMhaArgs = { ...mhaArgs, intermediates: false };
     const reuseArgs = { ...mhaArgs };
     reuseArgs.out = lab.multiHeadAttention(reuseArgs);
     const session = async (fused) => {
@@ -105,6 +108,7 @@ async function inPage({ shapes, warmupMs, timedMs }) {
       { name: 'attnlab layer + out reused (output-only)', sync: true, fn: () => layer.forward(fastArgs).output },
       { name: 'attnlab multiHeadAttention (all intermediates)', sync: true, fn: () => lab.multiHeadAttention(mhaArgs).output },
       { name: 'attnlab multiHeadAttention, out reused', sync: true, fn: () => lab.multiHeadAttention(reuseArgs).output },
+      { name: 'attnlab multiHeadAttention (output-only)', sync: true, fn: () => lab.multiHeadAttention(fastMhaArgs).output },
       { name: 'onnxruntime-web', sync: false, fn: plain.run },
       { name: 'onnxruntime-web fused Attention', sync: false, fn: fused.run },
     ];
@@ -115,16 +119,21 @@ async function inPage({ shapes, warmupMs, timedMs }) {
       else for (let i = 0; i < n; i++) out = await e.fn();
       return { ms: (performance.now() - t0) / n, out };
     };
-    for (const e of engines) {
-      let calls = 0;
-      const t0 = performance.now();
-      do { await batchOf(e, 1); calls++; } while (performance.now() - t0 < warmupMs);
-      e.batch = Math.max(1, Math.ceil(5 / ((performance.now() - t0) / calls)));
-      e.samples = [];
-    }
+    // Warm-up in rounds (~50 ms per engine each) until every engine has had warmupMs: warming one
+    // engine alone first, then the next, left the first one's figures up to 1.9× off in Node.
+    for (const e of engines) Object.assign(e, { calls: 0, warmMs: 0, samples: [] });
+    while (engines.some((e) => e.warmMs < warmupMs))
+      for (const e of engines) {
+        const t0 = performance.now();
+        do { await batchOf(e, 1); e.calls++; } while (performance.now() - t0 < Math.min(50, warmupMs));
+        e.warmMs += performance.now() - t0;
+      }
+    for (const e of engines) e.batch = Math.max(1, Math.ceil(5 / (e.warmMs / e.calls)));
+    // Then one sample of each engine per round, the first engine of a round rotating.
     const t0 = performance.now();
     for (let round = 0; round < 5 || (performance.now() - t0 < timedMs * engines.length && round < 1000); round++)
-      for (const e of engines) {
+      for (let j = 0; j < engines.length; j++) {
+        const e = engines[(j + round) % engines.length];
         const { ms, out } = await batchOf(e, e.batch);
         e.samples.push(ms);
         e.out = out;
@@ -137,7 +146,11 @@ async function inPage({ shapes, warmupMs, timedMs }) {
       engines: engines.map((e) => {
         let num = 0;
         for (let i = 0; i < ref.length; i++) num = Math.max(num, Math.abs(e.out[i] - ref[i]));
-        return { name: e.name, ms: median(e.samples), runs: e.samples.length * e.batch, diff: num / den };
+        // × the faster onnxruntime-web graph, per round (both samples of a round see the same machine load).
+        const ortBest = engines.filter((o) => o.name.startsWith('onnxruntime-web')).sort((a, b) => median(a.samples) - median(b.samples))[0];
+        const ratios = e.samples.map((x, i) => ortBest.samples[i] / x);
+        return { name: e.name, ms: median(e.samples), lo: quantile(e.samples, 0.25), hi: quantile(e.samples, 0.75),
+          vsOrt: [median(ratios), quantile(ratios, 0.25), quantile(ratios, 0.75)], runs: e.samples.length * e.batch, diff: num / den };
       }),
     });
     layer.dispose();
@@ -165,16 +178,17 @@ try {
 
 // ---- table ----
 const isOrt = (name) => name.startsWith('onnxruntime-web');
-const lines = ['| (T, D, H) | engine | ms per call (wall, median) | × best onnxruntime-web | calls timed | max rel diff to the layer |', '| --- | --- | ---: | ---: | ---: | ---: |'];
+const lines = ['| (T, D, H) | engine | ms per call (wall, median [IQR]) | × best onnxruntime-web (per round [IQR]) | calls timed | max rel diff to the layer |', '| --- | --- | ---: | ---: | ---: | ---: |'];
 for (const r of run.results) {
   const best = Math.min(...r.engines.filter((e) => isOrt(e.name)).map((e) => e.ms));
   for (const e of r.engines)
-    lines.push(`| (${r.shape.join(', ')}) | ${e.name} | ${e.ms.toFixed(4)} | ${isOrt(e.name) && e.ms !== best ? '—' : `${(best / e.ms).toFixed(2)}×`} | ${e.runs} | ${e.diff.toExponential(1)} |`);
+    lines.push(`| (${r.shape.join(', ')}) | ${e.name} | ${e.ms.toFixed(4)} [${e.lo.toFixed(4)}–${e.hi.toFixed(4)}] | ${isOrt(e.name) && e.ms !== best ? '—' : `${e.vsOrt[0].toFixed(2)}× [${e.vsOrt[1].toFixed(2)}–${e.vsOrt[2].toFixed(2)}]`} | ${e.runs} | ${e.diff.toExponential(1)} |`);
 }
 console.log(`\n${lines.join('\n')}`);
 const chrome = (run.userAgent.match(/Chrome\/([\d.]+)/) ?? [])[1] ?? '?';
 const cpu = (readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/) ?? [])[1] ?? cpus()[0]?.model ?? '?';
 const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+console.log(`load average at the end: ${load} on ${cpus().length} CPUs${Number(load.split(' ')[0]) > cpus().length ? ' (loaded: wall-clock figures of the engines that allocate most suffer most)' : ''}`);
 if (!run.isolated) console.log('browser-mha: the page was not cross-origin isolated (timer resolution 100 µs)');
 if (ONLY || QUICK) {
   console.log(`\n--${ONLY ? 'only' : 'quick'}: docs/performance.md left as it was`);
@@ -186,9 +200,10 @@ const section = `<!-- browser-mha: begin -->
 bench/browser-mha.mjs: Debian's Chromium ${chrome} (headless, playwright-core) loads one page from a static server on
 127.0.0.1 (cross-origin isolated${run.isolated ? '' : ' — not this time'}: a 5 µs timer) that imports attnlab's public API
 (\`web/api/index.js\`, SIMD128: ${run.simd128}) and onnxruntime-web ${run.ort} (wasm, \`numThreads = 1\`) and runs the same
-multi-head self-attention forward as the Node table (same seeded inputs, no mask). Each engine warms up ${WARMUP_MS / 1000} s per shape;
-then the engines are timed in rounds, one sample of each per round (a sample: a batch of calls lasting ≥ 5 ms), for
-≥ ${TIMED_MS / 1000} s per engine, and the median sample is reported. Wall-clock time per call (a page has no CPU clock), so a
+multi-head self-attention forward as the Node table (same seeded inputs, no mask). Every engine warms up ${WARMUP_MS / 1000} s per
+shape, in rounds with the others; then the engines are timed in rounds, one sample of each per round, the first engine
+rotating (a sample: a batch of calls lasting ≥ 5 ms), for ≥ ${TIMED_MS / 1000} s per engine; the median sample is reported
+with its interquartile range, and "× best onnxruntime-web" is the median over rounds of the two samples' ratio. Wall-clock time per call (a page has no CPU clock), so a
 busy machine inflates every engine of a round alike. "× best onnxruntime-web" = the faster of its two graphs
 (plain ONNX ops, fused com.microsoft.Attention) ÷ this engine's time. The layer is
 \`lab.createMultiHeadAttention(weights)\` once, then \`layer.forward({ x, tq, out })\` (all intermediates, or

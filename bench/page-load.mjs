@@ -7,13 +7,17 @@
 //     ahead of the reader in idle time);
 //   - the longest main-thread task until then (+1 s), from a PerformanceObserver('longtask') registered
 //     before the page's own scripts (tasks ≥ 50 ms; "none" when every task was shorter), their count,
-//     and the total blocking time (Σ duration − 50 ms).
+//     and the total blocking time (Σ duration − 50 ms);
+//   - first contentful paint, and when the page's first script ran (the time before it is the browser's:
+//     navigation, the new document, its window; none of it is the page's code).
 // Run 1 is a cold load (fresh profile, nothing cached), runs 2… reload in new tabs; then the same with
 // the CPU throttled 4× (Chromium's `Emulation.setCPUThrottlingRate`, DevTools' "4× slowdown": a
 // phone-class CPU). Writes build/bench/page-load.json for bench/mha.bench.mjs to include.
 //   node bench/page-load.mjs [--runs N]   (after scripts/build-wasm.sh; N loads of each kind, default 6)
-//   node bench/page-load.mjs --no-build [--site DIR] [--out FILE]   (measure a site built before, as it is:
-//   an A/B of two builds in one session)
+//   node bench/page-load.mjs --no-build [--site DIR] [--out FILE]   (measure a site built before, as it is)
+//   node bench/page-load.mjs --ab DIR_A,DIR_B[,…] [--runs N] [--throttled-only]   (an A/B of builds: the sites load
+//   in turn (the order rotates), in one browser, so both see the same machine load; prints both, writes nothing);
+//   add --first to end each load at the first numbers instead of waiting for all ten widgets
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -26,17 +30,21 @@ const RUNS = Math.max(2, Number(arg('--runs', 6)));
 const TAGS = ['attn-steps', 'attn-convex', 'attn-kernel-regression', 'attn-why-scale', 'attn-cross', 'attn-multihead',
   'attn-positional', 'attn-block', 'attn-cost', 'attn-train'];
 
+const AB = arg('--ab', null)?.split(',').map((d) => resolve(d));
+const THROTTLED_ONLY = process.argv.includes('--throttled-only');
+// --first: a load ends at the first numbers (+ the settling time), not when every widget shows its own.
+const FIRST_ONLY = process.argv.includes('--first');
 const site = resolve(arg('--site', 'build/bench/site'));
 const OUT = arg('--out', 'build/bench/page-load.json');
-if (!process.argv.includes('--no-build'))
+if (!AB && !process.argv.includes('--no-build'))
   execFileSync('npx', ['vite', 'build', '-c', 'web/app/vite.config.js', '--logLevel', 'warn', '--outDir', site, '--emptyOutDir'], { stdio: 'inherit' });
-const server = await serveDist(site);
-const url = `http://127.0.0.1:${server.address().port}/`;
+const servers = await Promise.all((AB ?? [site]).map((d) => serveDist(d)));
+const urls = servers.map((s) => `http://127.0.0.1:${s.address().port}/`);
 const browser = await launch();
 
 // Runs in the page before its scripts: long tasks, and the frame at which each widget first shows
 // numbers (checked once per animation frame, so a time is when the browser could paint it).
-function probe(tags) {
+function probe(tags, firstOnly) {
   performance.mark('attn:document');
   const lt = (window.__attnLongTasks = []);
   try {
@@ -79,7 +87,8 @@ function probe(tags) {
     const now = performance.now();
     if (seen.firstNumbers === undefined && firstCell()) { seen.firstNumbers = now; performance.mark('attn:first-numbers'); }
     for (const t of tags) if (seen[t] === undefined) { const el = document.querySelector(t); if (el && shows(el)) seen[t] = now; }
-    if (seen.firstNumbers === undefined || tags.some((t) => seen[t] === undefined)) requestAnimationFrame(tick);
+    if (firstOnly && seen.firstNumbers !== undefined) { seen.all = seen.firstNumbers; done(true); }
+    else if (seen.firstNumbers === undefined || tags.some((t) => seen[t] === undefined)) requestAnimationFrame(tick);
     else { seen.all = Math.max(...tags.map((t) => seen[t])); performance.mark('attn:all-widgets'); done(true); }
   };
   requestAnimationFrame(tick);
@@ -104,7 +113,7 @@ function mainThreadTasks(events) {
   return { cpuBeforeFirstNumbers: cpuUntil(first), cpuBeforeAllWidgets: cpuUntil(all), longestTaskCpu: longest ? longest.tdur / 1000 : null };
 }
 
-async function load(throttle) {
+async function load(throttle, url = urls[0]) {
   const page = await browser.context.newPage();
   await page.setViewportSize({ width: 1440, height: 900 });
   const cdp = await browser.context.newCDPSession(page);
@@ -113,7 +122,7 @@ async function load(throttle) {
   cdp.on('Tracing.dataCollected', (d) => { for (const e of d.value) events.push(e); });
   const traced = new Promise((ok) => cdp.once('Tracing.tracingComplete', ok));
   await cdp.send('Tracing.start', { traceConfig: { includedCategories: ['toplevel', 'blink.user_timing'] }, transferMode: 'ReportEvents' });
-  await page.addInitScript(probe, TAGS);
+  await page.addInitScript({ content: `(${probe})(${JSON.stringify(TAGS)}, ${FIRST_ONLY});` });
   await page.goto(url, { waitUntil: 'commit' });
   // Waits through the DevTools protocol for the probe's promise: no polling, and none of Playwright's
   // own scripts (its selector engine, ~0.1 s of main-thread CPU at 4×) run in the page while it loads.
@@ -129,6 +138,8 @@ async function load(throttle) {
     shown: window.__attnShown,
     longTasks: window.__attnLongTasks,
     domContentLoaded: performance.getEntriesByType('navigation')[0]?.domContentLoadedEventEnd ?? null,
+    firstContentfulPaint: performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? null,
+    documentStart: performance.getEntriesByName('attn:document')[0]?.startTime ?? null,
   }));
   await cdp.send('Tracing.end');
   await traced;
@@ -146,17 +157,25 @@ async function load(throttle) {
     cpuBeforeFirstNumbers: cpu.cpuBeforeFirstNumbers ?? NaN,
     cpuBeforeAllWidgets: cpu.cpuBeforeAllWidgets ?? NaN,
     domContentLoaded: r.domContentLoaded,
+    firstContentfulPaint: r.firstContentfulPaint,
+    documentStart: r.documentStart,
   };
 }
 
 const runs = [], throttled = [];
 const loadBefore = loadavg();  // this machine is shared: the figures move with its load
+const abRuns = urls.map(() => ({ quiet: [], throttled: [] }));
 try {
-  for (let i = 0; i < RUNS; i++) runs.push(await load(1));
-  for (let i = 0; i < RUNS; i++) throttled.push(await load(4));
+  if (AB) {
+    for (const [kind, rate] of THROTTLED_ONLY ? [['throttled', 4]] : [['quiet', 1], ['throttled', 4]])
+      for (let i = 0; i < RUNS; i++) for (let n = 0; n < urls.length; n++) { const j = (i + n) % urls.length; abRuns[j][kind].push(await load(rate, urls[j])); }
+  } else {
+    for (let i = 0; i < RUNS; i++) runs.push(await load(1));
+    for (let i = 0; i < RUNS; i++) throttled.push(await load(4));
+  }
 } finally {
   await browser.close();
-  server.close();
+  for (const s of servers) s.close();
 }
 
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
@@ -170,9 +189,26 @@ const summary = (rs) => {
     longestTaskCpuMedianMs: median(of('longestTaskCpu')), longestTaskCpuRuns: of('longestTaskCpu').map(Math.round),
     cpuBeforeFirstNumbersMedianMs: median(of('cpuBeforeFirstNumbers')), cpuBeforeFirstNumbersRuns: of('cpuBeforeFirstNumbers').map(Math.round),
     cpuBeforeAllWidgetsMedianMs: median(of('cpuBeforeAllWidgets')),
+    firstContentfulPaintMedianMs: median(of('firstContentfulPaint')), documentStartMedianMs: median(of('documentStart')),
     perWidgetMedianMs: Object.fromEntries(TAGS.map((t) => [t, Math.round(median(rs.map((r) => r.perWidget[t])))])),
   };
 };
+const line = (name, s) => `${name}: first numbers median ${s.firstNumbersMedianMs.toFixed(0)} ms (${s.firstNumbersRuns.join(', ')}), ` +
+  `all ten widgets ${s.allWidgetsMedianMs.toFixed(0)} ms (${s.allWidgetsRuns.join(', ')}), longest task ${s.longestTaskMedianMs.toFixed(0)} ms ` +
+  `(${s.longestTaskRuns.join(', ')}; 0 = none ≥ 50 ms), ${s.longTasksMedian} long tasks, blocking ${s.blockingMedianMs.toFixed(0)} ms;\n` +
+  `    main-thread CPU: before first numbers ${s.cpuBeforeFirstNumbersMedianMs.toFixed(0)} ms (${s.cpuBeforeFirstNumbersRuns.join(', ')}), ` +
+  `before all widgets ${s.cpuBeforeAllWidgetsMedianMs.toFixed(0)} ms, longest task ${s.longestTaskCpuMedianMs.toFixed(0)} ms (${s.longestTaskCpuRuns.join(', ')});\n` +
+  `    first contentful paint ${s.firstContentfulPaintMedianMs.toFixed(0)} ms, the page's first script ran at ${s.documentStartMedianMs.toFixed(0)} ms (medians)`;
+if (AB) {
+  const la = loadavg().map((x) => x.toFixed(2)).join(' ');
+  console.log(`A/B page load at 1440×900, ${RUNS} loads of each site per kind, alternating; load average ${loadBefore.map((x) => x.toFixed(2)).join(' ')} before, ${la} after:`);
+  AB.forEach((d, j) => {
+    console.log(`${'AB'[j] ?? j} ${d}`);
+    if (!THROTTLED_ONLY) console.log(line('  quiet', summary(abRuns[j].quiet)));
+    console.log(line('  CPU throttled 4×', summary(abRuns[j].throttled)));
+  });
+  process.exit(0);
+}
 const warm = runs.slice(1);
 const result = {
   chromium: '/usr/bin/chromium (headless, --disable-gpu), viewport 1440×900',
@@ -193,11 +229,6 @@ const result = {
 };
 mkdirSync('build/bench', { recursive: true });
 writeFileSync(OUT, JSON.stringify(result, null, 2));
-const line = (name, s) => `${name}: first numbers median ${s.firstNumbersMedianMs.toFixed(0)} ms (${s.firstNumbersRuns.join(', ')}), ` +
-  `all ten widgets ${s.allWidgetsMedianMs.toFixed(0)} ms (${s.allWidgetsRuns.join(', ')}), longest task ${s.longestTaskMedianMs.toFixed(0)} ms ` +
-  `(${s.longestTaskRuns.join(', ')}; 0 = none ≥ 50 ms), ${s.longTasksMedian} long tasks, blocking ${s.blockingMedianMs.toFixed(0)} ms;\n` +
-  `    main-thread CPU: before first numbers ${s.cpuBeforeFirstNumbersMedianMs.toFixed(0)} ms (${s.cpuBeforeFirstNumbersRuns.join(', ')}), ` +
-  `before all widgets ${s.cpuBeforeAllWidgetsMedianMs.toFixed(0)} ms, longest task ${s.longestTaskCpuMedianMs.toFixed(0)} ms (${s.longestTaskCpuRuns.join(', ')})`;
 console.log(`page load at 1440×900, ${RUNS} loads each (the first quiet one cold); load average (1, 5, 15 min) ${result.loadAverage.before.join(' ')} before, ${result.loadAverage.after.join(' ')} after:`);
 console.log(line('  quiet', result.quiet));
 console.log(line('  CPU throttled 4×', result.throttled4x));

@@ -64,6 +64,9 @@ export function textReport({ widget, min = 14 }) {
 function visibleWidgets(slideSel) {
   const slide = document.querySelector(slideSel);
   const out = [];
+  // Ids are indices within this slide: an earlier slide's ids (Slidev keeps nearby slides mounted) would
+  // match first, and the checks would read that slide's widget instead of this one.
+  document.querySelectorAll('[data-fit-id]').forEach((el) => el.removeAttribute('data-fit-id'));
   slide?.querySelectorAll('*').forEach((el, i) => {
     const tag = el.tagName.toLowerCase();
     // attnlab's elements, and a deck's own figures marked data-attn-figure (Slidev's BPE, LR and LayerNorm demos).

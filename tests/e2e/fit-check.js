@@ -2,7 +2,8 @@
 // element an attn-* widget renders (through shadow roots) and reports
 //   - outside: an element that lies (partly) outside the slide box, or outside an ancestor that clips
 //     (overflow other than visible: a scroll box a lecturer cannot scroll while presenting);
-//   - small: a number drawn in a heatmap cell whose glyph box is under `minGlyph` px on screen;
+//   - small: a number drawn in a heatmap cell or on its colour bar whose glyph box is under `minGlyph` px
+//     on screen;
 // plus the numbers shown (for tests that look for the notes' values on screen).
 // Self-contained (no imports, no closures): Playwright serialises it into the page.
 export function fitReport({ widget, slide, minGlyph = 18, tolerance = 1.5 }) {
@@ -40,7 +41,9 @@ export function fitReport({ widget, slide, minGlyph = 18, tolerance = 1.5 }) {
           if (out(r, c)) { outside.push({ el: path(el), rect: [r.left, r.top, r.right, r.bottom].map(Math.round), clip: name(a) }); break; }
         }
       }
-      if (el.tagName.toLowerCase() === 'text' && el.classList.contains('num')) {
+      // Numbers: a heatmap cell's (text.num) and a colour bar's labels (<g class="legend"> text: "0.00",
+      // "0.50", "1.00", the range the colours stand for — read like the cells, so held to the same size).
+      if (el.tagName.toLowerCase() === 'text' && (el.classList.contains('num') || (el.closest('g.legend') && /\d/.test(el.textContent)))) {
         numbers.push(el.textContent.trim());
         if (r.height < minGlyph) small.push({ el: path(el), text: el.textContent, height: Math.round(r.height * 10) / 10 });
       }

@@ -1,6 +1,6 @@
 // The decks as the audience sees them (1280×720): at every slide and every click (Slidev) or
 // fragment (reveal.js), every attnlab widget on screen lies inside the slide and inside every box
-// that clips it (no scroll boxes), its cell numbers are at least 18 px high, and the stage it draws
+// that clips it (no scroll boxes), its numbers (cells and colour bars) are at least 18 px high, and the stage it draws
 // is the stage the click asked for. And each widget alone in a slide-sized box (fit.html), at
 // Slidev's and reveal.js's canvas sizes and a half-slide column, at every stage.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -12,6 +12,10 @@ let browser;
 beforeAll(async () => { browser = await launch(); });
 afterAll(async () => { await browser?.close(); });
 
+// A walk checks every widget at every step (~150 steps in Slidev): 2.3 min on this 2-core machine under
+// load, past the suite's 2 min per test.
+const WALK_MS = 600000;
+
 describe('decks at 1280×720: every step fits the slide', () => {
   test('Slidev: every slide and click', async () => {
     const { page, problems } = await watchedPage(browser.context);
@@ -20,7 +24,7 @@ describe('decks at 1280×720: every step fits the slide', () => {
     expect(r.problems).toEqual([]);
     expect(problems).toEqual([]);
     await page.close();
-  });
+  }, WALK_MS);
 
   test('reveal.js: every slide and fragment', async () => {
     const { page, problems } = await watchedPage(browser.context);
@@ -29,7 +33,7 @@ describe('decks at 1280×720: every step fits the slide', () => {
     expect(r.problems).toEqual([]);
     expect(problems).toEqual([]);
     await page.close();
-  });
+  }, WALK_MS);
 });
 
 // Each widget in a box: [tag, attributes, stages to step through].

@@ -67,7 +67,10 @@ export function heatmapGeometry({ rows, cols, rowLabels, colLabels, label = '', 
   const overhang = rotate && showLabels ? Math.max(0, 0.5 * cw * cl + 4 + ls / 2 - cell / 2) : 0;
   const w = below ? left + Math.max(gridW + 2 + overhang, barW) : left + gridW + 2 + Math.max(legendW, overhang);
   const h = below ? top + gridH + 2 + legendH : top + Math.max(gridH, legend ? 3 * ls : 0) + 2 + (legend ? ls / 2 : 0);
-  return { cell, left, top, rotate, showLabels, noRowLabels, cl, ls, cw, below, barW, legendX: below ? left : left + gridW + 16,
+  // The colour bar's numbers: on a slide (fit mode) at the label font, as a number must be read there
+  // (≥ 18 px glyph box at 1280×720; at 0.9 of it they were 17.4 px in Slidev, 16.8 in reveal.js).
+  const lf = fit || forced ? ls : 0.9 * ls;
+  return { cell, left, top, rotate, showLabels, noRowLabels, cl, ls, lf, cw, below, barW, legendX: below ? left : left + gridW + 16,
     legendY: top + gridH + 8, w, h, figureHeight: h + captionH };
 }
 
@@ -232,7 +235,7 @@ export class AttnHeatmap extends LitElement {
   #legendOverflow(g, scale) {
     if (!this.legend || g.below) return 0;
     const longest = Math.max(...[0, 0.5, 1].map((t) => this.#legendLabel(scale, t).length));
-    const need = g.legendX + 20 + longest * 0.6 * 0.9 * g.ls + 2;
+    const need = g.legendX + 20 + longest * 0.6 * g.lf + 2;
     return Math.max(0, Math.ceil(need - g.w));
   }
 
@@ -440,7 +443,7 @@ export class AttnHeatmap extends LitElement {
         <defs><linearGradient id="legend-gradient-h" x1="0" y1="0" x2="1" y2="0">
           ${stops.map((t) => svg`<stop offset=${t} stop-color=${rgbCss(scale.color(at(t)))}></stop>`)}</linearGradient></defs>
         <rect x=${x} y=${y} width=${w} height="12" fill="url(#legend-gradient-h)" stroke="#8c959f" stroke-width="0.5"></rect>
-        ${[0, 0.5, 1].map((t) => svg`<text x=${x + w * t} y=${y + 14 + g.ls * 0.8} font-size=${g.ls * 0.9} text-anchor=${t === 0 ? 'start' : t === 1 ? 'end' : 'middle'} fill="#24292f" font-family=${FONT}>${label(t)}</text>`)}
+        ${[0, 0.5, 1].map((t) => svg`<text x=${x + w * t} y=${y + 14 + g.ls * 0.8} font-size=${g.lf} text-anchor=${t === 0 ? 'start' : t === 1 ? 'end' : 'middle'} fill="#24292f" font-family=${FONT}>${label(t)}</text>`)}
       </g>`;
     }
     const h = Math.max(3 * g.ls, g.cell * this.rows), x = g.legendX, y = g.top;
@@ -448,7 +451,7 @@ export class AttnHeatmap extends LitElement {
       <defs><linearGradient id="legend-gradient" x1="0" y1="1" x2="0" y2="0">
         ${stops.map((t) => svg`<stop offset=${t} stop-color=${rgbCss(scale.color(at(t)))}></stop>`)}</linearGradient></defs>
       <rect x=${x} y=${y} width="14" height=${h} fill="url(#legend-gradient)" stroke="#8c959f" stroke-width="0.5"></rect>
-      ${[0, 0.5, 1].map((t) => svg`<text x=${x + 20} y=${y + h * (1 - t)} font-size=${g.ls * 0.9} dominant-baseline="central" fill="#24292f" font-family=${FONT}>${label(t)}</text>`)}
+      ${[0, 0.5, 1].map((t) => svg`<text x=${x + 20} y=${y + h * (1 - t)} font-size=${g.lf} dominant-baseline="central" fill="#24292f" font-family=${FONT}>${label(t)}</text>`)}
     </g>`;
   }
 

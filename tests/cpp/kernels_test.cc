@@ -191,6 +191,46 @@ TEST(Kernels, GemmRowBlocksAndPanelsMatchScalar) {
       }
 }
 
+// A packed into row blocks (from 32 columns of C on) and, for one row block (≤ 128 rows) nn, B packed
+// in groups of columns read row by row: every row tail, a partial last strip inside a group, several
+// groups, panels and reduction blocks, with bias and accumulation.
+TEST(Kernels, GemmPackedAAndColumnGroupsMatchScalar) {
+  for (size_t m : {size_t{17}, size_t{53}, size_t{128}})
+    for (size_t n : {size_t{33}, size_t{71}, size_t{263}})
+      for (size_t kk : {size_t{5}, size_t{300}}) {
+        const size_t lda = kk + 3, ldb = n + 5, ldc = n + 2, ldbt = kk + 1;
+        auto a = random_vec(m * lda, 71), b = random_vec(kk * ldb, 72), bt = random_vec(n * ldbt, 73);
+        auto bias = random_vec(n, 74), c0 = random_vec(m * ldc, 75);
+        const auto rows_close = [&](Guarded& got, Guarded& want) {
+          for (size_t i = 0; i < m; ++i) expect_close(got.data() + i * ldc, want.data() + i * ldc, n, 1e-5f);
+          ASSERT_TRUE(got.intact(m * ldc)) << m << "x" << n << "x" << kk;
+        };
+        Guarded c1(m * ldc), c2(m * ldc);
+        k::gemm_nn_f32_scalar(m, n, kk, a.data(), lda, b.data(), ldb, bias.data(), c1.data(), ldc);
+        k::gemm_nn_f32_wasmsimd(m, n, kk, a.data(), lda, b.data(), ldb, bias.data(), c2.data(), ldc);
+        rows_close(c2, c1);
+        Guarded d1(m * ldc), d2(m * ldc);
+        k::gemm_nt_f32_scalar(m, n, kk, a.data(), lda, bt.data(), ldbt, d1.data(), ldc);
+        k::gemm_nt_f32_wasmsimd(m, n, kk, a.data(), lda, bt.data(), ldbt, d2.data(), ldc);
+        rows_close(d2, d1);
+        Guarded e1(m * ldc), e2(m * ldc), f1(m * ldc), f2(m * ldc);
+        for (Guarded* g : {&e1, &e2, &f1, &f2}) std::copy(c0.begin(), c0.end(), g->data());
+        k::gemm_nn_acc_f32_scalar(m, n, kk, a.data(), lda, b.data(), ldb, e1.data(), ldc);
+        k::gemm_nn_acc_f32_wasmsimd(m, n, kk, a.data(), lda, b.data(), ldb, e2.data(), ldc);
+        rows_close(e2, e1);
+        k::gemm_nt_acc_f32_scalar(m, n, kk, a.data(), lda, bt.data(), ldbt, f1.data(), ldc);
+        k::gemm_nt_acc_f32_wasmsimd(m, n, kk, a.data(), lda, bt.data(), ldbt, f2.data(), ldc);
+        rows_close(f2, f1);
+        // From packed B: C = A·B (row blocks of A packed too when n ≥ 32).
+        const size_t np = k::packed_b_floats(kk, n);
+        std::vector<float> bp(np), want(m * n), got(m * n);
+        k::pack_b_nn_f32_wasmsimd(kk, n, b.data(), ldb, bp.data());
+        k::gemm_nn_f32_scalar(m, n, kk, a.data(), lda, b.data(), ldb, nullptr, want.data(), n);
+        k::gemm_prepacked_f32_wasmsimd(m, n, kk, a.data(), lda, bp.data(), 8 * kk, false, got.data(), n);
+        expect_close(got.data(), want.data(), m * n, 1e-5f);
+      }
+}
+
 TEST(Kernels, GemmNnAccSimdMatchesScalar) {
   for (size_t m : kSizes)
     for (size_t n : kSizes)

@@ -79,6 +79,61 @@ inline void gemm_ukernel_mrx8_partial(size_t kc, size_t nr, const float* a, size
     for (size_t q = 0; q < nr; ++q) c[r * ldc + q] = t[r * kNR + q];
 }
 
+// The same product with A packed (pack_a below): ap[p·MR + r] = A[r, p], so one pointer walks A and
+// every load has a constant offset. Emscripten compiles with LLVM's loop strength reduction off, so
+// the kernel above recomputes four row addresses of A and one of B from p at every step (nine integer
+// operations per eight multiply-adds); here the loop bumps two pointers and counts down. The sums
+// are the same, in the same order: bit-identical results.
+template <size_t MR>
+__attribute__((noinline)) void gemm_ukernel_packed_mrx8(size_t kc, const float* ap, const float* bp,
+                                                        const float* bias, bool accumulate, float* c,
+                                                        size_t ldc) {
+  v128_t c0[MR], c1[MR];
+  if (accumulate) {
+    for (size_t r = 0; r < MR; ++r) {
+      c0[r] = wasm_v128_load(c + r * ldc);
+      c1[r] = wasm_v128_load(c + r * ldc + 4);
+    }
+  } else {
+    const v128_t i0 = bias ? wasm_v128_load(bias) : wasm_f32x4_splat(0.0f);
+    const v128_t i1 = bias ? wasm_v128_load(bias + 4) : wasm_f32x4_splat(0.0f);
+    for (size_t r = 0; r < MR; ++r) {
+      c0[r] = i0;
+      c1[r] = i1;
+    }
+  }
+  for (size_t p = kc; p != 0; --p) {
+    const v128_t b0 = wasm_v128_load(bp);
+    const v128_t b1 = wasm_v128_load(bp + 4);
+    for (size_t r = 0; r < MR; ++r) {
+      const v128_t ar = wasm_v128_load32_splat(ap + r);
+      c0[r] = wasm_f32x4_add(c0[r], wasm_f32x4_mul(ar, b0));
+      c1[r] = wasm_f32x4_add(c1[r], wasm_f32x4_mul(ar, b1));
+    }
+    ap += MR;
+    bp += kNR;
+  }
+  for (size_t r = 0; r < MR; ++r) {
+    wasm_v128_store(c + r * ldc, c0[r]);
+    wasm_v128_store(c + r * ldc + 4, c1[r]);
+  }
+}
+
+template <size_t MR>
+inline void gemm_ukernel_packed_mrx8_partial(size_t kc, size_t nr, const float* ap, const float* bp,
+                                             const float* bias, bool accumulate, float* c, size_t ldc) {
+  alignas(16) float t[MR * kNR] = {};
+  alignas(16) float bias8[kNR] = {};
+  for (size_t q = 0; q < nr; ++q) {
+    if (accumulate)
+      for (size_t r = 0; r < MR; ++r) t[r * kNR + q] = c[r * ldc + q];
+    if (bias) bias8[q] = bias[q];
+  }
+  gemm_ukernel_packed_mrx8<MR>(kc, ap, bp, bias ? bias8 : nullptr, accumulate, t, kNR);
+  for (size_t r = 0; r < MR; ++r)
+    for (size_t q = 0; q < nr; ++q) c[r * ldc + q] = t[r * kNR + q];
+}
+
 // f.template operator()<R>(i) for the R = rest rows left at row i (0 < rest < kMR).
 template <size_t R, class F>
 inline void tail_rows(size_t rest, size_t i, F& f) {
@@ -158,6 +213,47 @@ inline void gemm_strip(size_t m, size_t kc, size_t nr, const float* a, size_t ld
     });
 }
 
+// A[0:m, 0:kc] packed for gemm_ukernel_packed_mrx8: the block of MR rows at row i starts at ap + i·kc,
+// ap[i·kc + p·MR + r] = A[i + r, p]. Four rows are transposed 4×4 in registers.
+inline void pack_a(size_t m, size_t kc, const float* a, size_t lda, float* ap) {
+  for_row_blocks(m, [&]<size_t MR>(size_t i) {
+    const float* ai = a + i * lda;
+    float* o = ap + i * kc;
+    size_t p = 0;
+    if constexpr (MR == 4) {
+      for (; p + 4 <= kc; p += 4) {
+        const v128_t x0 = wasm_v128_load(ai + p), x1 = wasm_v128_load(ai + lda + p);
+        const v128_t x2 = wasm_v128_load(ai + 2 * lda + p), x3 = wasm_v128_load(ai + 3 * lda + p);
+        const v128_t t0 = wasm_i32x4_shuffle(x0, x1, 0, 4, 1, 5), t1 = wasm_i32x4_shuffle(x2, x3, 0, 4, 1, 5);
+        const v128_t t2 = wasm_i32x4_shuffle(x0, x1, 2, 6, 3, 7), t3 = wasm_i32x4_shuffle(x2, x3, 2, 6, 3, 7);
+        wasm_v128_store(o + 4 * p, wasm_i32x4_shuffle(t0, t1, 0, 1, 4, 5));
+        wasm_v128_store(o + 4 * p + 4, wasm_i32x4_shuffle(t0, t1, 2, 3, 6, 7));
+        wasm_v128_store(o + 4 * p + 8, wasm_i32x4_shuffle(t2, t3, 0, 1, 4, 5));
+        wasm_v128_store(o + 4 * p + 12, wasm_i32x4_shuffle(t2, t3, 2, 3, 6, 7));
+      }
+    }
+    for (; p < kc; ++p)
+      for (size_t r = 0; r < MR; ++r) o[p * MR + r] = ai[r * lda + p];
+  });
+}
+
+// gemm_strip with A packed by pack_a.
+inline void gemm_strip_packed(size_t m, size_t kc, size_t nr, const float* ap, const float* strip,
+                              const float* bias, bool accumulate, float* c, size_t ldc) {
+  if (nr == kNR)
+    for_row_blocks(m, [&]<size_t MR>(size_t i) {
+      gemm_ukernel_packed_mrx8<MR>(kc, ap + i * kc, strip, bias, accumulate, c + i * ldc, ldc);
+    });
+  else
+    for_row_blocks(m, [&]<size_t MR>(size_t i) {
+      gemm_ukernel_packed_mrx8_partial<MR>(kc, nr, ap + i * kc, strip, bias, accumulate, c + i * ldc, ldc);
+    });
+}
+
+// Packing A pays from this many columns of C on (four strips reuse it); narrower products (a small
+// head's Q·Kᵀ) read A in place.
+constexpr size_t kPackAMinCols = 32;
+
 // One row of A, nn: y[0:n] (=|+=) x[0:k]·B (+ bias), B [k, n] read row after row, once, in memory
 // order. A decoded token's products are matrix-vector products that read every weight once (memory
 // bound), and the strip-by-strip path below would walk B 8 columns at a time down all its rows. The
@@ -224,6 +320,7 @@ constexpr size_t kMC = 128;
 constexpr size_t kNC = 256;  // columns of B per packed panel: [kKC, kNC] floats, 256 KB
 // thread_local: a native C++ user may call the core from several threads (wasm has one: a plain global).
 alignas(16) thread_local float g_panel[kKC * kNC];
+alignas(16) thread_local float g_apack[kMC * kKC];  // a block of A packed (pack_a), 128 KB
 
 // C[m, n] (=|+=) A[m, k]·op(B) (+ bias): op(B) = B [k, n] (nn) or Bᵀ with B [n, k] (nt).
 template <bool kTransB>
@@ -265,12 +362,18 @@ void gemm_packed(size_t m, size_t n, size_t k, const float* a, size_t lda, const
         else
           pack_b_nn(kc, std::min(kNR, nc - j), b + p0 * ldb + jc + j, ldb, bp);
       };
+      const bool pack_a_block = nc >= kPackAMinCols;
       if (m <= kMC) {  // one row block: one strip at a time through an L1-sized buffer
         alignas(16) float bp[kKC * kNR];
+        if (pack_a_block) pack_a(m, kc, a + p0, lda, g_apack);
         for (size_t j = 0; j < nc; j += kNR) {
           pack(j, bp);
-          gemm_strip(m, kc, std::min(kNR, nc - j), a + p0, lda, bp, bias_p ? bias_p + j : nullptr, acc,
-                     c + jc + j, ldc);
+          if (pack_a_block)
+            gemm_strip_packed(m, kc, std::min(kNR, nc - j), g_apack, bp, bias_p ? bias_p + j : nullptr, acc,
+                              c + jc + j, ldc);
+          else
+            gemm_strip(m, kc, std::min(kNR, nc - j), a + p0, lda, bp, bias_p ? bias_p + j : nullptr, acc,
+                       c + jc + j, ldc);
         }
         continue;
       }
@@ -278,9 +381,16 @@ void gemm_packed(size_t m, size_t n, size_t k, const float* a, size_t lda, const
       for (size_t j = 0; j < nc; j += kNR) pack(j, g_panel + j * kc);
       for (size_t ic = 0; ic < m; ic += kMC) {
         const size_t mc = std::min(kMC, m - ic);
-        for (size_t j = 0; j < nc; j += kNR)
-          gemm_strip(mc, kc, std::min(kNR, nc - j), a + ic * lda + p0, lda, g_panel + j * kc,
-                     bias_p ? bias_p + j : nullptr, acc, c + ic * ldc + jc + j, ldc);
+        if (pack_a_block) {
+          pack_a(mc, kc, a + ic * lda + p0, lda, g_apack);
+          for (size_t j = 0; j < nc; j += kNR)
+            gemm_strip_packed(mc, kc, std::min(kNR, nc - j), g_apack, g_panel + j * kc,
+                              bias_p ? bias_p + j : nullptr, acc, c + ic * ldc + jc + j, ldc);
+        } else {
+          for (size_t j = 0; j < nc; j += kNR)
+            gemm_strip(mc, kc, std::min(kNR, nc - j), a + ic * lda + p0, lda, g_panel + j * kc,
+                       bias_p ? bias_p + j : nullptr, acc, c + ic * ldc + jc + j, ldc);
+        }
       }
     }
   }
@@ -306,9 +416,16 @@ void gemm_prepacked_f32_wasmsimd(size_t m, size_t n, size_t k, const float* a, s
     const bool acc = accumulate || p0 > 0;
     for (size_t ic = 0; ic < m; ic += kMC) {
       const size_t mc = std::min(kMC, m - ic);
-      for (size_t j = 0; j < n; j += kNR)
-        gemm_strip(mc, kc, std::min(kNR, n - j), a + ic * lda + p0, lda, bp + j / kNR * strip_stride + p0 * kNR,
-                   nullptr, acc, c + ic * ldc + j, ldc);
+      if (n >= kPackAMinCols) {
+        pack_a(mc, kc, a + ic * lda + p0, lda, g_apack);
+        for (size_t j = 0; j < n; j += kNR)
+          gemm_strip_packed(mc, kc, std::min(kNR, n - j), g_apack, bp + j / kNR * strip_stride + p0 * kNR,
+                            nullptr, acc, c + ic * ldc + j, ldc);
+      } else {
+        for (size_t j = 0; j < n; j += kNR)
+          gemm_strip(mc, kc, std::min(kNR, n - j), a + ic * lda + p0, lda, bp + j / kNR * strip_stride + p0 * kNR,
+                     nullptr, acc, c + ic * ldc + j, ldc);
+      }
     }
   }
 }

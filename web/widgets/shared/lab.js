@@ -6,7 +6,9 @@ let labPromise = null;
 
 /** The page's attnlab instance (created on first use). Rejects without WASM SIMD. */
 export function getLab() {
-  labPromise ??= createAttnLab();
+  // The app page starts compiling the core while it loads (web/app/vite.config.js): use that module.
+  const early = typeof window === 'object' ? window.attnlabCompiledCore : null;
+  labPromise ??= createAttnLab(early ? { module: early.module ?? early.promise } : {});
   return labPromise;
 }
 

@@ -112,6 +112,48 @@ struct Target {
   size_t count() const { return size_t((end - begin) / dtype_size(dtype)); }
 };
 
+// GPT-2's tensors (Hugging Face names, without the optional "transformer." prefix) and where each goes
+// in attnlab's model: one table for loading and saving. c_attn holds W_Q | W_K | W_V side by side
+// (Conv1D, [in, out]), so it has three destinations, each D columns of every row.
+struct Gpt2Tensor {
+  std::string name;
+  std::vector<uint64_t> shape;
+  size_t parts;         // 1, or 3 for c_attn's fused Q|K|V
+  std::string dst[3];   // attnlab's tensor names
+};
+
+std::vector<Gpt2Tensor> gpt2_tensors(uint64_t L, uint64_t D, uint64_t F, uint64_t V, uint64_t C) {
+  std::vector<Gpt2Tensor> all;
+  auto add = [&](std::string n, std::vector<uint64_t> sh, std::string d0, std::string d1 = "", std::string d2 = "") {
+    all.push_back({std::move(n), std::move(sh), d1.empty() ? size_t(1) : size_t(3), {std::move(d0), std::move(d1), std::move(d2)}});
+  };
+  add("wte.weight", {V, D}, "embed.W_E");
+  add("wpe.weight", {C, D}, "pos_embed.W_pos");
+  for (uint64_t l = 0; l < L; ++l) {
+    const std::string p = "h." + std::to_string(l) + ".", b = "blocks." + std::to_string(l) + ".";
+    add(p + "ln_1.weight", {D}, b + "ln1.w");
+    add(p + "ln_1.bias", {D}, b + "ln1.b");
+    add(p + "attn.c_attn.weight", {D, 3 * D}, b + "attn.W_Q", b + "attn.W_K", b + "attn.W_V");
+    add(p + "attn.c_attn.bias", {3 * D}, b + "attn.b_Q", b + "attn.b_K", b + "attn.b_V");
+    add(p + "attn.c_proj.weight", {D, D}, b + "attn.W_O");
+    add(p + "attn.c_proj.bias", {D}, b + "attn.b_O");
+    add(p + "ln_2.weight", {D}, b + "ln2.w");
+    add(p + "ln_2.bias", {D}, b + "ln2.b");
+    add(p + "mlp.c_fc.weight", {D, F}, b + "mlp.W_in");
+    add(p + "mlp.c_fc.bias", {F}, b + "mlp.b_in");
+    add(p + "mlp.c_proj.weight", {F, D}, b + "mlp.W_out");
+    add(p + "mlp.c_proj.bias", {D}, b + "mlp.b_out");
+  }
+  add("ln_f.weight", {D}, "ln_final.w");
+  add("ln_f.bias", {D}, "ln_final.b");
+  return all;
+}
+
+uint64_t element_count(const std::vector<uint64_t>& shape) {
+  uint64_t n = 1;
+  for (uint64_t d : shape) n *= d;
+  return n;
+}
 }  // namespace
 
 struct Gpt2Loader::Impl {
@@ -246,44 +288,16 @@ Status Gpt2Loader::begin(const uint8_t* head, size_t n, const Gpt2Config& cfg) {
   }
 
   // Every tensor GPT-2 has: present, a float dtype, the shape the dimensions ask, the right length.
-  struct Want {
-    std::string name;
-    std::vector<uint64_t> shape;
-    size_t parts;
-    std::string dst[3];
-  };
-  std::vector<Want> want;
-  auto add = [&](std::string n, std::vector<uint64_t> sh, std::string d0, std::string d1 = "", std::string d2 = "") {
-    want.push_back({pre + n, std::move(sh), d1.empty() ? size_t(1) : size_t(3), {std::move(d0), std::move(d1), std::move(d2)}});
-  };
-  add("wte.weight", {V, D}, "embed.W_E");
-  add("wpe.weight", {C, D}, "pos_embed.W_pos");
-  for (size_t l = 0; l < L; ++l) {
-    const std::string p = "h." + std::to_string(l) + ".", b = "blocks." + std::to_string(l) + ".";
-    add(p + "ln_1.weight", {D}, b + "ln1.w");
-    add(p + "ln_1.bias", {D}, b + "ln1.b");
-    add(p + "attn.c_attn.weight", {D, 3 * D}, b + "attn.W_Q", b + "attn.W_K", b + "attn.W_V");
-    add(p + "attn.c_attn.bias", {3 * D}, b + "attn.b_Q", b + "attn.b_K", b + "attn.b_V");
-    add(p + "attn.c_proj.weight", {D, D}, b + "attn.W_O");
-    add(p + "attn.c_proj.bias", {D}, b + "attn.b_O");
-    add(p + "ln_2.weight", {D}, b + "ln2.w");
-    add(p + "ln_2.bias", {D}, b + "ln2.b");
-    add(p + "mlp.c_fc.weight", {D, F}, b + "mlp.W_in");
-    add(p + "mlp.c_fc.bias", {F}, b + "mlp.b_in");
-    add(p + "mlp.c_proj.weight", {F, D}, b + "mlp.W_out");
-    add(p + "mlp.c_proj.bias", {D}, b + "mlp.b_out");
-  }
-  add("ln_f.weight", {D}, "ln_final.w");
-  add("ln_f.bias", {D}, "ln_final.b");
+  const std::vector<Gpt2Tensor> want = gpt2_tensors(L, D, F, V, C);
 
   std::map<std::string_view, const Entry*> by_name;
   for (const Entry& e : h.entries) by_name.emplace(e.name, &e);
   std::vector<Target> targets;
   targets.reserve(want.size());
-  for (const Want& w : want) {
-    auto it = by_name.find(w.name);
+  for (const Gpt2Tensor& w : want) {
+    auto it = by_name.find(pre + w.name);
     if (it == by_name.end())
-      return fail("bytes have no tensor " + quoted(w.name) + ", expected every tensor of GPT-2's layout (" +
+      return fail("bytes have no tensor " + quoted(pre + w.name) + ", expected every tensor of GPT-2's layout (" +
                   std::to_string(L) + " layers, from the h.{i} names present)");
     const Entry& e = *it->second;
     Target t;
@@ -299,8 +313,7 @@ Status Gpt2Loader::begin(const uint8_t* head, size_t n, const Gpt2Config& cfg) {
                   shape_str(w.shape.data(), w.shape.size()) + " (vocab " + std::to_string(V) + ", n_embd " +
                   std::to_string(D) + ", n_positions " + std::to_string(C) + ", n_inner " + std::to_string(F) +
                   " from wte, wpe and h.0.mlp.c_fc)");
-    uint64_t count = 1;
-    for (uint64_t d : w.shape) count *= d;
+    const uint64_t count = element_count(w.shape);
     const uint64_t bytes = count * dtype_size(t.dtype);
     if (e.begin > e.end || e.end - e.begin != bytes)
       return fail("tensor " + quoted(e.name) + " has data_offsets [" + std::to_string(e.begin) + ", " +
@@ -479,42 +492,13 @@ Status save_gpt2_safetensors(const Gpt& m, std::vector<uint8_t>* bytes, std::str
   }
   const size_t D = c.d_model, F = c.d_ff, L = c.layers;
   auto at = [&](const std::string& name) { return P + m.tensor(name)->offset; };
-  // (name, shape, pieces): each piece is (source, cols); a row of the file is the pieces' rows side by side.
-  struct Piece { const float* src; size_t cols; };
-  struct Out { std::string name; std::vector<size_t> shape; std::vector<Piece> pieces; size_t rows; };
-  std::vector<Out> outs;
-  auto one = [&](std::string name, std::vector<size_t> shape, const std::string& src) {
-    size_t count = 1;
-    for (size_t d : shape) count *= d;
-    outs.push_back({std::move(name), std::move(shape), {{at(src), count}}, 1});
-  };
-  one("wte.weight", {c.vocab, D}, "embed.W_E");
-  one("wpe.weight", {c.context, D}, "pos_embed.W_pos");
-  for (size_t l = 0; l < L; ++l) {
-    const std::string p = "h." + std::to_string(l) + ".", b = "blocks." + std::to_string(l) + ".";
-    one(p + "ln_1.weight", {D}, b + "ln1.w");
-    one(p + "ln_1.bias", {D}, b + "ln1.b");
-    outs.push_back({p + "attn.c_attn.weight", {D, 3 * D},
-                    {{at(b + "attn.W_Q"), D}, {at(b + "attn.W_K"), D}, {at(b + "attn.W_V"), D}}, D});
-    outs.push_back({p + "attn.c_attn.bias", {3 * D},
-                    {{at(b + "attn.b_Q"), D}, {at(b + "attn.b_K"), D}, {at(b + "attn.b_V"), D}}, 1});
-    one(p + "attn.c_proj.weight", {D, D}, b + "attn.W_O");
-    one(p + "attn.c_proj.bias", {D}, b + "attn.b_O");
-    one(p + "ln_2.weight", {D}, b + "ln2.w");
-    one(p + "ln_2.bias", {D}, b + "ln2.b");
-    one(p + "mlp.c_fc.weight", {D, F}, b + "mlp.W_in");
-    one(p + "mlp.c_fc.bias", {F}, b + "mlp.b_in");
-    one(p + "mlp.c_proj.weight", {F, D}, b + "mlp.W_out");
-    one(p + "mlp.c_proj.bias", {D}, b + "mlp.b_out");
-  }
-  one("ln_f.weight", {D}, "ln_final.w");
-  one("ln_f.bias", {D}, "ln_final.b");
+  // Each tensor of the file: its rows are its pieces' rows side by side (c_attn: W_Q | W_K | W_V).
+  const std::vector<Gpt2Tensor> outs = gpt2_tensors(L, D, F, c.vocab, c.context);
 
   std::string h = "{\"__metadata__\":{\"format\":\"pt\"}";
   uint64_t offset = 0;
-  for (const Out& o : outs) {
-    uint64_t count = 1;
-    for (size_t d : o.shape) count *= d;
+  for (const Gpt2Tensor& o : outs) {
+    const uint64_t count = element_count(o.shape);
     h += ',';
     json_string(h, o.name);
     h += ":{\"dtype\":\"F32\",\"shape\":[";
@@ -537,12 +521,14 @@ Status save_gpt2_safetensors(const Gpt& m, std::vector<uint8_t>* bytes, std::str
   for (size_t b = 0; b < 8; ++b) out[b] = static_cast<uint8_t>(N >> (8 * b));
   std::memcpy(out.data() + 8, h.data(), h.size());
   uint8_t* d = out.data() + 8 + h.size();
-  for (const Out& o : outs)
-    for (size_t r = 0; r < o.rows; ++r)
-      for (const Piece& pc : o.pieces) {
-        std::memcpy(d, pc.src + r * pc.cols, 4 * pc.cols);
-        d += 4 * pc.cols;
+  for (const Gpt2Tensor& o : outs) {
+    const size_t cols = o.parts == 3 ? D : size_t(element_count(o.shape)), rows = size_t(element_count(o.shape)) / (o.parts * cols);
+    for (size_t r = 0; r < rows; ++r)
+      for (size_t k = 0; k < o.parts; ++k) {
+        std::memcpy(d, at(o.dst[k]) + r * cols, 4 * cols);
+        d += 4 * cols;
       }
+  }
 
   const char* act = c.activation == Activation::gelu_tanh ? "gelu_new" : c.activation == Activation::gelu ? "gelu" : "relu";
   std::string j = "{\n  \"architectures\": [\"GPT2LMHeadModel\"],\n  \"model_type\": \"gpt2\",\n";

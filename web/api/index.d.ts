@@ -373,4 +373,4 @@ export class AttnLab {
 
 export const MAX_CALL_BYTES: number;
 export function supportsWasmSimd(): boolean;
-export function createAttnLab(options?: { wasmBinary?: ArrayBuffer | Uint8Array; module?: WebAssembly.Module | Promise<WebAssembly.Module> }): Promise<AttnLab>;
+export function createAttnLab(options?: { wasmBinary?: ArrayBuffer | Uint8Array }): Promise<AttnLab>;

@@ -49,10 +49,7 @@ function isNode() {
 /**
  * Loads the WebAssembly core and returns the API. In Node the .wasm is read from disk next to this
  * file; in a browser (Vite) it is fetched from the URL the bundler gives it. Pass `wasmBinary`
- * (an ArrayBuffer/Uint8Array) to supply it yourself, or `module`: the core already compiled (a
- * WebAssembly.Module of this .wasm, or a promise of one), e.g. by a page that started
- * `WebAssembly.compileStreaming` while its scripts loaded. A compiled module is instantiated at once,
- * in the same task (nothing to fetch or compile), so the API is ready at the next microtask.
+ * (an ArrayBuffer/Uint8Array) to supply it yourself.
  */
 export async function createAttnLab(options = {}) {
   if (!supportsWasmSimd())
@@ -60,21 +57,7 @@ export async function createAttnLab(options = {}) {
       'createAttnLab: this browser or runtime has no WebAssembly SIMD (needed by attnlab); use a current Chrome, Edge, Firefox, Safari ≥ 16.4 or Node ≥ 16.4');
   const wasmUrl = new URL('./wasm/attnlab-core.wasm', import.meta.url);
   const moduleArgs = {};
-  const compiled = options.module instanceof WebAssembly.Module ? options.module : options.module ? await options.module.catch(() => null) : null;
-  if (compiled) {
-    // Emscripten's hook: the instance is handed over synchronously (the runtime then starts in this call).
-    moduleArgs.instantiateWasm = (imports, receive) => {
-      let instance;
-      try {
-        instance = new WebAssembly.Instance(compiled, imports);
-      } catch {  // an engine that refuses a synchronous instance: the asynchronous one
-        WebAssembly.instantiate(compiled, imports).then((i) => receive(i, compiled), (e) => console.error('attnlab: the core did not start', e));
-        return {};
-      }
-      receive(instance, compiled);
-      return instance.exports;
-    };
-  } else if (options.wasmBinary) moduleArgs.wasmBinary = options.wasmBinary;
+  if (options.wasmBinary) moduleArgs.wasmBinary = options.wasmBinary;
   else if (isNode()) {
     const fsName = 'node:fs/promises';  // hidden from bundlers: never loaded in a browser
     const { readFile } = await import(/* @vite-ignore */ fsName);

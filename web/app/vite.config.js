@@ -51,17 +51,6 @@ function serveBuiltDecks() {
 // page's scripts load instead of being asked for after they ran (the first widget's getLab() is the
 // loader's fetch, served from this preload: same URL, same CORS mode). At 4x CPU throttling the fetch
 // started ~0.3 s after navigation's scripts had been fetched; the compile then waited for it.
-// And a few lines in the head start compiling it (WebAssembly.compileStreaming) while the HTML is parsed
-// and the scripts load: widgets/shared/lab.js hands the compiled module to createAttnLab, which then
-// instantiates it in the same task (no fetch, no compile, no task boundary before the first widget draws).
-const EARLY_COMPILE = (href) => `(function () {
-  try {
-    if (typeof WebAssembly !== 'object' || typeof WebAssembly.compileStreaming !== 'function') return;
-    var core = window.attnlabCompiledCore = { module: null, promise: null };
-    core.promise = WebAssembly.compileStreaming(fetch(new URL(${JSON.stringify(href)}, document.baseURI).href, { credentials: 'same-origin' }));
-    core.promise.then(function (m) { core.module = m; }, function () { window.attnlabCompiledCore = null; });
-  } catch (e) { window.attnlabCompiledCore = null; }
-})();`;
 function preloadWasm() {
   return {
     name: 'attnlab:preload-wasm',
@@ -72,10 +61,7 @@ function preloadWasm() {
         if (!ctx.bundle || !ctx.filename.endsWith(`${sep}index.html`)) return html;
         const wasm = Object.keys(ctx.bundle).find((f) => /attnlab-core-[\w-]+\.wasm$/.test(f));
         if (!wasm) return html;
-        // Both first in the head: an inline script after the stylesheets would wait for them, and the
-        // script's fetch is served by the preload only when it comes after it (else the file loads twice).
-        return [{ tag: 'link', attrs: { rel: 'preload', href: `./${wasm}`, as: 'fetch', type: 'application/wasm', crossorigin: '' }, injectTo: 'head-prepend' },
-          { tag: 'script', children: EARLY_COMPILE(`./${wasm}`), injectTo: 'head-prepend' }];
+        return [{ tag: 'link', attrs: { rel: 'preload', href: `./${wasm}`, as: 'fetch', type: 'application/wasm', crossorigin: '' }, injectTo: 'head' }];
       },
     },
   };

@@ -6,9 +6,7 @@ let labPromise = null;
 
 /** The page's attnlab instance (created on first use). Rejects without WASM SIMD. */
 export function getLab() {
-  // The app page starts compiling the core while it loads (web/app/vite.config.js): use that module.
-  const early = typeof window === 'object' ? window.attnlabCompiledCore : null;
-  labPromise ??= createAttnLab(early ? { module: early.module ?? early.promise } : {});
+  labPromise ??= createAttnLab();
   return labPromise;
 }
 

@@ -3,9 +3,7 @@
 // idle time — one widget per task, so the page never stops answering for the length of ten widgets.
 //
 // Order: the widgets within RENDER_MARGIN of the viewport, top to bottom, each in its own task (the
-// first one is painted before the next starts: the first numbers appear as soon as they can; when the
-// module is ready before the observer first reports, as on the app page, the first widget draws in the
-// task that made the module, without waiting a frame for the observer); then,
+// first one is painted before the next starts: the first numbers appear as soon as they can); then,
 // whenever the page is idle, the waiting widget nearest to the viewport. Printing draws every widget
 // at once (beforeprint). A widget that is not drawn yet shows its placeholder (widget.js), as tall as
 // the app expects the widget to be, so the page does not jump when it is drawn.
@@ -29,16 +27,12 @@ const hasObserver = () => typeof IntersectionObserver === 'function';
 export function whenWanted(el, lab) {
   if (!hasObserver() || printRequested) return lab;  // after beforeprint: a widget defined late draws at once
   return new Promise((resolve, reject) => {
-    const entry = { near: false, seen: false, ready: false, value: null, go: resolve };
+    const entry = { near: false, ready: false, value: null, go: resolve };
     waiting.set(el, entry);
     lab.then((v) => {
       if (waiting.get(el) !== entry) return;
       entry.ready = true;
       entry.value = v;
-      // The module was ready before the observer's first report (the page compiled it while loading,
-      // lab.js): the first widget need not wait a frame for it. On a page opened at its top, the first
-      // widget in it is taken as near (no layout read); otherwise the layout says. It then draws in this task.
-      if (!entry.seen && !painted && !pumping) entry.near = (!window.location.hash && isFirst(el)) || isNear(el);
       if (entry.near) wake?.();
       pump();
     }, (e) => { if (waiting.get(el) === entry) { forget(el); reject(e); } });
@@ -62,7 +56,7 @@ export function waitingCount() {
 function onIntersect(entries) {
   for (const e of entries) {
     const w = waiting.get(e.target);
-    if (w) { w.near = e.isIntersecting; w.seen = true; }
+    if (w) w.near = e.isIntersecting;
   }
   if (nextNear()) wake?.();
   pump();
@@ -78,18 +72,6 @@ async function start(el) {
   await el.updateComplete;
   // In the browser's performance timeline (DevTools, traces): how long drawing each widget took.
   performance.measure?.(`attn: draw ${el.localName}`, { start: t0, end: performance.now() });
-}
-
-/** `el` comes before every other waiting widget in the page. */
-function isFirst(el) {
-  for (const other of waiting.keys()) if (other !== el && (el.compareDocumentPosition(other) & Node.DOCUMENT_POSITION_PRECEDING)) return false;
-  return true;
-}
-
-/** `el` is within RENDER_MARGIN (one viewport height) of the viewport, as the observer would say. */
-function isNear(el) {
-  const r = el.getBoundingClientRect(), vh = window.innerHeight;
-  return r.bottom >= -vh && r.top <= 2 * vh;
 }
 
 /** The next waiting widget near the viewport, in page order (null when none is). */

@@ -16,24 +16,18 @@ import { LitElement, html, css } from 'lit';
 import 'katex/dist/katex.min.css';  // document level: @font-face does not work inside a shadow root
 import katexCss from 'katex/dist/katex.min.css?inline';
 
-// KaTeX's code (~270 kB) is a chunk of its own, fetched when the first formula is drawn and run in a
-// task of its own after that frame is painted, not in the task that first draws a widget nor before
-// its numbers are painted: on a phone-class CPU its evaluation alone took ~0.1 s. A formula drawn
-// before it is there waits for it (marked pending).
+// KaTeX's code (~270 kB) is a chunk of its own, fetched from the start and run in a task of its own
+// (while a page waits for the WASM module), not in the task that first draws a widget: on a
+// phone-class CPU its evaluation alone took ~0.1 s. A formula drawn before it is there waits for it.
 let katex = null;
 const waitingForKatex = new Set();
-let katexLoaded = null;
-const loadKatex = () => (katexLoaded ??= import('katex').then((m) => {
+const katexLoaded = import('katex').then((m) => {
   katex = m.default ?? m;
   for (const t of waitingForKatex) if (t.isConnected) t.updated();
   waitingForKatex.clear();
-}));
-const loadKatexAfterPaint = () => {
-  if (katexLoaded || typeof requestAnimationFrame !== 'function') loadKatex();
-  else requestAnimationFrame(() => setTimeout(loadKatex, 0));
-};
+});
 /** Resolves when KaTeX is loaded (every formula drawn so far is then typeset or queued). */
-export const texReady = () => loadKatex();
+export const texReady = () => katexLoaded;
 
 /** The smallest scale a formula is shrunk to (of its natural size), and the trials per fit. On a
  *  slide (where the natural size is 1.3× a page's) a formula shrinks no further than 0.9. */
@@ -225,7 +219,6 @@ export class AttnTex extends LitElement {
     if (!katex) {
       this.renderRoot.querySelector('.tex')?.classList.add('pending');
       waitingForKatex.add(this);
-      loadKatexAfterPaint();
       return;
     }
     if (this._typeset || onSlide(this) || typeof requestAnimationFrame !== 'function') this.typeset();
@@ -236,7 +229,7 @@ export class AttnTex extends LitElement {
   typeset() {
     const el = this.renderRoot.querySelector('.tex');
     if (!el) return;
-    if (!katex) { waitingForKatex.add(this); loadKatexAfterPaint(); return; }
+    if (!katex) { waitingForKatex.add(this); return; }
     this._typeset = true;
     typesetQueue.delete(this);
     const slide = onSlide(this);

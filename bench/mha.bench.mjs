@@ -293,7 +293,15 @@ for (const [T, D, H] of [...SHAPES, ...LONG]) {
     result.engines[name] = { ms: t.ms, lo: t.lo, hi: t.hi, samples: t.samples, procMs: t.procMs, wallMs: t.wallMs, err: t.out ? maxRelError(t.out, ref, sample, D) : undefined };
     process.stdout.write(`  (${T}, ${D}, ${H}) ${name}: ${fmt(t.ms, 4)} ms CPU [${fmt(t.lo, 4)}–${fmt(t.hi, 4)}], ${fmt(t.procMs, 4)} ms process CPU, ${fmt(t.wallMs, 4)} ms wall${t.out ? `, max rel err ${result.engines[name].err.toExponential(1)}` : ''}\n`);
   };
-  if (long) record('attnlab output-only', await time(attnlabFast(inp), true));
+  if (long && T === 2048) {
+    // The issue's third large shape: onnxruntime-web timed with attnlab (longer shapes: attnlab alone).
+    const o = await ortEngine(inp), of = await ortEngine(inp, true);
+    const engines = [['attnlab output-only', attnlabFast(inp), true], ['onnxruntime-web', o.run], ['onnxruntime-web fused Attention', of.run]];
+    const times = await timeInterleaved(engines.map(([, fn, sync]) => ({ fn, sync })));
+    engines.forEach(([name], i) => record(name, times[i]));
+    await o.release();
+    await of.release();
+  } else if (long) record('attnlab output-only', await time(attnlabFast(inp), true));
   else {
     const o = await ortEngine(inp), of = await ortEngine(inp, true), t = tfEngine(inp), layer = attnlabLayer(inp);
     const engines = [
@@ -356,8 +364,8 @@ const targets = [
   ['(16, 64, 4) all-intermediates ≥ 2× the fastest anchor — layer + out reused', judge(ratio([16, 64, 4], 'attnlab all-intermediates, layer + out reused', 'anchor'), 2)],
   ['(16, 64, 4) output-only ≥ 2× the fastest anchor — default call', judge(ratio([16, 64, 4], 'attnlab output-only', 'anchor'), 2)],
   ['(16, 64, 4) output-only ≥ 2× the fastest anchor — layer + out reused', judge(ratio([16, 64, 4], 'attnlab output-only, layer + out reused', 'anchor'), 2)],
-  ...[[512, 512, 8], [1024, 768, 12]].flatMap((sh) => [
-    [`(${sh.join(', ')}) output-only ≥ 1.1× the fastest anchor`, judge(ratio(sh, 'attnlab output-only', 'anchor'), 1.1)],
+  ...[[512, 512, 8], [1024, 768, 12], [2048, 512, 8]].flatMap((sh) => [
+    [`(${sh.join(', ')}) output-only ≥ 1.25× the fastest anchor`, judge(ratio(sh, 'attnlab output-only', 'anchor'), 1.25)],
     [`(${sh.join(', ')}) output-only ≥ 0.9× native 128-bit`, judge(ratio(sh, 'attnlab output-only', 'native 128-bit output-only'), 0.9)],
   ]),
 ];

@@ -7,7 +7,8 @@ const SUB = (n) => String(n).replace(/\d/g, (d) => '₀₁₂₃₄₅₆₇₈�
 
 /**
  * Type sizes on a slide the deck draws at `scale` screen px per CSS px: numbers with an 18 px glyph box
- * (≈ 1.16 em) and axis labels and legends (0.9 of the label font) at 14 px or more on screen.
+ * (≈ 1.16 em) and axis labels at 14 px or more on screen. The label font keeps 0.9 of it at 14 px too
+ * (the size a page's colour-bar legends are drawn at; a slide's legends use the label font itself).
  */
 export function slideFonts(scale = 1) {
   const s = scale > 0.05 ? scale : 1;

@@ -101,7 +101,10 @@ export class AttnRope extends AttnWidget {
       <table class="plain" aria-label="rotated pair by position"><tr><th>m</th><th>R<sub>m</sub>q (pair 0)</th></tr>
       ${Array.from({ length: M }, (_, m) => html`<tr><td>${m}</td><td class="num">(${fmt(r[2 * m], 2)}, ${fmt(r[2 * m + 1], 2)})</td></tr>`)}</table>
       <p>Pair p turns by θ<sub>p</sub> = base<sup>−2p/d</sup> per position: pair 3 of d = 8 by ${fmt(angle(1, 3, DIM, this.base), 4)} rad.</p></div>`;
-    return { formula: 'R_m\\binom{q_{2p}}{q_{2p+1}} = \\begin{pmatrix}\\cos m\\theta_p & -\\sin m\\theta_p\\\\ \\sin m\\theta_p & \\cos m\\theta_p\\end{pmatrix}\\binom{q_{2p}}{q_{2p+1}},\\quad \\theta_p = base^{-2p/d}',
+    // The pairs as matrices, not \binom: a binomial typesets its entries a size smaller, so q's
+    // subscripts were a third size down (10.5 px on a 1280×720 slide).
+    const pair = '\\begin{pmatrix}q_{2p}\\\\ q_{2p+1}\\end{pmatrix}';
+    return { formula: `R_m${pair} = \\begin{pmatrix}\\cos m\\theta_p & -\\sin m\\theta_p\\\\ \\sin m\\theta_p & \\cos m\\theta_p\\end{pmatrix}${pair},\\quad \\theta_p = base^{-2p/d}`,
       body: html`${svgEl}${table}` };
   }
 

@@ -96,6 +96,19 @@ describe('a phone (390 × 844)', () => {
       expect(w.right, w.t).toBeLessThanOrEqual(390);
       expect(w.overflow, w.t).toBeLessThanOrEqual(1);
     }
+    // The cost widget's timings table, once measured (T up to 128), fits the card too.
+    const cost = page.locator('attn-cost').first();
+    await cost.scrollIntoViewIfNeeded();
+    await cost.locator('select.max-t').selectOption('128');
+    await cost.locator('button.run').click();
+    await cost.locator('.done').waitFor({ timeout: 60000 });
+    const table = await cost.evaluate((w) => {
+      const wrap = w.shadowRoot.querySelector('.wrap'), t = w.shadowRoot.querySelector('table.timings');
+      return { overflow: wrap.scrollWidth - wrap.clientWidth, right: t.getBoundingClientRect().right, columns: t.rows[0].cells.length };
+    });
+    expect(table.overflow).toBeLessThanOrEqual(1);
+    expect(table.right).toBeLessThanOrEqual(390);
+    expect(table.columns).toBe(3);  // T, ms / call, GFLOP/s
     expect(problems).toEqual([]);
     await page.close();
   });

@@ -28,6 +28,10 @@ const MIN_TIME_MS = 120;  // time spent measuring each T
 const WARMUP_MS = 400;    // V8 compiles WASM in tiers: run a while before timing
 const yieldToPage = () => new Promise((ok) => setTimeout(ok, 0));
 
+// Below this page width (a phone) the timings table leaves out its fit and calls columns: all five
+// columns need ~400 px and ran past the widget's edge at 390 px.
+const NARROW_TABLE = 480;
+
 export class AttnCost extends AttnWidget {
   static properties = {
     /** What is timed: 'multihead' (one multi-head attention forward, projections included) or 'attention' (the core alone). */
@@ -268,7 +272,7 @@ export class AttnCost extends AttnWidget {
       ${res.length ? html`<div class="row">
         ${plot({ title: `time per call (${this.#callName})`, xLabel: 'sequence length T', yLabel: 'ms', logX: true, logY: true, width: this.pageFit(440), height: 280,
           ...tAxis(this.maxT, this.pageFit(440), 12), series: this.#series(res, c, true) })}
-        ${this.#table(res, c, false, source)}</div>` : nothing}`;
+        ${this.#table(res, c, (this._pageWidth ?? Infinity) < NARROW_TABLE, source)}</div>` : nothing}`;
   }
 
   #table(res, c, compact = false, source = 'live') {

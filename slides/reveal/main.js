@@ -26,6 +26,10 @@ const deck = new Reveal({
   margin: 0.03,
   center: false,
   transition: 'fade',
+  // The navigation arrows only in the speaker view: on the audience's screen they sat over the slide's
+  // bottom-right corner, where widgets draw their colour bars and last numbers. Keys, a clicker or a
+  // swipe step the deck.
+  controls: 'speaker',
   // ?print-pdf: one page per slide step (a slide whose last paragraph's margin passes the canvas by a
   // few px would otherwise print a second, empty page).
   pdfMaxPagesPerSlide: 1,

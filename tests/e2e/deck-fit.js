@@ -199,6 +199,26 @@ export async function walkSlidev(page, url) {
   return { problems, steps, widgets };
 }
 
+/** In the page: the texts of the current slide's widgets that reveal.js's visible arrows cover. */
+function underControls() {
+  const arrows = [...document.querySelectorAll('.reveal .controls button.enabled')].map((b) => b.getBoundingClientRect())
+    .filter((r) => r.width && r.height);
+  const hits = [];
+  const visit = (root) => {
+    for (const el of root.querySelectorAll('*')) {
+      if (el.shadowRoot) visit(el.shadowRoot);
+      const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+      if (!own || !el.getClientRects().length || getComputedStyle(el).visibility === 'hidden') continue;
+      const r = el.getBoundingClientRect();
+      if (arrows.some((a) => r.left < a.right && r.right > a.left && r.top < a.bottom && r.bottom > a.top)) hits.push(el.textContent.trim().slice(0, 30));
+    }
+  };
+  const slide = document.querySelector('[data-fit-current]');
+  for (const w of slide ? slide.querySelectorAll('*') : [])
+    if (w.shadowRoot && w.localName.startsWith('attn-') && !w.closest('.fragment:not(.visible)')) visit(w.shadowRoot);
+  return hits;
+}
+
 /** Every reveal.js slide and fragment; `url` is the built deck's index.html. */
 export async function walkReveal(page, url) {
   await page.setViewportSize({ width: 1280, height: 720 });
@@ -228,6 +248,7 @@ export async function walkReveal(page, url) {
     const r = await checkWidgets(page, '[data-fit-current]', '.reveal .slides', at);
     widgets += r.widgets.length;
     problems.push(...r.problems);
+    problems.push(...(await page.evaluate(underControls)).map((t) => `${at}: "${t}" under reveal.js's navigation arrows`));
     if (await page.evaluate(() => window.deck.isLastSlide() && !window.deck.availableFragments().next)) break;
     await page.evaluate(() => window.deck.next());
   }

@@ -400,21 +400,6 @@ describe('plot series', () => {
   });
 });
 
-describe('speed', () => {
-  test('a default a person can watch, "as fast as possible" one choice away; LiveRun starts at its rate', () => {
-    expect(rateOf(DEFAULT_SPEED)).toBe(40);
-    expect(SPEEDS.find((x) => x.id === 'max')).toEqual({ id: 'max', label: 'as fast as possible', rate: Infinity });
-    expect(rateOf('nope')).toBe(40);
-    const tr = new FakeTrainer(), run = new LiveRun(tr, { target: 3000 });
-    run.rate = rateOf('20');
-    run.start();
-    expect(tr.startOptions).toEqual({ until: 3000, rate: 20 });
-    run.rate = rateOf('max');
-    run.start();
-    expect(tr.startOptions).toEqual({ until: 3000 });  // no rate: as fast as it goes
-  });
-});
-
 describe('predictions', () => {
   test('each position beside the token after it, with and without the ablated heads', () => {
     const base = { ids: Int32Array.from([0, 1, 2, 1, 2]), tokens: ['^', 'A', 'B', 'A', 'B'], predictions: Int32Array.from([1, 1, 1, 2, 0]) };

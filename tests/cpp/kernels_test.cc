@@ -49,6 +49,40 @@ struct Guarded {
 
 const size_t kSizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 13, 16, 17, 31, 64};
 
+// The four strided GEMMs of m × n × kk (nn with bias, nt, and both accumulating into C) against their
+// scalar twins: every row within tol, the guard words intact, and C's ld padding left alone by the
+// accumulating ones. Inputs from random_vec(…, seed … seed + 4).
+void expect_gemms_match_scalar(size_t m, size_t n, size_t kk, unsigned seed, float tol) {
+  const size_t lda = kk + 3, ldb = n + 5, ldc = n + 2, ldbt = kk + 1;
+  auto a = random_vec(m * lda, seed), b = random_vec(kk * ldb, seed + 1), bt = random_vec(n * ldbt, seed + 2);
+  auto bias = random_vec(n, seed + 3), c0 = random_vec(m * ldc, seed + 4);
+  const auto rows_close = [&](Guarded& got, Guarded& want) {
+    for (size_t i = 0; i < m; ++i) expect_close(got.data() + i * ldc, want.data() + i * ldc, n, tol);
+    ASSERT_TRUE(got.intact(m * ldc)) << m << "x" << n << "x" << kk;
+  };
+  Guarded c1(m * ldc), c2(m * ldc);
+  k::gemm_nn_f32_scalar(m, n, kk, a.data(), lda, b.data(), ldb, bias.data(), c1.data(), ldc);
+  k::gemm_nn_f32_wasmsimd(m, n, kk, a.data(), lda, b.data(), ldb, bias.data(), c2.data(), ldc);
+  rows_close(c2, c1);
+  Guarded d1(m * ldc), d2(m * ldc);
+  k::gemm_nt_f32_scalar(m, n, kk, a.data(), lda, bt.data(), ldbt, d1.data(), ldc);
+  k::gemm_nt_f32_wasmsimd(m, n, kk, a.data(), lda, bt.data(), ldbt, d2.data(), ldc);
+  rows_close(d2, d1);
+  Guarded e1(m * ldc), e2(m * ldc), f1(m * ldc), f2(m * ldc);
+  for (Guarded* g : {&e1, &e2, &f1, &f2}) std::copy(c0.begin(), c0.end(), g->data());
+  k::gemm_nn_acc_f32_scalar(m, n, kk, a.data(), lda, b.data(), ldb, e1.data(), ldc);
+  k::gemm_nn_acc_f32_wasmsimd(m, n, kk, a.data(), lda, b.data(), ldb, e2.data(), ldc);
+  rows_close(e2, e1);
+  k::gemm_nt_acc_f32_scalar(m, n, kk, a.data(), lda, bt.data(), ldbt, f1.data(), ldc);
+  k::gemm_nt_acc_f32_wasmsimd(m, n, kk, a.data(), lda, bt.data(), ldbt, f2.data(), ldc);
+  rows_close(f2, f1);
+  for (size_t i = 0; i < m; ++i)
+    for (size_t j = n; j < ldc; ++j) {
+      ASSERT_EQ(e2.data()[i * ldc + j], c0[i * ldc + j]);
+      ASSERT_EQ(f2.data()[i * ldc + j], c0[i * ldc + j]);
+    }
+}
+
 }  // namespace
 
 TEST(Kernels, GemmNnSimdMatchesScalar) {
@@ -162,33 +196,7 @@ TEST(Kernels, GemmPackedBlocksMatchScalar) {
 TEST(Kernels, GemmRowBlocksAndPanelsMatchScalar) {
   for (size_t m : {size_t{129}, size_t{261}})
     for (size_t n : {size_t{9}, size_t{263}})
-      for (size_t kk : {size_t{7}, size_t{300}}) {
-        const size_t lda = kk + 3, ldb = n + 5, ldc = n + 2, ldbt = kk + 1;
-        auto a = random_vec(m * lda, 61), b = random_vec(kk * ldb, 62), bt = random_vec(n * ldbt, 63);
-        auto bias = random_vec(n, 64), c0 = random_vec(m * ldc, 65);
-        const auto rows_close = [&](Guarded& got, Guarded& want) {
-          for (size_t i = 0; i < m; ++i) expect_close(got.data() + i * ldc, want.data() + i * ldc, n, 1e-4f);
-          ASSERT_TRUE(got.intact(m * ldc)) << m << "x" << n << "x" << kk;
-        };
-        Guarded c1(m * ldc), c2(m * ldc);
-        k::gemm_nn_f32_scalar(m, n, kk, a.data(), lda, b.data(), ldb, bias.data(), c1.data(), ldc);
-        k::gemm_nn_f32_wasmsimd(m, n, kk, a.data(), lda, b.data(), ldb, bias.data(), c2.data(), ldc);
-        rows_close(c2, c1);
-        Guarded d1(m * ldc), d2(m * ldc);
-        k::gemm_nt_f32_scalar(m, n, kk, a.data(), lda, bt.data(), ldbt, d1.data(), ldc);
-        k::gemm_nt_f32_wasmsimd(m, n, kk, a.data(), lda, bt.data(), ldbt, d2.data(), ldc);
-        rows_close(d2, d1);
-        Guarded e1(m * ldc), e2(m * ldc), f1(m * ldc), f2(m * ldc);
-        for (Guarded* g : {&e1, &e2, &f1, &f2}) std::copy(c0.begin(), c0.end(), g->data());
-        k::gemm_nn_acc_f32_scalar(m, n, kk, a.data(), lda, b.data(), ldb, e1.data(), ldc);
-        k::gemm_nn_acc_f32_wasmsimd(m, n, kk, a.data(), lda, b.data(), ldb, e2.data(), ldc);
-        rows_close(e2, e1);
-        k::gemm_nt_acc_f32_scalar(m, n, kk, a.data(), lda, bt.data(), ldbt, f1.data(), ldc);
-        k::gemm_nt_acc_f32_wasmsimd(m, n, kk, a.data(), lda, bt.data(), ldbt, f2.data(), ldc);
-        rows_close(f2, f1);
-        for (size_t i = 0; i < m; ++i)  // the ld padding of C is left alone
-          for (size_t j = n; j < ldc; ++j) ASSERT_EQ(e2.data()[i * ldc + j], c0[i * ldc + j]);
-      }
+      for (size_t kk : {size_t{7}, size_t{300}}) expect_gemms_match_scalar(m, n, kk, 61, 1e-4f);
 }
 
 // A packed into row blocks (from 32 columns of C on) and, for one row block (≤ 128 rows) nn, B packed
@@ -198,29 +206,9 @@ TEST(Kernels, GemmPackedAAndColumnGroupsMatchScalar) {
   for (size_t m : {size_t{17}, size_t{53}, size_t{128}})
     for (size_t n : {size_t{33}, size_t{71}, size_t{263}})
       for (size_t kk : {size_t{5}, size_t{300}}) {
-        const size_t lda = kk + 3, ldb = n + 5, ldc = n + 2, ldbt = kk + 1;
-        auto a = random_vec(m * lda, 71), b = random_vec(kk * ldb, 72), bt = random_vec(n * ldbt, 73);
-        auto bias = random_vec(n, 74), c0 = random_vec(m * ldc, 75);
-        const auto rows_close = [&](Guarded& got, Guarded& want) {
-          for (size_t i = 0; i < m; ++i) expect_close(got.data() + i * ldc, want.data() + i * ldc, n, 1e-5f);
-          ASSERT_TRUE(got.intact(m * ldc)) << m << "x" << n << "x" << kk;
-        };
-        Guarded c1(m * ldc), c2(m * ldc);
-        k::gemm_nn_f32_scalar(m, n, kk, a.data(), lda, b.data(), ldb, bias.data(), c1.data(), ldc);
-        k::gemm_nn_f32_wasmsimd(m, n, kk, a.data(), lda, b.data(), ldb, bias.data(), c2.data(), ldc);
-        rows_close(c2, c1);
-        Guarded d1(m * ldc), d2(m * ldc);
-        k::gemm_nt_f32_scalar(m, n, kk, a.data(), lda, bt.data(), ldbt, d1.data(), ldc);
-        k::gemm_nt_f32_wasmsimd(m, n, kk, a.data(), lda, bt.data(), ldbt, d2.data(), ldc);
-        rows_close(d2, d1);
-        Guarded e1(m * ldc), e2(m * ldc), f1(m * ldc), f2(m * ldc);
-        for (Guarded* g : {&e1, &e2, &f1, &f2}) std::copy(c0.begin(), c0.end(), g->data());
-        k::gemm_nn_acc_f32_scalar(m, n, kk, a.data(), lda, b.data(), ldb, e1.data(), ldc);
-        k::gemm_nn_acc_f32_wasmsimd(m, n, kk, a.data(), lda, b.data(), ldb, e2.data(), ldc);
-        rows_close(e2, e1);
-        k::gemm_nt_acc_f32_scalar(m, n, kk, a.data(), lda, bt.data(), ldbt, f1.data(), ldc);
-        k::gemm_nt_acc_f32_wasmsimd(m, n, kk, a.data(), lda, bt.data(), ldbt, f2.data(), ldc);
-        rows_close(f2, f1);
+        expect_gemms_match_scalar(m, n, kk, 71, 1e-5f);
+        const size_t lda = kk + 3, ldb = n + 5;
+        auto a = random_vec(m * lda, 71), b = random_vec(kk * ldb, 72);  // the helper's A and B
         // From packed B: C = A·B (row blocks of A packed too when n ≥ 32).
         const size_t np = k::packed_b_floats(kk, n);
         std::vector<float> bp(np), want(m * n), got(m * n);

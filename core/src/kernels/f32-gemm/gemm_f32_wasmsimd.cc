@@ -62,11 +62,10 @@ __attribute__((noinline)) void gemm_ukernel_mrx8(size_t kc, const float* a, size
   }
 }
 
-// The same for a strip narrower than 8 (nr < 8 columns): through an 8-wide buffer.
-template <size_t MR>
-inline void gemm_ukernel_mrx8_partial(size_t kc, size_t nr, const float* a, size_t lda,
-                                      const float* bp, const float* bias, bool accumulate, float* c,
-                                      size_t ldc) {
+// A strip narrower than 8 (nr < 8 columns) of C[0:MR] through an 8-wide buffer t (ld 8):
+// full(bias8 or null, t) runs a full-width micro-kernel into it, then t's first nr columns go to C.
+template <size_t MR, class Full>
+inline void through_8_wide(size_t nr, const float* bias, bool accumulate, float* c, size_t ldc, Full&& full) {
   alignas(16) float t[MR * kNR] = {};
   alignas(16) float bias8[kNR] = {};
   for (size_t q = 0; q < nr; ++q) {
@@ -74,9 +73,19 @@ inline void gemm_ukernel_mrx8_partial(size_t kc, size_t nr, const float* a, size
       for (size_t r = 0; r < MR; ++r) t[r * kNR + q] = c[r * ldc + q];
     if (bias) bias8[q] = bias[q];
   }
-  gemm_ukernel_mrx8<MR>(kc, a, lda, bp, kNR, bias ? bias8 : nullptr, accumulate, t, kNR);
+  full(bias ? bias8 : nullptr, t);
   for (size_t r = 0; r < MR; ++r)
     for (size_t q = 0; q < nr; ++q) c[r * ldc + q] = t[r * kNR + q];
+}
+
+// The same for a strip narrower than 8 (nr < 8 columns).
+template <size_t MR>
+inline void gemm_ukernel_mrx8_partial(size_t kc, size_t nr, const float* a, size_t lda,
+                                      const float* bp, const float* bias, bool accumulate, float* c,
+                                      size_t ldc) {
+  through_8_wide<MR>(nr, bias, accumulate, c, ldc, [&](const float* bias8, float* t) {
+    gemm_ukernel_mrx8<MR>(kc, a, lda, bp, kNR, bias8, accumulate, t, kNR);
+  });
 }
 
 // The same product with A packed (pack_a below): ap[p·MR + r] = A[r, p], so one pointer walks A and
@@ -122,16 +131,9 @@ __attribute__((noinline)) void gemm_ukernel_packed_mrx8(size_t kc, const float* 
 template <size_t MR>
 inline void gemm_ukernel_packed_mrx8_partial(size_t kc, size_t nr, const float* ap, const float* bp,
                                              const float* bias, bool accumulate, float* c, size_t ldc) {
-  alignas(16) float t[MR * kNR] = {};
-  alignas(16) float bias8[kNR] = {};
-  for (size_t q = 0; q < nr; ++q) {
-    if (accumulate)
-      for (size_t r = 0; r < MR; ++r) t[r * kNR + q] = c[r * ldc + q];
-    if (bias) bias8[q] = bias[q];
-  }
-  gemm_ukernel_packed_mrx8<MR>(kc, ap, bp, bias ? bias8 : nullptr, accumulate, t, kNR);
-  for (size_t r = 0; r < MR; ++r)
-    for (size_t q = 0; q < nr; ++q) c[r * ldc + q] = t[r * kNR + q];
+  through_8_wide<MR>(nr, bias, accumulate, c, ldc, [&](const float* bias8, float* t) {
+    gemm_ukernel_packed_mrx8<MR>(kc, ap, bp, bias8, accumulate, t, kNR);
+  });
 }
 
 // f.template operator()<R>(i) for the R = rest rows left at row i (0 < rest < kMR).

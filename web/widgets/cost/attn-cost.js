@@ -28,8 +28,8 @@ const MIN_TIME_MS = 120;  // time spent measuring each T
 const WARMUP_MS = 400;    // V8 compiles WASM in tiers: run a while before timing
 const yieldToPage = () => new Promise((ok) => setTimeout(ok, 0));
 
-// Below this page width (a phone) the timings table leaves out its fit and calls columns: all five
-// columns need ~400 px and ran past the widget's edge at 390 px.
+// Below this page width (a phone) the timings table shows the slide's three columns (T, ms / call,
+// GFLOP/s): fit (ms) and calls are left to wider screens.
 const NARROW_TABLE = 480;
 
 export class AttnCost extends AttnWidget {

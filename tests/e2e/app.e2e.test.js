@@ -143,6 +143,40 @@ describe('formulas', () => {
     expect(problems).toEqual([]);
     await page.close();
   });
+
+  // The page's own stylesheets carry KaTeX's @font-face rules (a font face declared in a shadow root is
+  // not used) and none of its formula rules: every formula is in a shadow root with its own copy, and
+  // ~300 rules that matched nothing in the document cost style time before the first numbers.
+  test('are set in KaTeX\'s fonts, declared in the page\'s stylesheets without KaTeX\'s formula rules', async () => {
+    const { page, problems } = await watchedPage(browser.context);
+    await page.goto(BASE_URL());
+    await page.locator('attn-steps attn-tex .katex').first().waitFor({ state: 'attached' });
+    await settled(page);
+    const css = await page.evaluate(() => {
+      const rules = [...document.styleSheets].flatMap((s) => [...s.cssRules]);
+      return {
+        faces: rules.filter((r) => r instanceof CSSFontFaceRule).map((r) => r.style.getPropertyValue('font-family').replace(/['"]/g, '')),
+        katexRules: rules.filter((r) => /\.katex\b/.test(r.selectorText ?? '')).length,
+      };
+    });
+    expect(css.faces).toContain('KaTeX_Main');
+    expect(css.faces).toContain('KaTeX_Math');
+    expect(css.katexRules).toBe(0);
+    // A formula's glyphs come from the KaTeX fonts, loaded through those rules.
+    const fonts = await page.evaluate(async () => {
+      const tex = document.querySelector('attn-steps').shadowRoot.querySelector('attn-tex');
+      const mathnormal = tex.shadowRoot.querySelector('.katex .mathnormal');
+      return {
+        family: getComputedStyle(mathnormal).fontFamily,
+        loaded: [...document.fonts].filter((f) => f.status === 'loaded').map((f) => f.family.replace(/['"]/g, '')),
+      };
+    });
+    expect(fonts.family).toContain('KaTeX_Math');
+    expect(fonts.loaded).toContain('KaTeX_Math');
+    expect(fonts.loaded).toContain('KaTeX_Main');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
 });
 
 describe('touch targets', () => {

@@ -432,6 +432,41 @@ bool same_bits(const float* a, const float* b, size_t n) { return std::memcmp(a,
 
 }  // namespace
 
+// A decoded token's products (one row of A: gemv_nn_rows, gemv_nt_rows) against the same row inside
+// a product of many rows (the prefill's packed path), bit for bit: generate() checks its decode against
+// the forward, so the one-row kernels must sum in the blocked kernels' order. Row blocks of four rows
+// of B (nn) and groups of eight and four rows (nt) with every tail, k past a reduction block.
+TEST(Kernels, OneRowProductsEqualTheirRowInABlockedProduct) {
+  for (size_t m : {size_t{17}, size_t{64}})
+    for (size_t n : {size_t{9}, size_t{13}, size_t{263}})
+      for (size_t kk : {size_t{7}, size_t{300}}) {
+        const size_t lda = kk + 3, ldb = n + 5, ldbt = kk + 1, row = 5;
+        const auto a = random_vec(m * lda, 81), b = random_vec(kk * ldb, 82), bt = random_vec(n * ldbt, 83);
+        const auto bias = random_vec(n, 84), c0 = random_vec(m * n, 85);
+        for (const float* bi : {static_cast<const float*>(nullptr), bias.data()}) {
+          std::vector<float> full(m * n);
+          Guarded one(n);
+          k::gemm_nn_f32_wasmsimd(m, n, kk, a.data(), lda, b.data(), ldb, bi, full.data(), n);
+          k::gemm_nn_f32_wasmsimd(1, n, kk, a.data() + row * lda, lda, b.data(), ldb, bi, one.data(), n);
+          ASSERT_TRUE(same_bits(one.data(), full.data() + row * n, n)) << "nn " << m << "x" << n << "x" << kk;
+          ASSERT_TRUE(one.intact(n));
+        }
+        std::vector<float> full(m * n), fa = c0;
+        Guarded one(n), oa(n);
+        k::gemm_nt_f32_wasmsimd(m, n, kk, a.data(), lda, bt.data(), ldbt, full.data(), n);
+        k::gemm_nt_f32_wasmsimd(1, n, kk, a.data() + row * lda, lda, bt.data(), ldbt, one.data(), n);
+        ASSERT_TRUE(same_bits(one.data(), full.data() + row * n, n)) << "nt " << m << "x" << n << "x" << kk;
+        ASSERT_TRUE(one.intact(n));
+        // Accumulating nn: C += A·B from the same C.
+        std::copy(c0.begin() + row * n, c0.begin() + (row + 1) * n, oa.data());
+        k::gemm_nn_acc_f32_wasmsimd(m, n, kk, a.data(), lda, b.data(), ldb, fa.data(), n);
+        k::gemm_nn_acc_f32_wasmsimd(1, n, kk, a.data() + row * lda, lda, b.data(), ldb, oa.data(), n);
+        ASSERT_TRUE(same_bits(oa.data(), fa.data() + row * n, n)) << "nn acc " << m << "x" << n << "x" << kk;
+        ASSERT_TRUE(oa.intact(n));
+      }
+}
+
+
 // The pass between scores and softmax (both attention paths), every mask kind, with and without ALiBi,
 // on tiles placed anywhere in the [t_q, t_k] scores (the streaming op's key blocks), strided.
 TEST(Kernels, ScaleMaskSimdMatchesScalar) {

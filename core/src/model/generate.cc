@@ -59,7 +59,6 @@ Status Gpt::Impl::ensure_gen(size_t cap, size_t rows) {
     g_act = mlp ? k.take(rows, F) : nullptr;
     g_fo = mlp ? k.take(rows, D) : nullptr;
     g_logits = k.take(V);
-    g_probs = k.take(V);
   };
   Carve size;
   plan(size);
@@ -117,7 +116,7 @@ Status Gpt::Impl::extend(const int* tk, size_t r, bool decode, bool want_logits)
   }
   cache.length += r;
   if (!want_logits) return Status::Ok();
-  return unembed(op, g_x + (r - 1) * D, 1, g_h, nullptr, nullptr, g_logits, g_probs);
+  return unembed(op, g_x + (r - 1) * D, 1, g_h, nullptr, nullptr, g_logits, nullptr);  // embed verified the parameters
 }
 
 // The next token from g_logits: temperature 0 → the first argmax; else a draw from

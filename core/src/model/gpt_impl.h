@@ -126,7 +126,7 @@ struct Gpt::Impl {
   model::KvCache cache;
   model::LayerActs g_acts;  // the row buffers, reused in place by every layer
   size_t g_rows = 0;        // rows they hold
-  float *g_x = nullptr, *g_h = nullptr, *g_logits = nullptr, *g_probs = nullptr;
+  float *g_x = nullptr, *g_h = nullptr, *g_logits = nullptr;
   int* g_window = nullptr;     // [C]
   int* g_order = nullptr;      // [V]
   double* g_weight = nullptr;  // [V]
@@ -152,7 +152,8 @@ struct Gpt::Impl {
 
   // x [B·T, D] = W_E[ids] + W_pos[pos0 : pos0 + T] for each of the B sequences.
   Status embed(const char* op, const int* ids, size_t B, size_t T, size_t pos0, float* x);
-  // logits [rows, V] = LN_final(x)·W_Eᵀ + b_U (ln_out, mean, rstd: LN_final's outputs).
+  // logits [rows, V] = LN_final(x)·W_Eᵀ + b_U (ln_out, mean, rstd: LN_final's outputs), and
+  // probs_out = their softmax; with verified parameters probs_out may be nullptr (logits only).
   Status unembed(const char* op, const float* x, size_t rows, float* ln_out, float* mean, float* rstd,
                  float* logits_out, float* probs_out);
 

@@ -5,10 +5,15 @@
 #include <cmath>
 #include <string>
 
+#include "../kernels/dispatch.h"
 #include "../ops/blocks_detail.h"
 #include "../ops/check.h"
 #include "../ops/multihead_detail.h"
 #include "common.h"
+
+namespace attnlab {
+void attention_forward_unchecked(const AttentionArgs& a, const AttentionOutputs& o);  // attention.cc
+}  // namespace attnlab
 
 namespace attnlab::model {
 
@@ -25,7 +30,15 @@ void scale_heads(const float* scale, size_t H, size_t dk, float* heads, size_t r
 }
 
 // out [rows, D] = heads·W_O + b_O: the output projection after the head scales, and the decode's.
-Status attention_out(const MultiHeadWeights& w, const float* heads, size_t rows, size_t D, float* out) {
+// Checked weights: multi-head attention's own product (b_O first, then the sum over heads·W_O: the
+// same floats as the prefill's), without weighted_sum_forward's scan of W_O (D² floats per call, in
+// every layer of every decoded token); its result is checked.
+Status attention_out(const MultiHeadWeights& w, bool checked, const float* heads, size_t rows, size_t D, float* out) {
+  if (checked) {
+    kernels::gemm_nn_f32(rows, D, D, heads, D, w.wo, D, w.bo, out, D);
+    return detail::check_no_overflow("multiHeadAttention", "output", out, rows * D,
+                                     "heads·wo + bo within float32 range");
+  }
   ATTNLAB_CHECK(weighted_sum_forward(heads, w.wo, rows, D, D, out));
   add_bias_rows(out, rows, D, w.bo);
   return Status::Ok();
@@ -41,7 +54,7 @@ Status decode_attention(const char* op, size_t l, const LayerConfig& c, const Mu
   float* V = cache.values(l);
   if (checked) {
     // Checked weights: multi-head attention's own projection (x·W + b, no scan of W); a q, k or v
-    // that overflowed is refused by attention_forward's checks below.
+    // that overflowed is refused below.
     MultiHeadArgs ma{};
     ma.x = a.ln1, ma.t_q = t, ma.d_model = D, ma.heads = H, ma.w = w;
     detail::multihead_project(ma, a.q, K + past * D, V + past * D);
@@ -54,6 +67,28 @@ Status decode_attention(const char* op, size_t l, const LayerConfig& c, const Mu
     }
   }
   const float scale = 1.0f / std::sqrt(static_cast<float>(dk));  // multiHeadAttention's default
+  if (checked) {
+    // The cache's earlier rows were checked when they were added: only the t new rows of q, k and v
+    // are (attention_forward would scan every cached key and value again, for every head). Then the
+    // heads unchecked; a float32 overflow in q·kᵀ or weights·v leaves a NaN or ±∞ in the heads,
+    // refused after them.
+    const struct { const char* name; const float* x; } fresh[] = {{"q", a.q}, {"k", K + past * D}, {"v", V + past * D}};
+    for (const auto& f : fresh)
+      ATTNLAB_CHECK(wrap(op, "attention", l, detail::check_no_overflow("attention", f.name, f.x, t * D,
+                                                                       "x·W + b within float32 range")));
+    for (size_t i = 0; i < t; ++i)
+      for (size_t h = 0; h < H; ++h) {
+        const AttentionArgs aa{a.q + i * D + h * dk, D, K + h * dk, D, V + h * dk, D, 1, past + i + 1, dk, dk, scale,
+                               Mask::None()};
+        AttentionOutputs ao;
+        ao.weights = a.att;
+        ao.out = a.heads + i * D + h * dk;
+        ao.ldo = D;
+        attention_forward_unchecked(aa, ao);
+      }
+    return wrap(op, "attention", l, detail::check_no_overflow("attention", "output", a.heads, t * D,
+                                                              "q·kᵀ and values v within float32 range"));
+  }
   for (size_t i = 0; i < t; ++i)
     for (size_t h = 0; h < H; ++h) {
       const AttentionArgs aa{a.q + i * D + h * dk, D, K + h * dk, D, V + h * dk, D, 1, past + i + 1, dk, dk, scale,
@@ -84,7 +119,7 @@ Status layer_forward(const char* op, size_t l, const LayerConfig& c, const Layer
   if (r.decode) {
     ATTNLAB_CHECK(decode_attention(op, l, c, w.attn, w.checked, T, *r.cache, a));
     if (r.head_scale) scale_heads(r.head_scale, H, D / H, a.heads, T);
-    ATTNLAB_CHECK(wrap(op, "attention output", l, attention_out(w.attn, a.heads, T, D, a.attn_out)));
+    ATTNLAB_CHECK(wrap(op, "attention output", l, attention_out(w.attn, w.checked, a.heads, T, D, a.attn_out)));
   } else {
     // Causal self-attention, one sequence at a time: sequence b's weights [H, T, T] land at
     // att + b·H·T·T, which makes att [B, H, T, T]. An empty cache takes the keys and values.
@@ -105,7 +140,7 @@ Status layer_forward(const char* op, size_t l, const LayerConfig& c, const Layer
     }
     if (r.head_scale) {
       scale_heads(r.head_scale, H, D / H, a.heads, N);
-      ATTNLAB_CHECK(wrap(op, "attention output", l, attention_out(w.attn, a.heads, N, D, a.attn_out)));
+      ATTNLAB_CHECK(wrap(op, "attention output", l, attention_out(w.attn, w.checked, a.heads, N, D, a.attn_out)));
     }
   }
   float* after_attn = c.mlp ? a.mid : x_out;

@@ -275,14 +275,47 @@ constexpr size_t kPackAMinCols = 32;
 
 // One row of A, nn: y[0:n] (=|+=) x[0:k]·B (+ bias), B [k, n] read row after row, once, in memory
 // order. A decoded token's products are matrix-vector products that read every weight once (memory
-// bound), and the strip-by-strip path below would walk B 8 columns at a time down all its rows. The
-// sums run over p in the same order as the micro-kernel's (y + x[p]·B[p, j], p = 0, 1, …), so the
-// result is bit-identical to it.
+// bound), and the strip-by-strip path below would walk B 8 columns at a time down all its rows. Four
+// rows of B at a time: y is loaded and stored once per four rows (it was once per row: two loads and
+// two stores of y for every two loads of B), the four rows streaming side by side. The sums still run
+// over p in the same order as the micro-kernel's (y + x[p]·B[p, j], p = 0, 1, …), so the result is
+// bit-identical to it.
 inline void gemv_nn_rows(size_t n, size_t k, const float* x, const float* b, size_t ldb, const float* bias,
                          bool accumulate, float* y) {
   if (!accumulate)
     for (size_t j = 0; j < n; ++j) y[j] = bias ? bias[j] : 0.0f;
-  for (size_t p = 0; p < k; ++p) {
+  size_t p = 0;
+  for (; p + 4 <= k; p += 4) {
+    const v128_t x0 = wasm_f32x4_splat(x[p]), x1 = wasm_f32x4_splat(x[p + 1]);
+    const v128_t x2 = wasm_f32x4_splat(x[p + 2]), x3 = wasm_f32x4_splat(x[p + 3]);
+    const float* r0 = b + p * ldb;
+    const float* r1 = r0 + ldb;
+    const float* r2 = r1 + ldb;
+    const float* r3 = r2 + ldb;
+    size_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+      v128_t y0 = wasm_v128_load(y + j), y1 = wasm_v128_load(y + j + 4);
+      y0 = wasm_f32x4_add(y0, wasm_f32x4_mul(x0, wasm_v128_load(r0 + j)));
+      y1 = wasm_f32x4_add(y1, wasm_f32x4_mul(x0, wasm_v128_load(r0 + j + 4)));
+      y0 = wasm_f32x4_add(y0, wasm_f32x4_mul(x1, wasm_v128_load(r1 + j)));
+      y1 = wasm_f32x4_add(y1, wasm_f32x4_mul(x1, wasm_v128_load(r1 + j + 4)));
+      y0 = wasm_f32x4_add(y0, wasm_f32x4_mul(x2, wasm_v128_load(r2 + j)));
+      y1 = wasm_f32x4_add(y1, wasm_f32x4_mul(x2, wasm_v128_load(r2 + j + 4)));
+      y0 = wasm_f32x4_add(y0, wasm_f32x4_mul(x3, wasm_v128_load(r3 + j)));
+      y1 = wasm_f32x4_add(y1, wasm_f32x4_mul(x3, wasm_v128_load(r3 + j + 4)));
+      wasm_v128_store(y + j, y0);
+      wasm_v128_store(y + j + 4, y1);
+    }
+    for (; j < n; ++j) {
+      float s = y[j];
+      s = s + x[p] * r0[j];
+      s = s + x[p + 1] * r1[j];
+      s = s + x[p + 2] * r2[j];
+      s = s + x[p + 3] * r3[j];
+      y[j] = s;
+    }
+  }
+  for (; p < k; ++p) {
     const float xp = x[p];
     const v128_t xs = wasm_f32x4_splat(xp);
     const float* row = b + p * ldb;
@@ -296,32 +329,66 @@ inline void gemv_nn_rows(size_t n, size_t k, const float* x, const float* b, siz
   }
 }
 
+// Four rows of B [n, k] from row j, columns p … p+3, transposed in registers: c[q] holds
+// B[j:j+4, p+q], so that one vector holds four outputs' terms.
+inline void transpose_4x4(const float* r0, const float* r1, const float* r2, const float* r3, v128_t c[4]) {
+  const v128_t x0 = wasm_v128_load(r0), x1 = wasm_v128_load(r1);
+  const v128_t x2 = wasm_v128_load(r2), x3 = wasm_v128_load(r3);
+  const v128_t t0 = wasm_i32x4_shuffle(x0, x1, 0, 4, 1, 5), t1 = wasm_i32x4_shuffle(x2, x3, 0, 4, 1, 5);
+  const v128_t t2 = wasm_i32x4_shuffle(x0, x1, 2, 6, 3, 7), t3 = wasm_i32x4_shuffle(x2, x3, 2, 6, 3, 7);
+  c[0] = wasm_i32x4_shuffle(t0, t1, 0, 1, 4, 5);
+  c[1] = wasm_i32x4_shuffle(t0, t1, 2, 3, 6, 7);
+  c[2] = wasm_i32x4_shuffle(t2, t3, 0, 1, 4, 5);
+  c[3] = wasm_i32x4_shuffle(t2, t3, 2, 3, 6, 7);
+}
+
 // One row of A, nt: y[j] (=|+=) x·B[j, :] for B [n, k] (the tied output head: B is W_E [vocab, D]).
-// Four rows of B stream side by side; each 4×4 block is transposed in registers so that one vector
-// holds four outputs and every sum runs over p in order (bit-identical to the packed path, which
-// transposes the same way into its strip).
+// Eight rows of B stream side by side, as two groups of four; each 4×4 block is transposed in
+// registers so that one vector holds four outputs and every sum runs over p in order (bit-identical
+// to the packed path, which transposes the same way into its strip). Two groups give two independent
+// chains of adds: with one, every add waited for the one before (four per four columns of B).
 inline void gemv_nt_rows(size_t n, size_t k, const float* x, const float* b, size_t ldb, bool accumulate,
                          float* y) {
   size_t j = 0;
+  for (; j + 8 <= n; j += 8) {
+    const float* r0 = b + j * ldb;
+    const float* r4 = r0 + 4 * ldb;
+    v128_t acc0 = accumulate ? wasm_v128_load(y + j) : wasm_f32x4_splat(0.0f);
+    v128_t acc1 = accumulate ? wasm_v128_load(y + j + 4) : wasm_f32x4_splat(0.0f);
+    size_t p = 0;
+    for (; p + 4 <= k; p += 4) {
+      v128_t c[4], d[4];
+      transpose_4x4(r0 + p, r0 + ldb + p, r0 + 2 * ldb + p, r0 + 3 * ldb + p, c);
+      transpose_4x4(r4 + p, r4 + ldb + p, r4 + 2 * ldb + p, r4 + 3 * ldb + p, d);
+      for (size_t q = 0; q < 4; ++q) {
+        const v128_t xq = wasm_v128_load32_splat(x + p + q);
+        acc0 = wasm_f32x4_add(acc0, wasm_f32x4_mul(xq, c[q]));
+        acc1 = wasm_f32x4_add(acc1, wasm_f32x4_mul(xq, d[q]));
+      }
+    }
+    for (; p < k; ++p) {
+      const v128_t xq = wasm_v128_load32_splat(x + p);
+      const float* r = r0 + p;
+      acc0 = wasm_f32x4_add(acc0, wasm_f32x4_mul(xq, wasm_f32x4_make(r[0], r[ldb], r[2 * ldb], r[3 * ldb])));
+      r = r4 + p;
+      acc1 = wasm_f32x4_add(acc1, wasm_f32x4_mul(xq, wasm_f32x4_make(r[0], r[ldb], r[2 * ldb], r[3 * ldb])));
+    }
+    wasm_v128_store(y + j, acc0);
+    wasm_v128_store(y + j + 4, acc1);
+  }
   for (; j + 4 <= n; j += 4) {
     const float* r0 = b + j * ldb;
-    const float* r1 = r0 + ldb;
-    const float* r2 = r1 + ldb;
-    const float* r3 = r2 + ldb;
     v128_t acc = accumulate ? wasm_v128_load(y + j) : wasm_f32x4_splat(0.0f);
     size_t p = 0;
     for (; p + 4 <= k; p += 4) {
-      const v128_t x0 = wasm_v128_load(r0 + p), x1 = wasm_v128_load(r1 + p);
-      const v128_t x2 = wasm_v128_load(r2 + p), x3 = wasm_v128_load(r3 + p);
-      const v128_t t0 = wasm_i32x4_shuffle(x0, x1, 0, 4, 1, 5), t1 = wasm_i32x4_shuffle(x2, x3, 0, 4, 1, 5);
-      const v128_t t2 = wasm_i32x4_shuffle(x0, x1, 2, 6, 3, 7), t3 = wasm_i32x4_shuffle(x2, x3, 2, 6, 3, 7);
-      acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_v128_load32_splat(x + p), wasm_i32x4_shuffle(t0, t1, 0, 1, 4, 5)));
-      acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_v128_load32_splat(x + p + 1), wasm_i32x4_shuffle(t0, t1, 2, 3, 6, 7)));
-      acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_v128_load32_splat(x + p + 2), wasm_i32x4_shuffle(t2, t3, 0, 1, 4, 5)));
-      acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_v128_load32_splat(x + p + 3), wasm_i32x4_shuffle(t2, t3, 2, 3, 6, 7)));
+      v128_t c[4];
+      transpose_4x4(r0 + p, r0 + ldb + p, r0 + 2 * ldb + p, r0 + 3 * ldb + p, c);
+      for (size_t q = 0; q < 4; ++q) acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_v128_load32_splat(x + p + q), c[q]));
     }
-    for (; p < k; ++p)
-      acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_v128_load32_splat(x + p), wasm_f32x4_make(r0[p], r1[p], r2[p], r3[p])));
+    for (; p < k; ++p) {
+      const float* r = r0 + p;
+      acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_v128_load32_splat(x + p), wasm_f32x4_make(r[0], r[ldb], r[2 * ldb], r[3 * ldb])));
+    }
     wasm_v128_store(y + j, acc);
   }
   for (; j < n; ++j) {

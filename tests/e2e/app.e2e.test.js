@@ -65,6 +65,37 @@ describe('lazy widgets', () => {
     await page.close();
   });
 
+  // The first part of <attn-steps>' first draw (the page's first numbers) shows X, the W's and Q, K, V:
+  // it asks the core for the projections only; the attention (scores, weights, output) comes with the
+  // next part, with the numbers a full draw has.
+  test('the first numbers are drawn with Q, K and V only; the attention comes with the next part', async () => {
+    const { page, problems } = await watchedPage(browser.context);
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.addInitScript(() => {
+      window.__firstPart = new Promise((ok) => {
+        const tick = () => {
+          const el = document.querySelector('attn-steps'), root = el?.shadowRoot;
+          if (root?.querySelector('attn-heatmap.q')) {
+            ok({ stages: [...root.querySelectorAll('.stage')].map((s) => s.className), computed: Object.keys(el._computed ?? {}) });
+          } else requestAnimationFrame(tick);
+        };
+        requestAnimationFrame(tick);
+      });
+    });
+    await page.goto(BASE_URL());
+    const first = await page.evaluate(() => window.__firstPart);
+    expect(first.stages).toEqual(['stage s0', 'stage s1']);
+    expect(first.computed).toEqual(expect.arrayContaining(['q', 'k', 'v']));
+    expect(first.computed).not.toContain('r');
+    expect(first.computed).not.toContain('unmasked');
+    await page.locator('attn-steps attn-heatmap.output table td').first().waitFor({ state: 'attached' });
+    expect((await page.locator('attn-steps attn-heatmap.weights table td').allTextContents()).slice(0, 3)).toEqual(['0.3233', '0.3941', '0.2826']);
+    expect((await page.locator('attn-steps attn-heatmap.scores table td').allTextContents()).length).toBe(9);
+    expect(await page.locator('attn-steps').evaluate((el) => Object.keys(el._computed))).toEqual(expect.arrayContaining(['r', 'unmasked', 'entropies']));
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   test('left alone at the top, every widget draws ahead of the reader, and the section in view does not move', async () => {
     const { page, problems } = await watchedPage(browser.context);
     await page.setViewportSize({ width: 1440, height: 900 });

@@ -236,7 +236,7 @@ export class AttnSteps extends AttnWidget {
   #links(c) {
     const out = {};
     for (const cls of ['q', 'k', 'v', 'scores', 'scaled', 'mask-m', 'masked', 'weights', 'output'])
-      out[cls] = { ...linkProps(cls, this._link, c.r.weights, c.t), readout: readoutFor(cls, c, this) };
+      out[cls] = { ...linkProps(cls, this._link, c.r?.weights, c.t), readout: readoutFor(cls, c, this) };
     return out;
   }
 
@@ -350,12 +350,24 @@ export class AttnSteps extends AttnWidget {
       ${page ? html`<div class="actions"><button type="button" class="predict-again" @click=${() => toStage(PREDICT.at)}>Predict again</button></div>` : nothing}</div>`;
   }
 
-  /** Everything the widget displays, from the core. */
-  compute(lab) {
+  /**
+   * Everything the widget displays, from the core: Q, K and V, then (unless `projectionsOnly`) the
+   * attention with and without the mask (#attend). The first part of a page's first draw (labReady)
+   * shows only the inputs and Q, K, V: the attention waits for the next part, so the core's first
+   * attention call (its first run compiles the code it uses) is not in the task of the first numbers.
+   */
+  compute(lab, { projectionsOnly = false } = {}) {
     const { tokens, dIn, dk } = this, t = tokens.length;
     const q = project(lab, this.x, this.wq, t, dIn, dk);
     const k = project(lab, this.x, this.wk, t, dIn, dk);
     const v = project(lab, this.x, this.wv, t, dIn, dk);
+    const c = { t, q, k, v };
+    return projectionsOnly ? c : this.#attend(lab, c);
+  }
+
+  /** `c` (Q, K, V of compute) with the attention: scores, weights, output, mask, colour range, entropies. */
+  #attend(lab, c) {
+    const { t, q, k, v } = c, dk = this.dk;
     const scale = (this.scale === 'none' ? 1 : 1 / Math.sqrt(dk)) / this.temperature;
     const base = { q, k, v, tq: t, tk: t, dk, dv: dk, scale };
     const mask = maskArgument(this.mask, t, { window: this.window, padding: this.padding, keep: this.keep });
@@ -363,17 +375,21 @@ export class AttnSteps extends AttnWidget {
     const r = lab.attention({ ...base, mask });
     const m = Float32Array.from(r.scaled, (s) => (s === -Infinity ? -Infinity : 0));
     const range = sharedRange(unmasked.scores, unmasked.scaled);
-    return { t, q, k, v, unmasked, r, m, range, noMask: maskIsEmpty(r.scaled), entropies: rowEntropies(r.weights, t, t) };
+    return { ...c, unmasked, r, m, range, noMask: maskIsEmpty(r.scaled), entropies: rowEntropies(r.weights, t, t) };
   }
 
   renderWidget(lab) {
-    const c = this._reuse ? this._computed : this.compute(lab);
+    // Only Q, K and V while the first draw shows no stage past them (and no map is hovered: a link
+    // highlights the other maps, and V's rows by their weights).
+    const projectionsOnly = !this.slideLayout && this._upTo !== null && this._upTo < 2 && !this._link;
+    let c = this._reuse ? this._computed : this.compute(lab, { projectionsOnly });
+    if (!c.r && !projectionsOnly) c = this.#attend(lab, c);
     this._computed = c;
     if (this.slideLayout) return this.#renderSlide(c);
     const { tokens, dIn, dk } = this, t = tokens.length, f = this.fields;
     // Queries whose every key is masked: the core returns weights 0 and output 0 for them (no key to
     // average over), which must not read as "perfectly certain".
-    const isBlind = tokens.map((_, i) => c.r.scaled.subarray(i * t, (i + 1) * t).every((x) => x === -Infinity));
+    const isBlind = c.r ? tokens.map((_, i) => c.r.scaled.subarray(i * t, (i + 1) * t).every((x) => x === -Infinity)) : tokens.map(() => false);
     const blind = tokens.filter((_, i) => isBlind[i]);
     const blindNote = blind.length ? html`<p class="note blind-rows" role="note">${blind.length === 1 ? 'Query' : 'Queries'} ${blind.map((w) => `“${w}”`).join(', ')}
       ${blind.length === 1 ? 'sees' : 'see'} no key: every key in ${blind.length === 1 ? 'its row is' : 'their rows is'} masked, so the softmax has nothing to share out.
@@ -382,7 +398,7 @@ export class AttnSteps extends AttnWidget {
     // Few tokens (the lecture's examples): big cells with 4 decimals, as the notes print them.
     const small = t <= 6;
     const links = this.#links(c);
-    const sr = { range: [-c.range, c.range] };  // scores, scaled, scaled + M: one colour range
+    const sr = { range: [-(c.range ?? 1), c.range ?? 1] };  // scores, scaled, scaled + M: one colour range
     const hm = (cls, label, values, rows, cols, colLabels, extra = {}) => html`<attn-heatmap class=${cls} .label=${label} .values=${values}
       .rows=${rows} .cols=${cols} .rowLabels=${tokens} .colLabels=${colLabels} .colormap=${extra.colormap ?? 'diverging'}
       .vmin=${extra.probability && this.weightRange !== 'map' ? 0 : extra.range?.[0] ?? null} .vmax=${extra.probability && this.weightRange !== 'map' ? 1 : extra.range?.[1] ?? null}

@@ -120,9 +120,12 @@ try {
   }
   const o = withOrt ? engines.length - 1 : -1;
   console.log(`load average ${os.loadavg().map((x) => x.toFixed(2)).join(', ')}; ${ROUNDS} rounds, medians`);
+  const mn = (a) => Math.min(...a);
   engines.forEach((e, i) => {
     const mem = e.lab ? `, memory ${(e.lab.core.module.HEAPU8.length / weightBytes).toFixed(3)}× the weights` : '';
     const vs = o >= 0 && i !== o ? `\n    onnxruntime-web / this: wall forward ${(med(F[o]) / med(F[i])).toFixed(2)}×, token ${(med(G[o]) / med(G[i])).toFixed(2)}×; CPU forward ${(med(Fc[o]) / med(Fc[i])).toFixed(2)}×, token ${(med(Gc[o]) / med(Gc[i])).toFixed(2)}×` : '';
+    const mins = o >= 0 && i !== o ? `; minima: forward ${(mn(Fc[o]) / mn(Fc[i])).toFixed(2)}×, token ${(mn(Gc[o]) / mn(Gc[i])).toFixed(2)}×` : '';
+    console.log(`${e.name}: CPU minima forward ${ms(mn(Fc[i]))} ms, ${ms(mn(Gc[i]))} ms/token${mins}`);
     console.log(`${e.name}: wall forward ${ms(med(F[i]))} ms, ${ms(med(G[i]))} ms/token; CPU forward ${ms(med(Fc[i]))} ms [${Fc[i].map(ms).join(' ')}], ${ms(med(Gc[i]))} ms/token [${Gc[i].map(ms).join(' ')}]${mem}${vs}`);
   });
 } finally {

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "attnlab/attnlab.h"
+#include "../../core/src/kernels/kernels.h"
 #include "tolerance.h"
 
 using attnlab::Mask;
@@ -102,4 +103,37 @@ TEST(Attention, BadInputThrowsWithNamedArgument) {
     EXPECT_NE(std::string(e.what()).find("q[4] is NaN"), std::string::npos) << e.what();
   }
   EXPECT_THROW(attnlab::attention(K, K, V, Mask::None(), 0.0f), attnlab::Error);
+}
+
+// The SIMD softmax runs rows four at a time when the row length is a multiple of 4 (a head's weights
+// at tk = 16): every row must be what the one-row path gives, bit for bit, including blocks holding a
+// fully masked row (−∞: zeros), an overflowed row (+∞: shared weight) or a partly masked row, in
+// place or not, with a leftover of fewer than 4 rows.
+TEST(SoftmaxRows, FourRowBlocksEqualRowByRow) {
+  namespace k = attnlab::kernels;
+  const float inf = std::numeric_limits<float>::infinity();
+  std::mt19937 gen(29);
+  std::uniform_real_distribution<float> u(-30.0f, 30.0f);
+  for (size_t rows : {size_t{4}, size_t{7}, size_t{16}, size_t{64}})
+    for (size_t cols : {size_t{4}, size_t{16}, size_t{20}, size_t{6}}) {
+      std::vector<float> x(rows * cols);
+      for (float& v : x) v = u(gen);
+      for (size_t j = 0; j < cols; ++j) x[1 * cols + j] = -inf;       // row 1: fully masked
+      x[2 * cols + cols - 1] = inf;                                     // row 2: an overflowed score
+      for (size_t j = 0; j < cols; j += 2) x[(rows - 1) * cols + j] = -inf;  // last row: partly masked
+      std::vector<float> whole(rows * cols), one(rows * cols), inplace = x;
+      k::softmax_rows_f32_wasmsimd(rows, cols, x.data(), cols, whole.data(), cols);
+      for (size_t i = 0; i < rows; ++i)
+        k::softmax_rows_f32_wasmsimd(1, cols, x.data() + i * cols, cols, one.data() + i * cols, cols);
+      k::softmax_rows_f32_wasmsimd(rows, cols, inplace.data(), cols, inplace.data(), cols);
+      for (size_t i = 0; i < rows * cols; ++i) {
+        ASSERT_EQ(whole[i], one[i]) << "rows " << rows << " cols " << cols << " at " << i;
+        ASSERT_EQ(inplace[i], one[i]) << "in place, rows " << rows << " cols " << cols << " at " << i;
+      }
+      for (size_t i = 0; i < rows; ++i) {
+        float sum = 0.0f;
+        for (size_t j = 0; j < cols; ++j) sum += whole[i * cols + j];
+        EXPECT_NEAR(sum, i == 1 ? 0.0f : 1.0f, 1e-5f) << "row " << i;
+      }
+    }
 }

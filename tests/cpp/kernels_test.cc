@@ -436,6 +436,38 @@ bool same_bits(const float* a, const float* b, size_t n) { return std::memcmp(a,
 // a product of many rows (the prefill's packed path), bit for bit: generate() checks its decode against
 // the forward, so the one-row kernels must sum in the blocked kernels' order. Row blocks of four rows
 // of B (nn) and groups of eight and four rows (nt) with every tail, k past a reduction block.
+// The three side-by-side one-row products (a decoded token's q, k, v) against the scalar twin and
+// against gemm_nn_f32 on each matrix alone, bit for bit; with and without biases, every column tail.
+TEST(Kernels, ThreeOneRowProductsEqualEachAlone) {
+  for (size_t n : {size_t{1}, size_t{7}, size_t{8}, size_t{13}, size_t{64}, size_t{263}})
+    for (size_t kk : {size_t{1}, size_t{5}, size_t{300}}) {
+      const size_t ldb = n + 3;
+      const auto x = random_vec(kk, 91);
+      std::vector<std::vector<float>> b, bias;
+      for (unsigned i = 0; i < 3; ++i) {
+        b.push_back(random_vec(kk * ldb, 92 + i));
+        bias.push_back(random_vec(n, 95 + i));
+      }
+      for (bool with_bias : {false, true}) {
+        std::vector<Guarded> got, ref;
+        for (int i = 0; i < 3; ++i) got.emplace_back(n), ref.emplace_back(n);
+        const float* const bs[3] = {b[0].data(), b[1].data(), b[2].data()};
+        const float* const bi[3] = {with_bias ? bias[0].data() : nullptr, bias[1].data(), with_bias ? bias[2].data() : nullptr};
+        float* const ys[3] = {got[0].data(), got[1].data(), got[2].data()};
+        float* const rs[3] = {ref[0].data(), ref[1].data(), ref[2].data()};
+        k::gemv_nn3_f32_wasmsimd(n, kk, x.data(), bs, ldb, bi, ys);
+        k::gemv_nn3_f32_scalar(n, kk, x.data(), bs, ldb, bi, rs);
+        for (int i = 0; i < 3; ++i) {
+          std::vector<float> alone(n);
+          k::gemm_nn_f32_wasmsimd(1, n, kk, x.data(), kk, bs[i], ldb, bi[i], alone.data(), n);
+          ASSERT_TRUE(same_bits(got[i].data(), alone.data(), n)) << n << "x" << kk << " matrix " << i;
+          ASSERT_TRUE(same_bits(ref[i].data(), alone.data(), n)) << "scalar " << n << "x" << kk << " matrix " << i;
+          ASSERT_TRUE(got[i].intact(n));
+        }
+      }
+    }
+}
+
 TEST(Kernels, OneRowProductsEqualTheirRowInABlockedProduct) {
   for (size_t m : {size_t{17}, size_t{64}})
     for (size_t n : {size_t{9}, size_t{13}, size_t{263}})

@@ -67,6 +67,15 @@ void gemm_prepacked_f32_wasmsimd(size_t m, size_t n, size_t k, const float* a, s
                                  const float* bp, size_t strip_stride, bool accumulate, float* c,
                                  size_t ldc);
 
+// Three one-row products of the same x: y_i[0:n] = bias_i + x[0:k]·B_i for i = 0, 1, 2 (B_i [k, n] with
+// row stride ldb, bias_i may be nullptr: 0). A decoded token's q, k and v: the three matrices are read
+// side by side, row p of each in turn, three long streams in memory order. Each y_i is the same floats
+// as gemm_nn_f32(1, n, k, x, k, B_i, ldb, bias_i, y_i, n) (bias first, then p = 0, 1, … in order).
+void gemv_nn3_f32_scalar(size_t n, size_t k, const float* x, const float* const b[3], size_t ldb,
+                         const float* const bias[3], float* const y[3]);
+void gemv_nn3_f32_wasmsimd(size_t n, size_t k, const float* x, const float* const b[3], size_t ldb,
+                           const float* const bias[3], float* const y[3]);
+
 // Row-wise softmax, y[i, :] = exp(x[i, :] − max_i) / Σ exp(x[i, :] − max_i). In place when x == y.
 // −Infinity entries give exactly 0; a row whose entries are all −Infinity gives all zeros (not NaN).
 void softmax_rows_f32_scalar(size_t rows, size_t cols, const float* x, size_t ldx, float* y,

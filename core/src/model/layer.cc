@@ -52,7 +52,18 @@ Status decode_attention(const char* op, size_t l, const LayerConfig& c, const Mu
   const size_t D = c.d_model, H = c.heads, dk = D / H, past = cache.length;
   float* K = cache.keys(l);
   float* V = cache.values(l);
-  if (checked) {
+  if (checked && t == 1) {
+    // One row (a generated token): q, k and v with W_Q, W_K and W_V read side by side (the same
+    // floats as multi-head attention's projection below, which reads them one after the other).
+    const float* const wt[3] = {w.wq, w.wk, w.wv};
+    const float* const bias[3] = {w.bq, w.bk, w.bv};
+    float* const out[3] = {a.q, K + past * D, V + past * D};
+#if defined(ATTNLAB_HAVE_SIMD128)  // dispatch.h's choice
+    kernels::gemv_nn3_f32_wasmsimd(D, D, a.ln1, wt, D, bias, out);
+#else
+    kernels::gemv_nn3_f32_scalar(D, D, a.ln1, wt, D, bias, out);
+#endif
+  } else if (checked) {
     // Checked weights: multi-head attention's own projection (x·W + b, no scan of W); a q, k or v
     // that overflowed is refused below.
     MultiHeadArgs ma{};

@@ -92,4 +92,15 @@ void gemm_prepacked_f32_scalar(size_t m, size_t n, size_t k, const float* a, siz
     }
 }
 
+void gemv_nn3_f32_scalar(size_t n, size_t k, const float* x, const float* const b[3], size_t ldb,
+                         const float* const bias[3], float* const y[3]) {
+  for (size_t i = 0; i < 3; ++i)
+    for (size_t j = 0; j < n; ++j) y[i][j] = bias[i] ? bias[i][j] : 0.0f;
+  for (size_t p = 0; p < k; ++p)
+    for (size_t i = 0; i < 3; ++i) {
+      const float* row = b[i] + p * ldb;
+      for (size_t j = 0; j < n; ++j) y[i][j] += x[p] * row[j];
+    }
+}
+
 }  // namespace attnlab::kernels

@@ -8,14 +8,14 @@
 //
 // --vs times a second build of the API (e.g. a checkout of an older commit) interleaved with this one,
 // A B A B, in the same process: the before/after figures of a change to the boundary.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { createAttnLab } from '../web/api/index.js';
 
 const argv = process.argv.slice(2);
 const QUICK = argv.includes('--quick');
 const vsAt = argv.indexOf('--vs');
-const WARMUP_MS = QUICK ? 300 : 2000, ROUNDS = QUICK ? 5 : 15;
+const WARMUP_MS = QUICK ? 300 : 2000, ROUNDS = QUICK ? 5 : 31;
 
 const labs = [['this build', await createAttnLab()]];
 if (vsAt >= 0) {
@@ -44,11 +44,22 @@ function cases(lab) {
   };
 }
 
-// Median µs per call of `fn` over ROUNDS rounds of ~20 ms each.
+// The clock: this thread's CPU time (Linux: /proc/self/task/<pid>/schedstat, brought up to date by
+// getrusage), as bench/mha.bench.mjs: a loaded machine inflates wall time for whichever build a slow
+// patch hits. Wall time where the file is missing.
+const cpuMs = (() => {
+  try {
+    const fd = openSync(`/proc/self/task/${process.pid}/schedstat`, 'r'), buf = Buffer.alloc(64);
+    const read = () => { process.cpuUsage(); return Number(buf.toString('latin1', 0, readSync(fd, buf, 0, 64, 0)).split(' ')[0]) / 1e6; };
+    return Number.isFinite(read()) ? read : null;
+  } catch { return null; }
+})() ?? (() => performance.now());
+
+// µs per call of `fn` over one round of n calls (~20 ms).
 function timeRound(fn, n) {
-  const t0 = performance.now();
+  const t0 = cpuMs();
   for (let i = 0; i < n; i++) fn();
-  return ((performance.now() - t0) * 1000) / n;
+  return ((cpuMs() - t0) * 1000) / n;
 }
 function calibrate(fn) {
   let n = 1;
@@ -58,12 +69,18 @@ function calibrate(fn) {
 
 const all = labs.map(([name, lab]) => [name, cases(lab)]);
 const rows = [];
-console.log(`boundary bench: Node ${process.versions.node}, warm-up ${WARMUP_MS} ms per case, median of ${ROUNDS} interleaved rounds (µs per call)`);
+console.log(`boundary bench: Node ${process.versions.node}, warm-up ${WARMUP_MS} ms per case, median of ${ROUNDS} interleaved rounds (µs of main-thread CPU per call)`);
 for (const label of Object.keys(all[0][1])) {
   const fns = all.map(([, c]) => c[label]);
   for (const fn of fns) { const t0 = performance.now(); while (performance.now() - t0 < WARMUP_MS) fn(); }
   const ns = fns.map(calibrate), times = fns.map(() => []);
-  for (let r = 0; r < ROUNDS; r++) fns.forEach((fn, i) => times[i].push(timeRound(fn, ns[i])));  // A B A B
+  // A B, then B A, …: with a fixed order the second build always ran after the first one's garbage
+  // (a same-build comparison read ×0.88-0.93 that way under load).
+  for (let r = 0; r < ROUNDS; r++)
+    for (let j = 0; j < fns.length; j++) {
+      const i = (j + r) % fns.length;
+      times[i].push(timeRound(fns[i], ns[i]));
+    }
   const med = times.map((t) => t.sort((a, b) => a - b)[t.length >> 1]);
   console.log(`  ${label.padEnd(46)} ${all.map(([name], i) => `${name}: ${med[i].toFixed(2)}`).join('   ')}${med.length > 1 ? `   (×${(med[1] / med[0]).toFixed(2)})` : ''}`);
   rows.push(`| ${label} | ${med.map((m) => m.toFixed(2)).join(' | ')} |`);
@@ -75,7 +92,7 @@ if (!QUICK && labs.length === 1) {
   const section = `<!-- boundary.bench.mjs: begin -->
 ## The boundary: one call from JS into the core
 
-bench/boundary.bench.mjs, Node ${process.versions.node}: µs per call, median of ${ROUNDS} rounds after ${WARMUP_MS / 1000} s of warm-up per case. Every op
+bench/boundary.bench.mjs, Node ${process.versions.node}: µs of main-thread CPU per call, median of ${ROUNDS} rounds after ${WARMUP_MS / 1000} s of warm-up per case. Every op
 crosses Embind with a \`value_object\` call (fields by name) except multi-head attention, whose two entry points
 take the same fields as plain arguments: Embind writes a \`value_object\` one WebAssembly call per field plus a
 malloc/free (measured beside it on this build: ~1.4 µs for the 30-field multi-head call against ~0.26 µs as

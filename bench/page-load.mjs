@@ -18,6 +18,13 @@
 //   node bench/page-load.mjs --ab DIR_A,DIR_B[,…] [--runs N] [--throttled-only]   (an A/B of builds: the sites load
 //   in turn (the order rotates), in one browser, so both see the same machine load; prints both, writes nothing);
 //   add --first to end each load at the first numbers instead of waiting for all ten widgets
+//   add --phases to split the main thread's CPU before the first numbers by what ran (it traces more
+//   categories, which costs the page some CPU: compare phases with phases, totals without --phases):
+//   navigation (the new document and its window), parse (HTML), frames before the page's scripts ran
+//   (the first style, layout and paint), scripts (every module evaluated, the custom elements upgraded),
+//   frames after them, core start (the microtask task that instantiates the WebAssembly module: Embind's
+//   registrations), first draw (the first widget's first part), the frame that lays it out and paints it,
+//   other; and the style recalculation and layout time inside all of these
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -34,6 +41,7 @@ const AB = arg('--ab', null)?.split(',').map((d) => resolve(d));
 const THROTTLED_ONLY = process.argv.includes('--throttled-only');
 // --first: a load ends at the first numbers (+ the settling time), not when every widget shows its own.
 const FIRST_ONLY = process.argv.includes('--first');
+const PHASES = process.argv.includes('--phases');
 const site = resolve(arg('--site', 'build/bench/site'));
 const OUT = arg('--out', 'build/bench/page-load.json');
 if (!AB && !process.argv.includes('--no-build'))
@@ -110,7 +118,30 @@ function mainThreadTasks(events) {
   for (const e of top) { const last = tasks[tasks.length - 1]; if (!last || e.ts >= last.ts + last.dur) tasks.push(e); }
   const cpuUntil = (m) => (m ? tasks.filter((t) => t.ts < m.ts).reduce((s, t) => s + (t.tdur ?? t.dur), 0) / 1000 : null);
   const longest = tasks.reduce((a, t) => ((t.tdur ?? 0) > (a?.tdur ?? -1) ? t : a), null);
-  return { cpuBeforeFirstNumbers: cpuUntil(first), cpuBeforeAllWidgets: cpuUntil(all), longestTaskCpu: longest ? longest.tdur / 1000 : null };
+  return { cpuBeforeFirstNumbers: cpuUntil(first), cpuBeforeAllWidgets: cpuUntil(all), longestTaskCpu: longest ? longest.tdur / 1000 : null,
+    phases: PHASES && first ? phasesBefore(first, tasks, events.filter((e) => e.ph === 'X' && e.pid === doc.pid && (!main || e.tid === main.tid))) : null };
+}
+
+// --phases: each main-thread task before the first numbers by what it ran (CPU ms), in page order.
+function phasesBefore(first, tasks, onMain) {
+  const out = {};
+  let scripts = false, core = false, drawn = false;
+  const inside = (t, name) => onMain.some((e) => e.name === name && e.ts >= t.ts && e.ts < t.ts + t.dur);
+  for (const t of tasks.filter((x) => x.ts < first.ts)) {
+    const cpu = (t.tdur ?? t.dur) / 1000, frame = inside(t, 'WebFrameWidgetImpl::UpdateLifecycle');
+    let k = 'other';
+    if (inside(t, 'DocumentLoader::CommitNavigation')) k = 'navigation';
+    else if (inside(t, 'HTMLParserScriptRunner ExecuteScript')) { k = 'scripts'; scripts = true; }
+    else if (scripts && !core && t.name === 'BlinkScheduler_PerformMicrotaskCheckpoint' && cpu > 10) { k = 'coreStart'; core = true; }
+    else if (core && !drawn && !frame && cpu > 20) { k = 'firstDraw'; drawn = true; }
+    else if (frame) k = drawn ? 'drawFrame' : scripts ? 'framesAfterScripts' : 'framesBeforeScripts';
+    else if (inside(t, 'ParseHTML')) k = 'parse';
+    out[k] = (out[k] ?? 0) + cpu;
+  }
+  const sum = (name) => onMain.filter((e) => e.name === name && e.ts < first.ts).reduce((a, e) => a + (e.tdur ?? e.dur), 0) / 1000;
+  out['(style)'] = sum('UpdateLayoutTree');
+  out['(layout)'] = sum('Layout');
+  return out;
 }
 
 async function load(throttle, url = urls[0]) {
@@ -121,7 +152,8 @@ async function load(throttle, url = urls[0]) {
   const events = [];
   cdp.on('Tracing.dataCollected', (d) => { for (const e of d.value) events.push(e); });
   const traced = new Promise((ok) => cdp.once('Tracing.tracingComplete', ok));
-  await cdp.send('Tracing.start', { traceConfig: { includedCategories: ['toplevel', 'blink.user_timing'] }, transferMode: 'ReportEvents' });
+  const categories = ['toplevel', 'blink.user_timing', ...(PHASES ? ['loading', 'blink', 'devtools.timeline'] : [])];
+  await cdp.send('Tracing.start', { traceConfig: { includedCategories: categories }, transferMode: 'ReportEvents' });
   await page.addInitScript({ content: `(${probe})(${JSON.stringify(TAGS)}, ${FIRST_ONLY});` });
   await page.goto(url, { waitUntil: 'commit' });
   // Waits through the DevTools protocol for the probe's promise: no polling, and none of Playwright's
@@ -156,6 +188,7 @@ async function load(throttle, url = urls[0]) {
     longestTaskCpu: cpu.longestTaskCpu ?? NaN,
     cpuBeforeFirstNumbers: cpu.cpuBeforeFirstNumbers ?? NaN,
     cpuBeforeAllWidgets: cpu.cpuBeforeAllWidgets ?? NaN,
+    phases: cpu.phases ?? null,
     domContentLoaded: r.domContentLoaded,
     firstContentfulPaint: r.firstContentfulPaint,
     documentStart: r.documentStart,
@@ -191,6 +224,8 @@ const summary = (rs) => {
     cpuBeforeAllWidgetsMedianMs: median(of('cpuBeforeAllWidgets')),
     firstContentfulPaintMedianMs: median(of('firstContentfulPaint')), documentStartMedianMs: median(of('documentStart')),
     perWidgetMedianMs: Object.fromEntries(TAGS.map((t) => [t, Math.round(median(rs.map((r) => r.perWidget[t])))])),
+    phasesMedianCpuMs: PHASES ? Object.fromEntries([...new Set(rs.flatMap((r) => Object.keys(r.phases ?? {})))]
+      .map((k) => [k, Math.round(median(rs.map((r) => r.phases?.[k] ?? 0)))])) : null,
   };
 };
 const line = (name, s) => `${name}: first numbers median ${s.firstNumbersMedianMs.toFixed(0)} ms (${s.firstNumbersRuns.join(', ')}), ` +
@@ -198,7 +233,8 @@ const line = (name, s) => `${name}: first numbers median ${s.firstNumbersMedianM
   `(${s.longestTaskRuns.join(', ')}; 0 = none ≥ 50 ms), ${s.longTasksMedian} long tasks, blocking ${s.blockingMedianMs.toFixed(0)} ms;\n` +
   `    main-thread CPU: before first numbers ${s.cpuBeforeFirstNumbersMedianMs.toFixed(0)} ms (${s.cpuBeforeFirstNumbersRuns.join(', ')}), ` +
   `before all widgets ${s.cpuBeforeAllWidgetsMedianMs.toFixed(0)} ms, longest task ${s.longestTaskCpuMedianMs.toFixed(0)} ms (${s.longestTaskCpuRuns.join(', ')});\n` +
-  `    first contentful paint ${s.firstContentfulPaintMedianMs.toFixed(0)} ms, the page's first script ran at ${s.documentStartMedianMs.toFixed(0)} ms (medians)`;
+  `    first contentful paint ${s.firstContentfulPaintMedianMs.toFixed(0)} ms, the page's first script ran at ${s.documentStartMedianMs.toFixed(0)} ms (medians)` +
+  (s.phasesMedianCpuMs ? `;\n    main-thread CPU before the first numbers by phase (medians, ms): ${Object.entries(s.phasesMedianCpuMs).map(([k, v]) => `${k} ${v}`).join(', ')}` : '');
 if (AB) {
   const la = loadavg().map((x) => x.toFixed(2)).join(' ');
   console.log(`A/B page load at 1440×900, ${RUNS} loads of each site per kind, alternating; load average ${loadBefore.map((x) => x.toFixed(2)).join(' ')} before, ${la} after:`);

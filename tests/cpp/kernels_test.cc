@@ -499,6 +499,36 @@ TEST(Kernels, OneRowProductsEqualTheirRowInABlockedProduct) {
 }
 
 
+// Up to 16 rows, nn reads B's full strips in place (its own micro-kernel, walking A and B by
+// pointer; a partial strip packed): each row equals the same row of a 40-row product (B packed, A too
+// from 32 columns) bit for bit, with and without bias, accumulating, strided, with a partial last
+// strip and two reduction blocks (k 300).
+TEST(Kernels, FewRowsInPlaceEqualTheirRowsInAPackedProduct) {
+  const size_t big = 40;
+  for (size_t m : {size_t{2}, size_t{3}, size_t{4}, size_t{7}, size_t{16}})
+    for (size_t n : {size_t{8}, size_t{13}, size_t{64}, size_t{75}})
+      for (size_t kk : {size_t{1}, size_t{64}, size_t{300}}) {
+        const size_t lda = kk + 3, ldb = n + 5, row0 = 11;
+        const auto a = random_vec(big * lda, 91), b = random_vec(kk * ldb, 92);
+        const auto bias = random_vec(n, 93), c0 = random_vec(big * n, 94);
+        for (const float* bi : {static_cast<const float*>(nullptr), bias.data()}) {
+          std::vector<float> full(big * n);
+          Guarded few(m * n);
+          k::gemm_nn_f32_wasmsimd(big, n, kk, a.data(), lda, b.data(), ldb, bi, full.data(), n);
+          k::gemm_nn_f32_wasmsimd(m, n, kk, a.data() + row0 * lda, lda, b.data(), ldb, bi, few.data(), n);
+          ASSERT_TRUE(same_bits(few.data(), full.data() + row0 * n, m * n)) << "nn " << m << "x" << n << "x" << kk;
+          ASSERT_TRUE(few.intact(m * n));
+        }
+        std::vector<float> fa = c0;
+        Guarded fewa(m * n);
+        std::copy(c0.begin() + row0 * n, c0.begin() + (row0 + m) * n, fewa.data());
+        k::gemm_nn_acc_f32_wasmsimd(big, n, kk, a.data(), lda, b.data(), ldb, fa.data(), n);
+        k::gemm_nn_acc_f32_wasmsimd(m, n, kk, a.data() + row0 * lda, lda, b.data(), ldb, fewa.data(), n);
+        ASSERT_TRUE(same_bits(fewa.data(), fa.data() + row0 * n, m * n)) << "nn acc " << m << "x" << n << "x" << kk;
+        ASSERT_TRUE(fewa.intact(m * n));
+      }
+}
+
 // The pass between scores and softmax (both attention paths), every mask kind, with and without ALiBi,
 // on tiles placed anywhere in the [t_q, t_k] scores (the streaming op's key blocks), strided.
 TEST(Kernels, ScaleMaskSimdMatchesScalar) {

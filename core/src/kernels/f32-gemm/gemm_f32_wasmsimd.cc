@@ -492,11 +492,6 @@ constexpr size_t kNC = 256;  // columns of B per packed panel: [kKC, kNC] floats
 // thread_local: a native C++ user may call the core from several threads (wasm has one: a plain global).
 alignas(16) thread_local float g_panel[kKC * kNC];
 alignas(16) thread_local float g_apack[kMC * kKC];  // a block of A packed (pack_a), 128 KB
-// One row block of A (≤ kMC rows) with every reduction block packed, up to this many floats (768 KB:
-// GPT-2's 64-token prompt against c_proj, k = 3072): packed once per product, not again for each
-// panel of B (the tied head has 197 panels, c_fc 12).
-constexpr size_t kApackAllFloats = 64 * 3072;
-alignas(16) thread_local float g_apack_all[kApackAllFloats];
 
 // C[m, n] (=|+=) A[m, k]·op(B) (+ bias): op(B) = B [k, n] (nn) or Bᵀ with B [n, k] (nt).
 template <bool kTransB>
@@ -507,17 +502,6 @@ void gemm_packed(size_t m, size_t n, size_t k, const float* a, size_t lda, const
     if (kTransB && !bias) return gemv_nt_rows(n, k, a, b, ldb, accumulate, c);
     if (!kTransB) return gemv_nn_rows(n, k, a, b, ldb, bias, accumulate, c);
   }
-  // One row block that the panels below read packed: A's reduction blocks packed once, block p0 at
-  // g_apack_all + m·p0 (the same floats pack_a writes for each panel).
-  const bool a_once = m <= kMC && (kTransB || m > kPackMinRows) && n >= kPackAMinCols && m * k <= kApackAllFloats;
-  if (a_once)
-    for (size_t p0 = 0; p0 < k; p0 += kKC) pack_a(m, std::min(kKC, k - p0), a + p0, lda, g_apack_all + m * p0);
-  // A's block p0 packed for a panel: from g_apack_all, or packed now into g_apack.
-  const auto packed_a = [&](size_t p0, size_t kc) -> const float* {
-    if (a_once) return g_apack_all + m * p0;
-    pack_a(m, kc, a + p0, lda, g_apack);
-    return g_apack;
-  };
   for (size_t jc = 0; jc < n; jc += kNC) {
     const size_t nc = std::min(kNC, n - jc);
     for (size_t p0 = 0; p0 < k; p0 += kKC) {
@@ -557,23 +541,23 @@ void gemm_packed(size_t m, size_t n, size_t k, const float* a, size_t lda, const
       const bool pack_a_block = nc >= kPackAMinCols;
       if (m <= kMC && !kTransB && pack_a_block) {
         // One row block, nn: groups of kNG columns packed row by row, then strip by strip.
-        const float* ap = packed_a(p0, kc);
+        pack_a(m, kc, a + p0, lda, g_apack);
         for (size_t jg = 0; jg < nc; jg += kNG) {
           const size_t gc = std::min(kNG, nc - jg);
           pack_b_nn_group(kc, gc, b + p0 * ldb + jc + jg, ldb, g_panel);
           for (size_t j = 0; j < gc; j += kNR)
-            gemm_strip_packed(m, kc, std::min(kNR, gc - j), ap, g_panel + j * kc,
+            gemm_strip_packed(m, kc, std::min(kNR, gc - j), g_apack, g_panel + j * kc,
                               bias_p ? bias_p + jg + j : nullptr, acc, c + jc + jg + j, ldc);
         }
         continue;
       }
       if (m <= kMC) {  // one row block: one strip at a time through an L1-sized buffer
         alignas(16) float bp[kKC * kNR];
-        const float* ap = pack_a_block ? packed_a(p0, kc) : nullptr;
+        if (pack_a_block) pack_a(m, kc, a + p0, lda, g_apack);
         for (size_t j = 0; j < nc; j += kNR) {
           pack(j, bp);
           if (pack_a_block)
-            gemm_strip_packed(m, kc, std::min(kNR, nc - j), ap, bp, bias_p ? bias_p + j : nullptr, acc,
+            gemm_strip_packed(m, kc, std::min(kNR, nc - j), g_apack, bp, bias_p ? bias_p + j : nullptr, acc,
                               c + jc + j, ldc);
           else
             gemm_strip(m, kc, std::min(kNR, nc - j), a + p0, lda, bp, bias_p ? bias_p + j : nullptr, acc,

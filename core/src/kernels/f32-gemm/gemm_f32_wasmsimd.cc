@@ -28,7 +28,14 @@ constexpr size_t kPackMinRows = 16;  // up to this many rows of A, nn reads B un
 // C[0:MR, 0:8] = bias (or 0) + A[0:MR, 0:kc]·Bp[0:kc, 0:8], or C += … when accumulate.
 // Bp row p at bp + p·ldbp: 8 when packed, B's own row stride when a small product reads B in place.
 // a has row stride lda. Not inlined: V8 allocates registers far better in a small function than in
-// the driver with every MR variant inlined (measured: the nt driver ran 2.5x slower inlined).
+// the driver with every MR variant inlined (measured: the nt driver ran 2.5x slower inlined); it has
+// several callers, so Binaryen (which inlines a function with one caller, noinline or not) keeps it
+// out of the driver. The loop walks A and B by pointer (a += 1, b += ldbp) and counts down:
+// Emscripten compiles with LLVM's loop strength reduction off, so indexing from p recomputed B's row
+// address (a multiply) and A's column offset at every step. Measured in Node 20 (scratch harness,
+// runtime strides, paired rounds): [16, 64]·[64, 64] 1.10x, [16, 64]·[64, 192] 1.09-1.12x over
+// indexing; four A row pointers each bumped: 1.02x; four steps per iteration: 0.98x (V8 allocates
+// it worse).
 template <size_t MR>
 __attribute__((noinline)) void gemm_ukernel_mrx8(size_t kc, const float* a, size_t lda,
                                                  const float* bp, size_t ldbp, const float* bias,
@@ -47,58 +54,16 @@ __attribute__((noinline)) void gemm_ukernel_mrx8(size_t kc, const float* a, size
       c1[r] = i1;
     }
   }
-  for (size_t p = 0; p < kc; ++p) {
-    const v128_t b0 = wasm_v128_load(bp + p * ldbp);
-    const v128_t b1 = wasm_v128_load(bp + p * ldbp + 4);
-    for (size_t r = 0; r < MR; ++r) {
-      const v128_t ar = wasm_v128_load32_splat(a + r * lda + p);
-      c0[r] = wasm_f32x4_add(c0[r], wasm_f32x4_mul(ar, b0));
-      c1[r] = wasm_f32x4_add(c1[r], wasm_f32x4_mul(ar, b1));
-    }
-  }
-  for (size_t r = 0; r < MR; ++r) {
-    wasm_v128_store(c + r * ldc, c0[r]);
-    wasm_v128_store(c + r * ldc + 4, c1[r]);
-  }
-}
-
-// gemm_ukernel_mrx8 for the path of few rows (m <= kPackMinRows: B's full nn strips read where they
-// are, row stride ldb; a partial strip packed, ldb 8): the same sums in the same order (bit-identical),
-// but the loop walks A and B by pointer (a += 1, b += ldb) and counts down. Emscripten compiles with
-// LLVM's loop strength reduction off, so the kernel above recomputes B's row address (a multiply) and
-// A's column offset from p at every step. Measured in Node 20 (scratch harness, runtime strides,
-// paired rounds): [16, 64]·[64, 64] 1.10x, [16, 64]·[64, 192] 1.09-1.12x over the kernel above; four
-// A row pointers each bumped: 1.02x; four steps per iteration: 0.98x (V8 allocates it worse). Both
-// strip kinds call it, so Binaryen (which inlines a function with one caller, noinline or not) keeps it
-// out of the driver.
-template <size_t MR>
-__attribute__((noinline)) void gemm_ukernel_inplace_mrx8(size_t kc, const float* a, size_t lda,
-                                                         const float* b, size_t ldb, const float* bias,
-                                                         bool accumulate, float* c, size_t ldc) {
-  v128_t c0[MR], c1[MR];
-  if (accumulate) {
-    for (size_t r = 0; r < MR; ++r) {
-      c0[r] = wasm_v128_load(c + r * ldc);
-      c1[r] = wasm_v128_load(c + r * ldc + 4);
-    }
-  } else {
-    const v128_t i0 = bias ? wasm_v128_load(bias) : wasm_f32x4_splat(0.0f);
-    const v128_t i1 = bias ? wasm_v128_load(bias + 4) : wasm_f32x4_splat(0.0f);
-    for (size_t r = 0; r < MR; ++r) {
-      c0[r] = i0;
-      c1[r] = i1;
-    }
-  }
   for (size_t p = kc; p != 0; --p) {
-    const v128_t b0 = wasm_v128_load(b);
-    const v128_t b1 = wasm_v128_load(b + 4);
+    const v128_t b0 = wasm_v128_load(bp);
+    const v128_t b1 = wasm_v128_load(bp + 4);
     for (size_t r = 0; r < MR; ++r) {
       const v128_t ar = wasm_v128_load32_splat(a + r * lda);
       c0[r] = wasm_f32x4_add(c0[r], wasm_f32x4_mul(ar, b0));
       c1[r] = wasm_f32x4_add(c1[r], wasm_f32x4_mul(ar, b1));
     }
     a += 1;
-    b += ldb;
+    bp += ldbp;
   }
   for (size_t r = 0; r < MR; ++r) {
     wasm_v128_store(c + r * ldc, c0[r]);
@@ -133,10 +98,9 @@ inline void gemm_ukernel_mrx8_partial(size_t kc, size_t nr, const float* a, size
 }
 
 // The same product with A packed (pack_a below): ap[p·MR + r] = A[r, p], so one pointer walks A and
-// every load has a constant offset. Emscripten compiles with LLVM's loop strength reduction off, so
-// the kernel above recomputes four row addresses of A and one of B from p at every step (nine integer
-// operations per eight multiply-adds); here the loop bumps two pointers and counts down. The sums
-// are the same, in the same order: bit-identical results.
+// every load has a constant offset (the kernel above adds a multiple of lda for each of A's rows at
+// every step). Used from kPackAMinCols columns on, where packing A once repays itself over the
+// strips. The sums are the same, in the same order: bit-identical results.
 template <size_t MR>
 __attribute__((noinline)) void gemm_ukernel_packed_mrx8(size_t kc, const float* ap, const float* bp,
                                                         const float* bias, bool accumulate, float* c,
@@ -509,7 +473,7 @@ void gemm_packed(size_t m, size_t n, size_t k, const float* a, size_t lda, const
       const bool acc = accumulate || p0 > 0;  // later reduction blocks add to the first one's result
       const float* bias_p = (bias && p0 == 0) ? bias + jc : nullptr;
       // Few rows of A (an interactive-size call) do not repay packing: read full nn strips in place
-      // (gemm_ukernel_inplace_mrx8; a partial strip packed, through the same kernel).
+      // (a partial strip packed).
       if (!kTransB && m <= kPackMinRows) {
         for (size_t j = 0; j < nc; j += kNR) {
           const size_t nr = std::min(kNR, nc - j);
@@ -517,16 +481,12 @@ void gemm_packed(size_t m, size_t n, size_t k, const float* a, size_t lda, const
           float* cj = c + jc + j;
           if (nr == kNR)
             for_row_blocks(m, [&]<size_t MR>(size_t i) {
-              gemm_ukernel_inplace_mrx8<MR>(kc, a + p0 + i * lda, lda, b + p0 * ldb + jc + j, ldb, bias_j, acc, cj + i * ldc, ldc);
+              gemm_ukernel_mrx8<MR>(kc, a + p0 + i * lda, lda, b + p0 * ldb + jc + j, ldb, bias_j, acc, cj + i * ldc, ldc);
             });
           else {
             alignas(16) float bp[kKC * kNR];
             pack_b_nn(kc, nr, b + p0 * ldb + jc + j, ldb, bp);
-            for_row_blocks(m, [&]<size_t MR>(size_t i) {
-              through_8_wide<MR>(nr, bias_j, acc, cj + i * ldc, ldc, [&](const float* bias8, float* t) {
-                gemm_ukernel_inplace_mrx8<MR>(kc, a + p0 + i * lda, lda, bp, kNR, bias8, acc, t, kNR);
-              });
-            });
+            gemm_strip(m, kc, nr, a + p0, lda, bp, bias_j, acc, cj, ldc);
           }
         }
         continue;

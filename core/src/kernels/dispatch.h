@@ -23,6 +23,10 @@ inline void gemm_nn_acc_f32(size_t m, size_t n, size_t k, const float* a, size_t
                             const float* b, size_t ldb, float* c, size_t ldc) {
   ATTNLAB_KERNEL(gemm_nn_acc_f32)(m, n, k, a, lda, b, ldb, c, ldc);
 }
+inline void gemv_nn3_f32(size_t n, size_t k, const float* x, const float* const b[3], size_t ldb,
+                         const float* const bias[3], float* const y[3]) {
+  ATTNLAB_KERNEL(gemv_nn3_f32)(n, k, x, b, ldb, bias, y);
+}
 inline void gemm_nt_f32(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b,
                         size_t ldb, float* c, size_t ldc) {
   ATTNLAB_KERNEL(gemm_nt_f32)(m, n, k, a, lda, b, ldb, c, ldc);

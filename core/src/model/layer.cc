@@ -58,11 +58,7 @@ Status decode_attention(const char* op, size_t l, const LayerConfig& c, const Mu
     const float* const wt[3] = {w.wq, w.wk, w.wv};
     const float* const bias[3] = {w.bq, w.bk, w.bv};
     float* const out[3] = {a.q, K + past * D, V + past * D};
-#if defined(ATTNLAB_HAVE_SIMD128)  // dispatch.h's choice
-    kernels::gemv_nn3_f32_wasmsimd(D, D, a.ln1, wt, D, bias, out);
-#else
-    kernels::gemv_nn3_f32_scalar(D, D, a.ln1, wt, D, bias, out);
-#endif
+    kernels::gemv_nn3_f32(D, D, a.ln1, wt, D, bias, out);
   } else if (checked) {
     // Checked weights: multi-head attention's own projection (x·W + b, no scan of W); a q, k or v
     // that overflowed is refused below.
@@ -78,6 +74,20 @@ Status decode_attention(const char* op, size_t l, const LayerConfig& c, const Mu
     }
   }
   const float scale = 1.0f / std::sqrt(static_cast<float>(dk));  // multiHeadAttention's default
+  // Row i's query, head h, over the past + i + 1 cached keys: attend(args, outputs) for each.
+  const auto each_head = [&](auto&& attend) -> Status {
+    for (size_t i = 0; i < t; ++i)
+      for (size_t h = 0; h < H; ++h) {
+        const AttentionArgs aa{a.q + i * D + h * dk, D, K + h * dk, D, V + h * dk, D, 1, past + i + 1, dk, dk, scale,
+                               Mask::None()};
+        AttentionOutputs ao;
+        ao.weights = a.att;
+        ao.out = a.heads + i * D + h * dk;
+        ao.ldo = D;
+        ATTNLAB_CHECK(attend(aa, ao));
+      }
+    return Status::Ok();
+  };
   if (checked) {
     // The cache's earlier rows were checked when they were added: only the t new rows of q, k and v
     // are (attention_forward would scan every cached key and value again, for every head). Then the
@@ -87,30 +97,16 @@ Status decode_attention(const char* op, size_t l, const LayerConfig& c, const Mu
     for (const auto& f : fresh)
       ATTNLAB_CHECK(wrap(op, "attention", l, detail::check_no_overflow("attention", f.name, f.x, t * D,
                                                                        "x·W + b within float32 range")));
-    for (size_t i = 0; i < t; ++i)
-      for (size_t h = 0; h < H; ++h) {
-        const AttentionArgs aa{a.q + i * D + h * dk, D, K + h * dk, D, V + h * dk, D, 1, past + i + 1, dk, dk, scale,
-                               Mask::None()};
-        AttentionOutputs ao;
-        ao.weights = a.att;
-        ao.out = a.heads + i * D + h * dk;
-        ao.ldo = D;
-        attention_forward_unchecked(aa, ao);
-      }
+    ATTNLAB_CHECK(each_head([](const AttentionArgs& aa, const AttentionOutputs& ao) {
+      attention_forward_unchecked(aa, ao);
+      return Status::Ok();
+    }));
     return wrap(op, "attention", l, detail::check_no_overflow("attention", "output", a.heads, t * D,
                                                               "q·kᵀ and values v within float32 range"));
   }
-  for (size_t i = 0; i < t; ++i)
-    for (size_t h = 0; h < H; ++h) {
-      const AttentionArgs aa{a.q + i * D + h * dk, D, K + h * dk, D, V + h * dk, D, 1, past + i + 1, dk, dk, scale,
-                             Mask::None()};
-      AttentionOutputs ao;
-      ao.weights = a.att;
-      ao.out = a.heads + i * D + h * dk;
-      ao.ldo = D;
-      ATTNLAB_CHECK(wrap(op, "attention", l, attention_forward(aa, ao)));
-    }
-  return Status::Ok();
+  return each_head([&](const AttentionArgs& aa, const AttentionOutputs& ao) {
+    return wrap(op, "attention", l, attention_forward(aa, ao));
+  });
 }
 
 }  // namespace

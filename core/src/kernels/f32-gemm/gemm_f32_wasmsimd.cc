@@ -335,6 +335,30 @@ inline void transpose_4x4(const float* r0, const float* r1, const float* r2, con
   c[3] = wasm_i32x4_shuffle(t2, t3, 2, 3, 6, 7);
 }
 
+// Eight rows of B, r0 + i·rs for i = 0 … 7: acc0 (+)= x·row i for i < 4, acc1 for i ≥ 4, lane i % 4,
+// each sum over p = 0 … k − 1 in order. Two groups of four give two independent chains of adds.
+inline void dot_8_rows(size_t k, const float* x, const float* r0, size_t rs, v128_t& acc0, v128_t& acc1) {
+  const float* r4 = r0 + 4 * rs;
+  size_t p = 0;
+  for (; p + 4 <= k; p += 4) {
+    v128_t c[4], d[4];
+    transpose_4x4(r0 + p, r0 + rs + p, r0 + 2 * rs + p, r0 + 3 * rs + p, c);
+    transpose_4x4(r4 + p, r4 + rs + p, r4 + 2 * rs + p, r4 + 3 * rs + p, d);
+    for (size_t t = 0; t < 4; ++t) {
+      const v128_t xt = wasm_v128_load32_splat(x + p + t);
+      acc0 = wasm_f32x4_add(acc0, wasm_f32x4_mul(xt, c[t]));
+      acc1 = wasm_f32x4_add(acc1, wasm_f32x4_mul(xt, d[t]));
+    }
+  }
+  for (; p < k; ++p) {
+    const v128_t xp = wasm_v128_load32_splat(x + p);
+    const float* r = r0 + p;
+    acc0 = wasm_f32x4_add(acc0, wasm_f32x4_mul(xp, wasm_f32x4_make(r[0], r[rs], r[2 * rs], r[3 * rs])));
+    r = r4 + p;
+    acc1 = wasm_f32x4_add(acc1, wasm_f32x4_mul(xp, wasm_f32x4_make(r[0], r[rs], r[2 * rs], r[3 * rs])));
+  }
+}
+
 // y[j + i·q] (=|+=) x·B[j + i·q, :] for i = 0 … 7 and j in [0, q): B's rows cut into eight parts of
 // q rows, one row of each part at a time, so that eight long streams walk B in memory order (part i
 // from row i·q on). Each output is its own sum over p in order (the same floats as any row order).
@@ -344,29 +368,10 @@ inline void gemv_nt_parts(size_t q, size_t k, const float* x, const float* b, si
                           float* y) {
   const size_t part = q * ldb;
   for (size_t j = 0; j < q; ++j) {
-    const float* r0 = b + j * ldb;
-    const float* r4 = r0 + 4 * part;
     float* o = y + j;
     v128_t acc0 = accumulate ? wasm_f32x4_make(o[0], o[q], o[2 * q], o[3 * q]) : wasm_f32x4_splat(0.0f);
     v128_t acc1 = accumulate ? wasm_f32x4_make(o[4 * q], o[5 * q], o[6 * q], o[7 * q]) : wasm_f32x4_splat(0.0f);
-    size_t p = 0;
-    for (; p + 4 <= k; p += 4) {
-      v128_t c[4], d[4];
-      transpose_4x4(r0 + p, r0 + part + p, r0 + 2 * part + p, r0 + 3 * part + p, c);
-      transpose_4x4(r4 + p, r4 + part + p, r4 + 2 * part + p, r4 + 3 * part + p, d);
-      for (size_t t = 0; t < 4; ++t) {
-        const v128_t xt = wasm_v128_load32_splat(x + p + t);
-        acc0 = wasm_f32x4_add(acc0, wasm_f32x4_mul(xt, c[t]));
-        acc1 = wasm_f32x4_add(acc1, wasm_f32x4_mul(xt, d[t]));
-      }
-    }
-    for (; p < k; ++p) {
-      const v128_t xp = wasm_v128_load32_splat(x + p);
-      const float* r = r0 + p;
-      acc0 = wasm_f32x4_add(acc0, wasm_f32x4_mul(xp, wasm_f32x4_make(r[0], r[part], r[2 * part], r[3 * part])));
-      r = r4 + p;
-      acc1 = wasm_f32x4_add(acc1, wasm_f32x4_mul(xp, wasm_f32x4_make(r[0], r[part], r[2 * part], r[3 * part])));
-    }
+    dot_8_rows(k, x, b + j * ldb, part, acc0, acc1);
     o[0] = wasm_f32x4_extract_lane(acc0, 0);
     o[q] = wasm_f32x4_extract_lane(acc0, 1);
     o[2 * q] = wasm_f32x4_extract_lane(acc0, 2);
@@ -385,8 +390,8 @@ constexpr size_t kNtPartsMinRows = 64;
 // Large B in eight parts (above), the last n % 8 rows and a small B eight, four and one row at a time;
 // each 4×4 block is transposed in registers so that one vector holds four outputs and every sum runs
 // over p in order (bit-identical to the packed path, which transposes the same way into its strip).
-// Two groups of four give two independent chains of adds: with one, every add waited for the one
-// before (four per four columns of B).
+// Eight rows at a time (dot_8_rows): with one group of four, every add waited for the one before
+// (four per four columns of B).
 inline void gemv_nt_rows(size_t n, size_t k, const float* x, const float* b, size_t ldb, bool accumulate,
                          float* y) {
   size_t j = 0;
@@ -396,28 +401,9 @@ inline void gemv_nt_rows(size_t n, size_t k, const float* x, const float* b, siz
     j = 8 * q;
   }
   for (; j + 8 <= n; j += 8) {
-    const float* r0 = b + j * ldb;
-    const float* r4 = r0 + 4 * ldb;
     v128_t acc0 = accumulate ? wasm_v128_load(y + j) : wasm_f32x4_splat(0.0f);
     v128_t acc1 = accumulate ? wasm_v128_load(y + j + 4) : wasm_f32x4_splat(0.0f);
-    size_t p = 0;
-    for (; p + 4 <= k; p += 4) {
-      v128_t c[4], d[4];
-      transpose_4x4(r0 + p, r0 + ldb + p, r0 + 2 * ldb + p, r0 + 3 * ldb + p, c);
-      transpose_4x4(r4 + p, r4 + ldb + p, r4 + 2 * ldb + p, r4 + 3 * ldb + p, d);
-      for (size_t q = 0; q < 4; ++q) {
-        const v128_t xq = wasm_v128_load32_splat(x + p + q);
-        acc0 = wasm_f32x4_add(acc0, wasm_f32x4_mul(xq, c[q]));
-        acc1 = wasm_f32x4_add(acc1, wasm_f32x4_mul(xq, d[q]));
-      }
-    }
-    for (; p < k; ++p) {
-      const v128_t xq = wasm_v128_load32_splat(x + p);
-      const float* r = r0 + p;
-      acc0 = wasm_f32x4_add(acc0, wasm_f32x4_mul(xq, wasm_f32x4_make(r[0], r[ldb], r[2 * ldb], r[3 * ldb])));
-      r = r4 + p;
-      acc1 = wasm_f32x4_add(acc1, wasm_f32x4_mul(xq, wasm_f32x4_make(r[0], r[ldb], r[2 * ldb], r[3 * ldb])));
-    }
+    dot_8_rows(k, x, b + j * ldb, ldb, acc0, acc1);
     wasm_v128_store(y + j, acc0);
     wasm_v128_store(y + j + 4, acc1);
   }

@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { GPT2_SMALL, writeGpt2File } from './gpt2-model.mjs';
 import { gpt2OnnxModel } from './gpt2-onnx.mjs';
+import { attnlabRun, cpu, onnxRun } from './gpt2-runs.mjs';
 
 const argv = process.argv.slice(2);
 const arg = (k, d) => { const i = argv.indexOf(`--${k}`); return i >= 0 ? Number(argv[i + 1]) : d; };
@@ -19,9 +20,6 @@ const abIdx = argv.indexOf('--ab');
 if (abIdx < 0) throw new Error('--ab DIR_A,DIR_B expected');
 const dirs = argv[abIdx + 1].split(',');
 const withOrt = !argv.includes('--no-ort');
-// CPU time of this process (user + system, ms): on a shared machine a call's wall time includes the
-// time other processes held the core; its CPU time does not.
-const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
 const med = (a) => a.slice().sort((x, y) => x - y)[a.length >> 1];
 const ms = (x) => (x >= 100 ? x.toFixed(0) : x.toFixed(2));
 
@@ -35,58 +33,14 @@ try {
     const { createAttnLab } = await import(pathToFileURL(resolve(d, 'index.js')).href);
     const lab = await createAttnLab();
     const model = await lab.loadModel(file, { config: { n_head: sizes.heads } });
-    engines.push({
-      name: d, lab, model,
-      forward: () => model.forward({ ids, attention: true }),
-      generate: (steps) => {
-        let a = performance.now(), c = cpu();
-        model.generate({ prompt: ids, steps: 1, temperature: 0 });
-        const one = performance.now() - a, oneCpu = cpu() - c;
-        a = performance.now(), c = cpu();
-        const toks = model.generate({ prompt: ids, steps, temperature: 0 });
-        return { toks: Array.from(toks), perToken: (performance.now() - a - one) / Math.max(1, steps - 1),
-          perTokenCpu: (cpu() - c - oneCpu) / Math.max(1, steps - 1) };
-      },
-    });
+    engines.push({ name: d, lab, model, ...attnlabRun(model, ids) });
   }
   if (withOrt) {
     const ort = await import('onnxruntime-web');
     ort.env.wasm.numThreads = 1;
     ort.env.wasm.simd = true;
     const session = await ort.InferenceSession.create(gpt2OnnxModel(sizes), { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
-    const { layers: L, heads: H, d: D } = sizes, dk = D / H;
-    const empty = new ort.Tensor('float32', new Float32Array(0), [H, 0, dk]);
-    const feeds = (tok, past, pastLen) => {
-      const n = tok.length, f = {
-        ids: new ort.Tensor('int64', BigInt64Array.from(tok, BigInt), [n]),
-        pos: new ort.Tensor('int64', BigInt64Array.from({ length: n }, (_, i) => BigInt(pastLen + i)), [n]),
-        mask: new ort.Tensor('float32', Float32Array.from({ length: n * (pastLen + n) }, (_, j) => (j % (pastLen + n) <= pastLen + Math.floor(j / (pastLen + n)) ? 0 : -1e9)), [n, pastLen + n]) };
-      for (let l = 0; l < L; l++) {
-        f[`past_k_${l}`] = past ? past[`present_k_${l}`] : empty;
-        f[`past_v_${l}`] = past ? past[`present_v_${l}`] : empty;
-      }
-      return f;
-    };
-    const argmaxLast = (logits, n) => {
-      const V = sizes.vocab, row = logits.subarray((n - 1) * V, n * V);
-      let b = 0;
-      for (let i = 1; i < V; i++) if (row[i] > row[b]) b = i;
-      return b;
-    };
-    engines.push({
-      name: 'onnxruntime-web',
-      forward: () => session.run(feeds(ids, null, 0)),
-      generate: async (steps) => {
-        let out = await session.run(feeds(ids, null, 0));
-        const toks = [argmaxLast(out.logits.data, T)];
-        const t0 = performance.now(), c0 = cpu();
-        for (let i = 1; i < steps; i++) {
-          out = await session.run(feeds([toks.at(-1)], out, T + i - 1));
-          toks.push(argmaxLast(out.logits.data, 1));
-        }
-        return { toks, perToken: (performance.now() - t0) / Math.max(1, steps - 1), perTokenCpu: (cpu() - c0) / Math.max(1, steps - 1) };
-      },
-    });
+    engines.push({ name: 'onnxruntime-web', ...onnxRun(ort, session, sizes, ids) });
   }
   // Same results: the builds' logits bit for bit, the greedy tokens.
   const ref = engines[0].forward().logits;

@@ -11,6 +11,7 @@ import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GPT2_SMALL, writeGpt2File } from './gpt2-model.mjs';
 import { gpt2OnnxModel } from './gpt2-onnx.mjs';
+import { attnlabRun, cpu, onnxRun } from './gpt2-runs.mjs';
 
 const argv = process.argv.slice(2);
 const arg = (k, d) => { const i = argv.indexOf(`--${k}`); return i >= 0 ? Number(argv[i + 1]) : d; };
@@ -20,9 +21,6 @@ const ROUNDS = arg('rounds', 5), GEN = arg('gen', 16), T = Math.min(64, sizes.ct
 const docIdx = argv.indexOf('--doc');
 const DOC = argv.includes('--no-doc') ? null : docIdx >= 0 ? argv[docIdx + 1] : new URL('../docs/performance-gpt2.md', import.meta.url).pathname;
 const med = (a) => a.slice().sort((x, y) => x - y)[a.length >> 1];
-// CPU time of this process (user + system, ms): on a shared machine a call's wall time includes the
-// time other processes held the core; its CPU time does not (both engines run on this thread).
-const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
 const ms = (x) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
 
 const dir = mkdtempSync(join(tmpdir(), 'attnlab-gpt2-bench-'));
@@ -51,74 +49,36 @@ try {
   const session = await ort.InferenceSession.create(graph, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
   const loadO = performance.now() - t0;
   graph = null;
-  const { layers: L, heads: H, d: D } = sizes, dk = D / H;
-  const empty = new ort.Tensor('float32', new Float32Array(0), [H, 0, dk]);
-  function feeds(tok, past, pastLen) {
-    const n = tok.length, f = {
-      ids: new ort.Tensor('int64', BigInt64Array.from(tok, BigInt), [n]),
-      pos: new ort.Tensor('int64', BigInt64Array.from({ length: n }, (_, i) => BigInt(pastLen + i)), [n]),
-      mask: new ort.Tensor('float32', Float32Array.from({ length: n * (pastLen + n) }, (_, j) => (j % (pastLen + n) <= pastLen + Math.floor(j / (pastLen + n)) ? 0 : -1e9)), [n, pastLen + n]) };
-    for (let l = 0; l < L; l++) {
-      f[`past_k_${l}`] = past ? past[`present_k_${l}`] : empty;
-      f[`past_v_${l}`] = past ? past[`present_v_${l}`] : empty;
-    }
-    return f;
-  }
-  const argmaxLast = (logits, n) => {
-    const V = sizes.vocab, row = logits.subarray((n - 1) * V, n * V);
-    let b = 0;
-    for (let i = 1; i < V; i++) if (row[i] > row[b]) b = i;
-    return b;
-  };
-  // ONNX greedy generation: the prompt, then one row per token with the presents fed back.
-  async function ortGenerate(steps) {
-    let out = await session.run(feeds(ids, null, 0));
-    const toks = [argmaxLast(out.logits.data, T)];
-    const tStart = performance.now(), cStart = cpu();
-    for (let i = 1; i < steps; i++) {
-      out = await session.run(feeds([toks.at(-1)], out, T + i - 1));
-      toks.push(argmaxLast(out.logits.data, 1));
-    }
-    return { toks, perToken: (performance.now() - tStart) / Math.max(1, steps - 1), perTokenCpu: (cpu() - cStart) / Math.max(1, steps - 1) };
-  }
-  function attnlabGenerate(steps) {
-    let a = performance.now(), c = cpu();
-    model.generate({ prompt: ids, steps: 1, temperature: 0 });
-    const one = performance.now() - a, oneCpu = cpu() - c;
-    a = performance.now(), c = cpu();
-    const toks = model.generate({ prompt: ids, steps, temperature: 0 });
-    return { toks: Array.from(toks), perToken: (performance.now() - a - one) / Math.max(1, steps - 1),
-      perTokenCpu: (cpu() - c - oneCpu) / Math.max(1, steps - 1) };
-  }
+  const onnx = onnxRun(ort, session, sizes, ids), attn = attnlabRun(model, ids);
 
   // Same numbers? The prompt's logits and the greedy tokens.
-  const ra = model.forward({ ids, attention: true });
-  const ro = await session.run(feeds(ids, null, 0));
+  const ra = attn.forward();
+  const ro = await onnx.forward();
   let maxDiff = 0, scale = 0;
   for (let i = 0; i < ra.logits.length; i++) {
     maxDiff = Math.max(maxDiff, Math.abs(ra.logits[i] - ro.logits.data[i]));
     scale = Math.max(scale, Math.abs(ro.logits.data[i]));
   }
-  const ga = attnlabGenerate(GEN), go = await ortGenerate(GEN);
+  const ga = attn.generate(GEN), go = await onnx.generate(GEN);
   const sameTokens = ga.toks.every((t, i) => t === go.toks[i]);
   console.log(`check: prompt logits max |attnlab − onnxruntime| = ${maxDiff.toExponential(2)} (scale ${scale.toFixed(2)}); greedy tokens ${sameTokens ? 'equal' : 'DIFFER'}`);
 
   // ---- warm up, then interleaved rounds ----
-  for (const run of [() => model.forward({ ids, attention: true }), () => session.run(feeds(ids, null, 0))]) {
+  for (const run of [() => attn.forward(), () => onnx.forward()]) {
     const end = performance.now() + WARMUP_MS;
     while (performance.now() < end) await run();
   }
   const R = { aF: [], oF: [], aG: [], oG: [], aFc: [], oFc: [], aGc: [], oGc: [] };
   for (let r = 0; r < ROUNDS; r++) {
     let a = performance.now(), c = cpu();
-    model.forward({ ids, attention: true });
+    attn.forward();
     R.aF.push(performance.now() - a);
     R.aFc.push(cpu() - c);
     a = performance.now(), c = cpu();
-    await session.run(feeds(ids, null, 0));
+    await onnx.forward();
     R.oF.push(performance.now() - a);
     R.oFc.push(cpu() - c);
-    const ga = attnlabGenerate(GEN), go = await ortGenerate(GEN);
+    const ga = attn.generate(GEN), go = await onnx.generate(GEN);
     R.aG.push(ga.perToken), R.aGc.push(ga.perTokenCpu);
     R.oG.push(go.perToken), R.oGc.push(go.perTokenCpu);
   }

@@ -8,9 +8,10 @@
 //
 // --vs times a second build of the API (e.g. a checkout of an older commit) interleaved with this one,
 // A B A B, in the same process: the before/after figures of a change to the boundary.
-import { existsSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { createAttnLab } from '../web/api/index.js';
+import { threadCpu } from './thread-cpu.mjs';
 
 const argv = process.argv.slice(2);
 const QUICK = argv.includes('--quick');
@@ -47,13 +48,7 @@ function cases(lab) {
 // The clock: this thread's CPU time (Linux: /proc/self/task/<pid>/schedstat, brought up to date by
 // getrusage), as bench/mha.bench.mjs: a loaded machine inflates wall time for whichever build a slow
 // patch hits. Wall time where the file is missing.
-const cpuMs = (() => {
-  try {
-    const fd = openSync(`/proc/self/task/${process.pid}/schedstat`, 'r'), buf = Buffer.alloc(64);
-    const read = () => { process.cpuUsage(); return Number(buf.toString('latin1', 0, readSync(fd, buf, 0, 64, 0)).split(' ')[0]) / 1e6; };
-    return Number.isFinite(read()) ? read : null;
-  } catch { return null; }
-})() ?? (() => performance.now());
+const cpuMs = threadCpu ?? (() => performance.now());
 
 // µs per call of `fn` over one round of n calls (~20 ms).
 function timeRound(fn, n) {

@@ -8,10 +8,11 @@
 //
 //   node bench/mha.bench.mjs [--native-dir build/native] [--quick] [--only T,D,H]
 import { execFileSync } from 'node:child_process';
-import { existsSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { createAttnLab } from '../web/api/index.js';
 import { mhaOnnxFusedModel, mhaOnnxModel } from './onnx-mha.mjs';
+import { processCpu, threadCpu } from './thread-cpu.mjs';
 
 const argv = process.argv.slice(2);
 const opt = (name, dflt) => { const i = argv.indexOf(name); return i >= 0 ? argv[i + 1] : dflt; };
@@ -103,16 +104,6 @@ function maxRelError(output, ref, rows, D) {
 // always follows another's garbage. Per engine: the median sample, its interquartile range (the spread),
 // and "× anchor" as the median over rounds of (anchor's sample ÷ this engine's sample in the same round),
 // with its own interquartile range: a slow patch of the shared machine hits both sides of such a ratio.
-const processCpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
-const threadCpu = (() => {
-  try {
-    const fd = openSync(`/proc/self/task/${process.pid}/schedstat`, 'r'), buf = Buffer.alloc(64);
-    // The file shows the time as of the thread's last scheduler update (a tick, 4 ms here): getrusage()
-    // (process.cpuUsage) brings the calling thread's up to date first, to the ns.
-    const read = () => { process.cpuUsage(); return Number(buf.toString('latin1', 0, readSync(fd, buf, 0, 64, 0)).split(' ')[0]) / 1e6; };
-    return Number.isFinite(read()) ? read : null;
-  } catch { return null; }
-})();
 const cpuNow = threadCpu ?? processCpu;
 const CLOCK = threadCpu ? 'main-thread CPU time' : 'process CPU time (no /proc/self/task/<pid>/schedstat here)';
 const SAMPLE_MS = 5;

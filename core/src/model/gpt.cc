@@ -16,7 +16,6 @@
 #include <new>
 #include <string>
 
-#include "../kernels/dispatch.h"
 #include "../ops/blocks_detail.h"
 #include "../ops/check.h"
 #include "attnlab/backward.h"
@@ -216,14 +215,6 @@ Status Gpt::Impl::unembed(const char* op, const float* x, size_t rows, float* ln
     x = ln_out;
   }
   // W_E and b_U were checked by verify_params (embed runs it first): the head without its scan of W_E.
-  if (params_ok && !probs_out) {
-    // Logits only (generate samples from them): output_head_rows' product and bias, in its order,
-    // without its softmax over the vocabulary.
-    kernels::gemm_nt_f32(rows, V, D, x, D, p + o_wte, D, logits_out, V);
-    add_bias_rows(logits_out, rows, V, p + o_bu);
-    return wrap(op, "unembed", detail::check_no_overflow("outputHead", "logits", logits_out, rows * V,
-                                                         "h·tableᵀ within float32 range (|h|·|table row| < 3.4e38)"));
-  }
   if (params_ok)
     return wrap(op, "unembed", detail::output_head_rows(x, rows, p + o_wte, V, D, p + o_bu, 1.0f, logits_out, probs_out));
   return wrap(op, "unembed", output_head_forward(x, rows, p + o_wte, V, D, p + o_bu, 1.0f, logits_out, probs_out));

@@ -20,7 +20,8 @@ void activation_backward_rows(Activation kind, const float* pre, size_t n, const
 // pre may be nullptr (then activated holds x·W1 + b1 before the activation is applied in place).
 void feed_forward_rows(const float* x, size_t rows, size_t d_model, size_t d_ff,
                        const FeedForwardWeights& w, Activation act, const FeedForwardOutputs& o);
-// output_head_forward after its argument checks (logits overflow and the softmax included).
+// output_head_forward after its argument checks (logits overflow and the softmax included; probs
+// nullptr: the logits only).
 Status output_head_rows(const float* h, size_t rows, const float* table, size_t vocab, size_t d_model,
                         const float* bias, float temperature, float* logits, float* probs);
 // out[n] = a[n] + b[n]: the residual connection.

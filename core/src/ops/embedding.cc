@@ -61,6 +61,7 @@ Status detail::output_head_rows(const float* h, size_t rows, const float* table,
   // Logits from finite inputs can still overflow float32 (NaN from +∞ and −∞ terms).
   ATTNLAB_CHECK(detail::check_no_overflow(op, "logits", logits, rows * vocab,
                                           "h·tableᵀ within float32 range (|h|·|table row| < 3.4e38)"));
+  if (!probs) return Status::Ok();  // logits only (a model's generate and forward)
   // softmax((l − max)/T): subtracting the row max before dividing keeps the largest entry at 0 for
   // any temperature, so a tiny T gives the argmax one-hot, never a row of −∞ (zeros) or 0·∞ = NaN.
   for (size_t r = 0; r < rows; ++r) {

@@ -243,3 +243,52 @@ describe('touch targets', () => {
     await page.close();
   });
 });
+
+describe('page load', () => {
+  // web/app/vite.config.js (compileHints): the entry and the chunks it imports start with V8's
+  // `//# allFunctionsCalledOnLoad`, so their functions are compiled off the main thread with the file;
+  // a widget's chunk, loaded later, is compiled lazily as before.
+  test('the code that runs before the first numbers carries V8\'s compile hint; widget code loaded later does not', async () => {
+    const { page, problems } = await watchedPage(browser.context);
+    await page.goto(BASE_URL());
+    await page.locator('attn-steps attn-heatmap.weights table td').first().waitFor({ state: 'attached' });
+    await page.evaluate(() => customElements.whenDefined('attn-convex'));
+    const html = await (await fetch(BASE_URL())).text();
+    const first = [...html.matchAll(/(?:src|href)="\.\/(assets\/[^"]+\.js)"/g)].map((m) => m[1]);
+    const later = (await page.evaluate(() => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname.slice(1))))
+      .filter((p) => /^assets\/.+\.js$/.test(p) && !first.includes(p));
+    expect(first.some((f) => /\/main-[\w-]+\.js$/.test(f)) && first.some((f) => /\/steps-[\w-]+\.js$/.test(f))).toBe(true);
+    expect(later.some((f) => /\/convex-[\w-]+\.js$/.test(f))).toBe(true);
+    const head = async (f) => (await (await fetch(new URL(f, BASE_URL()))).text()).slice(0, 40);
+    for (const f of first) expect(await head(f), f).toMatch(/^\/\/# allFunctionsCalledOnLoad\n/);
+    for (const f of later) expect(await head(f), f).not.toMatch(/allFunctionsCalledOnLoad/);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  // app.css: the paragraphs of the sections below the first are `content-visibility: auto`.
+  test('the text of sections far below is laid out only near the viewport; a contents link still lands on its section', async () => {
+    const { page, problems } = await watchedPage(browser.context);
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.goto(BASE_URL());
+    await page.locator('attn-steps attn-heatmap.weights table td').first().waitFor({ state: 'attached' });
+    // A paragraph whose text is not laid out is as tall as its estimate (2.5 lines at this width); the
+    // last sections' paragraphs are 4 lines long once laid out.
+    const lines = (id) => page.evaluate((i) => {
+      const p = document.getElementById(i).closest('section').querySelector('p');
+      return Math.round(p.getBoundingClientRect().height / parseFloat(getComputedStyle(p).lineHeight) * 10) / 10;
+    }, id);
+    expect(await lines('t-model')).toBe(2.5);
+    expect(await lines('t-train')).toBe(2.5);
+    // The link scrolls its heading to just under the contents bar (the paragraphs above it still estimated),
+    // and the text there is laid out.
+    await page.locator('nav.toc a[href="#t-model"]').click();
+    const { top, bar } = await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => ok({
+      top: document.getElementById('t-model').getBoundingClientRect().top, bar: document.querySelector('nav.toc').getBoundingClientRect().bottom }))));
+    expect(top).toBeGreaterThanOrEqual(bar - 1);
+    expect(top).toBeLessThan(bar + 40);
+    await expect.poll(() => lines('t-model')).toBeGreaterThan(3);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});

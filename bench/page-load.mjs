@@ -25,6 +25,9 @@
 //   frames after them, core start (the microtask task that instantiates the WebAssembly module: Embind's
 //   registrations), first draw (the first widget's first part), the frame that lays it out and paints it,
 //   other; and the style recalculation and layout time inside all of these
+//   add --breakdown for what the CPU before the first numbers was spent on: the trace events with the most
+//   self time (layout, text shaping, style, paint, script…; the same extra categories as --phases) and each
+//   custom element's Lit update() time (its render and DOM commit; a child's update is its own), medians
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -42,6 +45,7 @@ const THROTTLED_ONLY = process.argv.includes('--throttled-only');
 // --first: a load ends at the first numbers (+ the settling time), not when every widget shows its own.
 const FIRST_ONLY = process.argv.includes('--first');
 const PHASES = process.argv.includes('--phases');
+const BREAKDOWN = process.argv.includes('--breakdown');
 const site = resolve(arg('--site', 'build/bench/site'));
 const OUT = arg('--out', 'build/bench/page-load.json');
 if (!AB && !process.argv.includes('--no-build'))
@@ -52,8 +56,23 @@ const browser = await launch();
 
 // Runs in the page before its scripts: long tasks, and the frame at which each widget first shows
 // numbers (checked once per animation frame, so a time is when the browser could paint it).
-function probe(tags, firstOnly) {
+function probe(tags, firstOnly, breakdown) {
   performance.mark('attn:document');
+  // --breakdown: each custom element class's update() time (ms) until the first numbers, by tag.
+  const updates = {};
+  if (breakdown) {
+    const define = customElements.define.bind(customElements);
+    customElements.define = (name, cls, options) => {
+      const update = cls.prototype.update;
+      if (typeof update === 'function') {
+        cls.prototype.update = function (changed) {
+          const t0 = performance.now();
+          try { return update.call(this, changed); } finally { updates[name] = (updates[name] ?? 0) + performance.now() - t0; }
+        };
+      }
+      return define(name, cls, options);
+    };
+  }
   const lt = (window.__attnLongTasks = []);
   try {
     new PerformanceObserver((list) => { for (const e of list.getEntries()) lt.push({ start: e.startTime, duration: e.duration }); })
@@ -93,7 +112,7 @@ function probe(tags, firstOnly) {
   };
   const tick = () => {
     const now = performance.now();
-    if (seen.firstNumbers === undefined && firstCell()) { seen.firstNumbers = now; performance.mark('attn:first-numbers'); }
+    if (seen.firstNumbers === undefined && firstCell()) { seen.firstNumbers = now; performance.mark('attn:first-numbers'); window.__attnUpdates = { ...updates }; }
     for (const t of tags) if (seen[t] === undefined) { const el = document.querySelector(t); if (el && shows(el)) seen[t] = now; }
     if (firstOnly && seen.firstNumbers !== undefined) { seen.all = seen.firstNumbers; done(true); }
     else if (seen.firstNumbers === undefined || tags.some((t) => seen[t] === undefined)) requestAnimationFrame(tick);
@@ -119,7 +138,27 @@ function mainThreadTasks(events) {
   const cpuUntil = (m) => (m ? tasks.filter((t) => t.ts < m.ts).reduce((s, t) => s + (t.tdur ?? t.dur), 0) / 1000 : null);
   const longest = tasks.reduce((a, t) => ((t.tdur ?? 0) > (a?.tdur ?? -1) ? t : a), null);
   return { cpuBeforeFirstNumbers: cpuUntil(first), cpuBeforeAllWidgets: cpuUntil(all), longestTaskCpu: longest ? longest.tdur / 1000 : null,
-    phases: PHASES && first ? phasesBefore(first, tasks, events.filter((e) => e.ph === 'X' && e.pid === doc.pid && (!main || e.tid === main.tid))) : null };
+    phases: PHASES && first ? phasesBefore(first, tasks, events.filter((e) => e.ph === 'X' && e.pid === doc.pid && (!main || e.tid === main.tid))) : null,
+    selfTime: BREAKDOWN && first ? selfTimeBefore(first, tasks, events.filter((e) => e.ph === 'X' && e.pid === doc.pid && (!main || e.tid === main.tid))) : null };
+}
+
+// --breakdown: self CPU (ms) by trace event name inside the main-thread tasks before the first numbers
+// (an event's time less that of the events nested in it).
+function selfTimeBefore(first, tasks, onMain) {
+  const out = {};
+  const sorted = onMain.filter((e) => e.ts < first.ts).sort((a, b) => a.ts - b.ts || b.dur - a.dur);
+  for (const t of tasks.filter((x) => x.ts < first.ts)) {
+    const stack = [];
+    for (const e of sorted) {
+      if (e.ts < t.ts || e.ts + e.dur > t.ts + t.dur) continue;
+      while (stack.length && e.ts >= stack[stack.length - 1].ts + stack[stack.length - 1].dur) stack.pop();
+      const cpu = (e.tdur ?? e.dur) / 1000;
+      if (stack.length) out[stack[stack.length - 1].name] -= cpu;
+      out[e.name] = (out[e.name] ?? 0) + cpu;
+      stack.push(e);
+    }
+  }
+  return out;
 }
 
 // --phases: each main-thread task before the first numbers by what it ran (CPU ms), in page order.
@@ -152,9 +191,9 @@ async function load(throttle, url = urls[0]) {
   const events = [];
   cdp.on('Tracing.dataCollected', (d) => { for (const e of d.value) events.push(e); });
   const traced = new Promise((ok) => cdp.once('Tracing.tracingComplete', ok));
-  const categories = ['toplevel', 'blink.user_timing', ...(PHASES ? ['loading', 'blink', 'devtools.timeline'] : [])];
+  const categories = ['toplevel', 'blink.user_timing', ...(PHASES || BREAKDOWN ? ['loading', 'blink', 'devtools.timeline'] : []), ...(BREAKDOWN ? ['v8'] : [])];
   await cdp.send('Tracing.start', { traceConfig: { includedCategories: categories }, transferMode: 'ReportEvents' });
-  await page.addInitScript({ content: `(${probe})(${JSON.stringify(TAGS)}, ${FIRST_ONLY});` });
+  await page.addInitScript({ content: `(${probe})(${JSON.stringify(TAGS)}, ${FIRST_ONLY}, ${BREAKDOWN});` });
   await page.goto(url, { waitUntil: 'commit' });
   // Waits through the DevTools protocol for the probe's promise: no polling, and none of Playwright's
   // own scripts (its selector engine, ~0.1 s of main-thread CPU at 4×) run in the page while it loads.
@@ -172,6 +211,7 @@ async function load(throttle, url = urls[0]) {
     domContentLoaded: performance.getEntriesByType('navigation')[0]?.domContentLoadedEventEnd ?? null,
     firstContentfulPaint: performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? null,
     documentStart: performance.getEntriesByName('attn:document')[0]?.startTime ?? null,
+    updates: window.__attnUpdates ?? null,
   }));
   await cdp.send('Tracing.end');
   await traced;
@@ -189,6 +229,8 @@ async function load(throttle, url = urls[0]) {
     cpuBeforeFirstNumbers: cpu.cpuBeforeFirstNumbers ?? NaN,
     cpuBeforeAllWidgets: cpu.cpuBeforeAllWidgets ?? NaN,
     phases: cpu.phases ?? null,
+    selfTime: cpu.selfTime ?? null,
+    updates: r.updates,
     domContentLoaded: r.domContentLoaded,
     firstContentfulPaint: r.firstContentfulPaint,
     documentStart: r.documentStart,
@@ -226,6 +268,10 @@ const summary = (rs) => {
     perWidgetMedianMs: Object.fromEntries(TAGS.map((t) => [t, Math.round(median(rs.map((r) => r.perWidget[t])))])),
     phasesMedianCpuMs: PHASES ? Object.fromEntries([...new Set(rs.flatMap((r) => Object.keys(r.phases ?? {})))]
       .map((k) => [k, Math.round(median(rs.map((r) => r.phases?.[k] ?? 0)))])) : null,
+    selfTimeMedianCpuMs: BREAKDOWN ? Object.fromEntries([...new Set(rs.flatMap((r) => Object.keys(r.selfTime ?? {})))]
+      .map((k) => [k, Math.round(median(rs.map((r) => r.selfTime?.[k] ?? 0)))]).sort((a, b) => b[1] - a[1]).slice(0, 12)) : null,
+    updatesMedianMs: BREAKDOWN ? Object.fromEntries([...new Set(rs.flatMap((r) => Object.keys(r.updates ?? {})))]
+      .map((k) => [k, Math.round(median(rs.map((r) => r.updates?.[k] ?? 0)))])) : null,
   };
 };
 const line = (name, s) => `${name}: first numbers median ${s.firstNumbersMedianMs.toFixed(0)} ms (${s.firstNumbersRuns.join(', ')}), ` +
@@ -234,7 +280,9 @@ const line = (name, s) => `${name}: first numbers median ${s.firstNumbersMedianM
   `    main-thread CPU: before first numbers ${s.cpuBeforeFirstNumbersMedianMs.toFixed(0)} ms (${s.cpuBeforeFirstNumbersRuns.join(', ')}), ` +
   `before all widgets ${s.cpuBeforeAllWidgetsMedianMs.toFixed(0)} ms, longest task ${s.longestTaskCpuMedianMs.toFixed(0)} ms (${s.longestTaskCpuRuns.join(', ')});\n` +
   `    first contentful paint ${s.firstContentfulPaintMedianMs.toFixed(0)} ms, the page's first script ran at ${s.documentStartMedianMs.toFixed(0)} ms (medians)` +
-  (s.phasesMedianCpuMs ? `;\n    main-thread CPU before the first numbers by phase (medians, ms): ${Object.entries(s.phasesMedianCpuMs).map(([k, v]) => `${k} ${v}`).join(', ')}` : '');
+  (s.phasesMedianCpuMs ? `;\n    main-thread CPU before the first numbers by phase (medians, ms): ${Object.entries(s.phasesMedianCpuMs).map(([k, v]) => `${k} ${v}`).join(', ')}` : '') +
+  (s.selfTimeMedianCpuMs ? `;\n    the most self CPU before the first numbers, by trace event (medians, ms): ${Object.entries(s.selfTimeMedianCpuMs).map(([k, v]) => `${k} ${v}`).join(', ')}` +
+    `;\n    Lit update() time before the first numbers, by element (medians, ms): ${Object.entries(s.updatesMedianMs).map(([k, v]) => `${k} ${v}`).join(', ')}` : '');
 if (AB) {
   const la = loadavg().map((x) => x.toFixed(2)).join(' ');
   console.log(`A/B page load at 1440×900, ${RUNS} loads of each site per kind, alternating; load average ${loadBefore.map((x) => x.toFixed(2)).join(' ')} before, ${la} after:`);

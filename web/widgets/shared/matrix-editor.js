@@ -177,6 +177,23 @@ export class AttnMatrixEditor extends LitElement {
     this._drag = null;
   }
 
+  /** The cells' events, listened to once on the table: an event whose target is cell k's input goes to
+   *  that cell's handler (what a listener on each input got; one listener per event type is cheaper to draw). */
+  #onCell = (e) => {
+    const t = e.target;
+    if (t?.localName !== 'input' || t.dataset.k === undefined) return;
+    const k = Number(t.dataset.k);
+    switch (e.type) {
+      case 'focusin': this.#onFocus(e, k); break;
+      case 'focusout': this._editing = false; break;
+      case 'change': case 'input': this.#onInput(e, k); break;
+      case 'keydown': this.#onKey(e, k); break;
+      case 'pointerdown': this.#onDown(e, k); break;
+      case 'pointermove': this.#onMove(e); break;
+      default: this.#onUp(e);  // pointerup, pointercancel
+    }
+  };
+
   #cellName(k) {
     const i = Math.floor(k / this.cols), j = k % this.cols;
     return `row ${this.rowLabels?.[i] ?? i + 1}, column ${this.colLabels?.[j] ?? j + 1}`;
@@ -192,19 +209,17 @@ export class AttnMatrixEditor extends LitElement {
     const cellW = `${Math.max(3.6, 0.62 * chars + 0.8).toFixed(2)}em`;
     return html`<div class="cap">${this.label}</div>
       <span class="sr-only" id="keys">Arrow keys move between cells; type a number, or Enter to edit in place; Alt+Up or Alt+Down changes the number by ${this.step}.</span>
-      <table role="grid" aria-label="${this.label} (editable)" aria-describedby="keys" style=${`--cell-w:${cellW}`}>
+      <table role="grid" aria-label="${this.label} (editable)" aria-describedby="keys" style=${`--cell-w:${cellW}`}
+        @focusin=${this.#onCell} @focusout=${this.#onCell} @change=${this.#onCell} @input=${this.#onCell} @keydown=${this.#onCell}
+        @pointerdown=${this.#onCell} @pointermove=${this.#onCell} @pointerup=${this.#onCell} @pointercancel=${this.#onCell}>
         ${this.colLabels ? html`<tr><th scope="col"><span class="sr-only">row \\ column</span></th>${Array.from({ length: cols }, (_, j) => html`<th scope="col">${this.colLabels[j]}</th>`)}</tr>` : ''}
         ${Array.from({ length: rows }, (_, i) => html`<tr>
           ${this.rowLabels ? html`<th scope="row">${this.rowLabels[i]}</th>` : ''}
           ${Array.from({ length: cols }, (_, j) => {
             const k = i * cols + j, rgb = scale.color(Number(v[k]));
-            return html`<td><input type="text" inputmode="decimal" .value=${String(v[k] ?? '')} tabindex=${k === active ? '0' : '-1'}
-              @focus=${(e) => this.#onFocus(e, k)} @blur=${() => { this._editing = false; }}
+            return html`<td><input type="text" inputmode="decimal" .value=${String(v[k] ?? '')} tabindex=${k === active ? '0' : '-1'} data-k=${k}
               style="background:${rgbCss(rgb)};color:${textOn(rgb)}"
-              aria-label="${this.label} row ${this.rowLabels?.[i] ?? i + 1}, column ${this.colLabels?.[j] ?? j + 1}"
-              @change=${(e) => this.#onInput(e, k)} @input=${(e) => this.#onInput(e, k)} @keydown=${(e) => this.#onKey(e, k)}
-              @pointerdown=${(e) => this.#onDown(e, k)} @pointermove=${(e) => this.#onMove(e)}
-              @pointerup=${(e) => this.#onUp(e)} @pointercancel=${(e) => this.#onUp(e)}></td>`;
+              aria-label="${this.label} row ${this.rowLabels?.[i] ?? i + 1}, column ${this.colLabels?.[j] ?? j + 1}"></td>`;
           })}</tr>`)}
       </table>${this._problem ? html`<p class="cell-msg" id="cell-msg" role="alert">${this.#cellName(this._problem.index)}: ${this._problem.text}</p>` : ''}`;
   }

@@ -291,4 +291,33 @@ describe('page load', () => {
     expect(problems).toEqual([]);
     await page.close();
   });
+
+  // main.js holds a jumped-to section at the top while the widgets around it draw: <attn-train> above
+  // and <attn-model> in the last section drew shorter than their placeholders, the page shrank and the
+  // browser clamped the scroll, leaving the heading ~1850 px down the window.
+  test('a contents link keeps its section at the top while the widgets around it draw', async () => {
+    const { page, problems } = await watchedPage(browser.context);
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.goto(BASE_URL());
+    await page.locator('attn-steps attn-heatmap.weights table td').first().waitFor({ state: 'attached' });
+    await page.locator('nav.toc a[href="#t-model"]').click();
+    // Until both widgets have their code and the page's height has held still for a while.
+    await page.waitForFunction(() => customElements.get('attn-train') && customElements.get('attn-model'), null, { timeout: 60000 });
+    await page.evaluate(() => new Promise((ok) => {
+      let last = -1, still = 0;
+      const tick = () => {
+        const h = document.documentElement.scrollHeight;
+        still = h === last ? still + 1 : 0;
+        last = h;
+        if (still >= 30) ok(); else requestAnimationFrame(tick);
+      };
+      tick();
+    }));
+    const { top, bar } = await page.evaluate(() => ({
+      top: document.getElementById('t-model').getBoundingClientRect().top, bar: document.querySelector('nav.toc').getBoundingClientRect().bottom }));
+    expect(top).toBeGreaterThanOrEqual(bar - 1);
+    expect(top).toBeLessThan(bar + 40);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
 });

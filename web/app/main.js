@@ -73,6 +73,29 @@ function scrollToSection(id, { focus = false } = {}) {
   return true;
 }
 
+// After a jump, widgets drawn around the section change the page's height: a placeholder above it
+// replaced by a shorter widget, or one below it (the last sections) drawn briefly shorter than its
+// placeholder, which makes the browser clamp the scroll and lose the place. The section is held at
+// the top while the page resizes, for a few seconds or until the reader scrolls or presses a key.
+let releaseHold = null;
+function holdSection(id, ms = 3000) {
+  releaseHold?.();
+  const main = document.querySelector('main');
+  if (!main || typeof ResizeObserver === 'undefined') return;
+  const events = ['wheel', 'touchstart', 'keydown', 'pointerdown'];
+  const observer = new ResizeObserver(() => scrollToSection(id));
+  const release = () => {
+    observer.disconnect();
+    clearTimeout(timer);
+    for (const type of events) window.removeEventListener(type, release, true);
+    if (releaseHold === release) releaseHold = null;
+  };
+  const timer = setTimeout(release, ms);
+  for (const type of events) window.addEventListener(type, release, { capture: true, passive: true });
+  observer.observe(main);
+  releaseHold = release;
+}
+
 document.querySelector('nav.toc')?.addEventListener('click', (e) => {
   const a = e.target.closest?.('a[href^="#"]');
   if (!a || e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
@@ -84,6 +107,7 @@ document.querySelector('nav.toc')?.addEventListener('click', (e) => {
     history.pushState(history.state, '', hash || window.location.pathname + window.location.search);
   } catch { /* a sandboxed frame may refuse: still scroll */ }
   scrollToSection(id, { focus: true });
+  holdSection(id);
 });
 
 const scrollToHashSection = () => scrollToSection(readSection(window.location.hash));
@@ -113,8 +137,7 @@ headings.forEach((h2, i) => {
   a.addEventListener('click', (e) => {
     if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
     e.preventDefault();
-    if (next) scrollToSection(next.id, { focus: true });
-    else pageEnd?.focus();
+    if (next) { scrollToSection(next.id, { focus: true }); holdSection(next.id); } else pageEnd?.focus();
   });
   h2.after(a);
 });

@@ -430,17 +430,20 @@ describe('<attn-train> on the app page: live training', () => {
     expect(workers.some((u) => /trainer\.worker/.test(u)), workers.join(', ')).toBe(true);
 
     // The page answers while it trains: a click at the scrubber's left end shows snapshot 1 (step 0)…
+    // (A locator click: the scrubber is found where it is at the moment of the click, after it has held
+    // still, not where a bounding box read earlier put it; the page draws a snapshot between the worker's
+    // messages, so on a loaded machine it may answer after more than expect.poll's default second.)
     const scrub = w.locator('input.scrubber');
     const box = await scrub.boundingBox();
-    await page.mouse.click(box.x + 2, box.y + box.height / 2);
-    await expect.poll(() => text(w.locator('.scrub-at'))).toMatch(/^step 0 \(snapshot 1 of \d+\)$/);
-    await expect.poll(() => text(w.locator('h3', { hasText: 'Attention on the held-out sequence' }))).toBe('Attention on the held-out sequence, step 0');
+    await scrub.click({ position: { x: 2, y: box.height / 2 } });
+    await expect.poll(() => text(w.locator('.scrub-at')), { timeout: 15000 }).toMatch(/^step 0 \(snapshot 1 of \d+\)$/);
+    await expect.poll(() => text(w.locator('h3', { hasText: 'Attention on the held-out sequence' })), { timeout: 15000 }).toBe('Attention on the held-out sequence, step 0');
     const during = await text(w.locator('.status'));
     expect(during, 'the click was handled while the worker trained').toMatch(/^training: step \d+/);
     // …and End (the range's right end) follows the live weights again.
     await scrub.focus();
     await page.keyboard.press('End');
-    await expect.poll(() => text(w.locator('.scrub-at'))).toMatch(/^now, step \d+$/);
+    await expect.poll(() => text(w.locator('.scrub-at')), { timeout: 15000 }).toMatch(/^now, step \d+$/);
     console.log(`while the scrubber showed step 0 the status read "${during}"`);
 
     // The page's own numbers: the held-out sequence's repeated ÷ first-half loss under the target.

@@ -76,9 +76,9 @@ function scrollToSection(id, { focus = false } = {}) {
 // After a jump, widgets drawn around the section change the page's height: a placeholder above it
 // replaced by a shorter widget, or one below it (the last sections) drawn briefly shorter than its
 // placeholder, which makes the browser clamp the scroll and lose the place. The section is held at
-// the top while the page resizes, for a few seconds or until the reader scrolls or presses a key.
+// the top while the page resizes, for up to 10 s (the widgets around it may take seconds to load on a slow phone) or until the reader scrolls or presses a key.
 let releaseHold = null;
-function holdSection(id, ms = 3000) {
+function holdSection(id, ms = 10000) {
   releaseHold?.();
   const main = document.querySelector('main');
   if (!main || typeof ResizeObserver === 'undefined') return;

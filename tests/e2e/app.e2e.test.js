@@ -5,6 +5,14 @@ import { BASE_URL, launch, watchedPage } from './browser.js';
 
 let browser;
 beforeAll(async () => { browser = await launch(); });
+// The app at 1440 × 900, once <attn-steps> shows its first attention weights.
+async function openAtFirstNumbers() {
+  const watched = await watchedPage(browser.context);
+  await watched.page.setViewportSize({ width: 1440, height: 900 });
+  await watched.page.goto(BASE_URL());
+  await watched.page.locator('attn-steps attn-heatmap.weights table td').first().waitFor({ state: 'attached' });
+  return watched;
+}
 afterAll(async () => { await browser?.close(); });
 
 describe('app', () => {
@@ -97,10 +105,7 @@ describe('lazy widgets', () => {
   });
 
   test('left alone at the top, every widget draws ahead of the reader, and the section in view does not move', async () => {
-    const { page, problems } = await watchedPage(browser.context);
-    await page.setViewportSize({ width: 1440, height: 900 });
-    await page.goto(BASE_URL());
-    await page.locator('attn-steps attn-heatmap.weights table td').first().waitFor({ state: 'attached' });
+    const { page, problems } = await openAtFirstNumbers();
     // The reader goes to "Cross-attention" before the widgets above it are drawn.
     await page.evaluate(() => document.getElementById('t-cross').scrollIntoView({ block: 'start' }));
     const top = () => page.evaluate(() => Math.round(document.getElementById('t-cross').getBoundingClientRect().top));
@@ -268,10 +273,7 @@ describe('page load', () => {
 
   // app.css: the paragraphs of the sections below the first are `content-visibility: auto`.
   test('the text of sections far below is laid out only near the viewport; a contents link still lands on its section', async () => {
-    const { page, problems } = await watchedPage(browser.context);
-    await page.setViewportSize({ width: 1440, height: 900 });
-    await page.goto(BASE_URL());
-    await page.locator('attn-steps attn-heatmap.weights table td').first().waitFor({ state: 'attached' });
+    const { page, problems } = await openAtFirstNumbers();
     // A paragraph whose text is not laid out is as tall as its estimate (2.5 lines at this width); the
     // last sections' paragraphs are 4 lines long once laid out.
     const lines = (id) => page.evaluate((i) => {
@@ -296,10 +298,7 @@ describe('page load', () => {
   // and <attn-model> in the last section drew shorter than their placeholders, the page shrank and the
   // browser clamped the scroll, leaving the heading ~1850 px down the window.
   test('a contents link keeps its section at the top while the widgets around it draw', async () => {
-    const { page, problems } = await watchedPage(browser.context);
-    await page.setViewportSize({ width: 1440, height: 900 });
-    await page.goto(BASE_URL());
-    await page.locator('attn-steps attn-heatmap.weights table td').first().waitFor({ state: 'attached' });
+    const { page, problems } = await openAtFirstNumbers();
     await page.locator('nav.toc a[href="#t-model"]').click();
     // Until both widgets have their code and the page's height has held still for a while.
     await page.waitForFunction(() => customElements.get('attn-train') && customElements.get('attn-model'), null, { timeout: 60000 });

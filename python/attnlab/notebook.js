@@ -207,6 +207,31 @@ var attnlabNotebook = window.attnlabNotebook || (function () {
     },
   };
 
+  // data-ready means drawn, not only built: every attnlab element the view made (maps, formulas, widgets,
+  // and the maps inside them) has finished its Lit update, and a frame has been painted. A full widget far
+  // below the fold draws when it comes near, as on any page (its placeholder is what is drawn until then).
+  async function drawn(root) {
+    for (var pass = 0; pass < 4; pass++) {
+      var els = [], stack = [root];
+      while (stack.length) {
+        var node = stack.pop();
+        node.querySelectorAll('*').forEach(function (e) {
+          if (e.localName.indexOf('attn-') === 0) els.push(e);
+          if (e.shadowRoot) stack.push(e.shadowRoot);
+        });
+      }
+      await Promise.all(els.map(function (e) { return customElements.whenDefined(e.localName); }));
+      var updates = await Promise.all(els.map(function (e) { return e.updateComplete || true; }));
+      if (updates.every(Boolean) && pass > 0) break;
+    }
+    // Formulas are typeset a few per frame once KaTeX is loaded: wait for this output's (at most ~5 s).
+    var texs = els.filter(function (e) { return e.localName === 'attn-tex'; });
+    for (var f = 0; f < 300; f++) {
+      await new Promise(function (r) { requestAnimationFrame(function () { r(); }); });
+      if (texs.every(function (t) { return !t.isConnected || (t.renderRoot && t.renderRoot.querySelector('.katex')); })) break;
+    }
+  }
+
   async function mount(id) {
     var root = document.getElementById(id);
     if (!root || root.dataset.mounted) return;
@@ -218,6 +243,7 @@ var attnlabNotebook = window.attnlabNotebook || (function () {
       var loaded = await load(document.getElementById(id + '-lib'));
       if (loadingNote) loadingNote.remove();
       views[data.kind](data, root, loaded.lab, loaded.mod);
+      await drawn(root);
       root.dataset.ready = 'true';
     } catch (e) {
       if (loadingNote) loadingNote.remove();

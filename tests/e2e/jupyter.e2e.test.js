@@ -106,9 +106,30 @@ describe('the companion notebook', () => {
     // file: pages (nbconvert's own template loads require.js and MathJax from Debian's /usr/share/javascript),
     // data: and blob: only: no network at all.
     const { p, problems } = await page((u) => ['file:', 'data:', 'blob:'].includes(u.protocol));
+    // At the moment an output says data-ready="true": are its maps drawn and its formulas typeset?
+    await p.addInitScript(() => {
+      window.readyState = {};
+      new MutationObserver((records) => {
+        for (const r of records) {
+          const root = r.target;
+          if (r.attributeName !== 'data-ready' || root.dataset.ready !== 'true') continue;
+          const maps = [...root.querySelectorAll('attn-heatmap')], texs = [...root.querySelectorAll('attn-tex')];
+          window.readyState[root.id] = { maps: maps.length, mapsDrawn: maps.filter((h) => h.shadowRoot?.querySelector('svg')).length,
+            texs: texs.length, texsTypeset: texs.filter((t) => t.shadowRoot?.querySelector('.katex')).length };
+        }
+      }).observe(document, { subtree: true, attributes: true, attributeFilter: ['data-ready'] });
+    });
     await p.goto(`file://${html}`);
     await p.waitForFunction(allDrawn, null, { timeout: 90000 });
     const outputs = await readOutputs(p);
+    const atReady = await p.evaluate(() => window.readyState);
+    for (const o of outputs) {
+      const r = atReady[o.id];
+      expect(r, `${o.id}: data-ready seen`).toBeTruthy();
+      expect(r.mapsDrawn, `${o.id}: maps drawn when ready`).toBe(r.maps);
+      expect(r.texsTypeset, `${o.id}: formulas typeset when ready`).toBe(r.texs);
+    }
+    expect(Object.values(atReady).some((r) => r.texs > 0), 'some output has a formula').toBe(true);
     expect(outputs.length).toBe(calls);
     const kinds = outputs.map((o) => o.data.kind);
     expect(kinds.filter((k) => k === 'attention').length).toBe(3);

@@ -458,7 +458,9 @@ class Model {
     return new Model(std::move(m));
   }
 
-  // { "config": { createModel's options, resolved }, "numParams": n, "tensors": [[name, offset, [shape]], …] }
+  // { "config": { createModel's options, resolved }, "numParams": n, "tensors": [[name, offset, [shape]], …] };
+  // a tensor stored transposed (GptTensor::transposed: an inference-only model's W_O and W_out) has a
+  // fourth entry, true.
   std::string info() const {
     const attnlab::GptConfig& c = m_->config();
     std::string j = "{\"config\":{\"vocab\":" + std::to_string(c.vocab) + ",\"context\":" + std::to_string(c.context) +
@@ -472,7 +474,7 @@ class Model {
     for (const attnlab::GptTensor& t : m_->tensors()) {
       j += sep, j += "[\"", j += t.name, j += "\",", j += std::to_string(t.offset), j += ",[";
       if (t.rank == 2) j += std::to_string(t.rows), j += ",";
-      j += std::to_string(t.cols), j += "]]";
+      j += std::to_string(t.cols), j += t.transposed ? "],true]" : "]]";
       sep = ",";
     }
     return j + "]}";

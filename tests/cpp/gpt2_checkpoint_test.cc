@@ -1,6 +1,7 @@
 // GPT-2 safetensors (core/src/model/gpt2_checkpoint.cc): the F16/BF16 converters bit by bit, every
 // generated file (tests/golden/generate_gpt2.py) against the torch reference, streaming in awkward
-// chunks, the export read back, and the refusals.
+// chunks, the export read back, the inference-only layout (W_O and W_out stored transposed) against
+// the trainable one, and the refusals.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -208,6 +209,65 @@ TEST(Gpt2Checkpoint, ExportReadsBackToTheSameParameters) {
   EXPECT_NE(cfg.find("\"activation_function\": \"gelu_new\""), std::string::npos) << cfg;
   ASSERT_TRUE(attnlab::load_gpt2_safetensors(out.data(), out.size(), config_of(c["config"]), &back).ok);
   EXPECT_EQ(std::memcmp(m->params(), back->params(), 4 * m->num_params()), 0);
+}
+
+// An inference-only model stores W_O and W_out transposed and reads them as "nt"; the same model saved
+// in attnlab's layout loads as a trainable model, which keeps [in, out]. Both layouts hold the same
+// values, save to the same bytes and compute the same floats: the forward (prefill) logits, attention
+// and residuals bit for bit, and the KV-cache decode's greedy tokens, plain and with heads ablated.
+TEST(Gpt2Checkpoint, TransposedInferenceLayoutGivesTheTrainableModelsFloats) {
+  const Json ref = Json::load("gpt2/reference.json");
+  for (size_t k : {size_t(0), size_t(1), size_t(3)}) {  // n_embd 64: the decode reads W_O in eight parts
+    const Json& c = ref["cases"][k];
+    SCOPED_TRACE(c["file"].str);
+    const std::vector<uint8_t> bytes = read_file(c["file"].str);
+    std::unique_ptr<Gpt> inf, tr;
+    ASSERT_TRUE(attnlab::load_gpt2_safetensors(bytes.data(), bytes.size(), config_of(c["config"]), &inf).ok);
+    std::vector<uint8_t> saved, again;
+    ASSERT_TRUE(attnlab::save_safetensors(*inf, false, &saved).ok);
+    ASSERT_TRUE(attnlab::load_safetensors(saved.data(), saved.size(), &tr).ok);
+    ASSERT_FALSE(tr->inference_only());
+    ASSERT_TRUE(attnlab::save_safetensors(*tr, false, &again).ok);
+    EXPECT_EQ(saved, again);
+    // The same values, each where its tensor says.
+    size_t transposed = 0;
+    for (const attnlab::GptTensor& t : inf->tensors()) {
+      const attnlab::GptTensor* u = tr->tensor(t.name);
+      ASSERT_NE(u, nullptr);
+      EXPECT_FALSE(u->transposed);
+      const bool out_proj = t.name.find("attn.W_O") != std::string::npos || t.name.find("mlp.W_out") != std::string::npos;
+      EXPECT_EQ(t.transposed, out_proj) << t.name;
+      transposed += t.transposed;
+      for (size_t r = 0; r < t.rows; ++r)
+        for (size_t q = 0; q < t.cols; ++q)
+          ASSERT_EQ(bits(inf->params()[t.offset + t.index(r, q)]), bits(tr->params()[u->offset + r * u->cols + q]))
+              << t.name << "[" << r << ", " << q << "]";
+    }
+    EXPECT_EQ(transposed, 2 * inf->config().layers);
+    std::vector<int> ids;
+    for (const Json& j : c["ids"].items) ids.push_back(int(j.number()));
+    const size_t T = ids.size(), V = inf->config().vocab, D = inf->config().d_model, L = inf->config().layers;
+    const size_t H = inf->config().heads;
+    std::vector<float> mask(L * H, 1.0f);
+    mask[1] = 0.0f;
+    for (const bool ablate : {false, true}) {
+      SCOPED_TRACE(ablate ? "a head ablated" : "every head");
+      ASSERT_TRUE(inf->set_head_mask(ablate ? mask.data() : nullptr).ok);
+      ASSERT_TRUE(tr->set_head_mask(ablate ? mask.data() : nullptr).ok);
+      ASSERT_TRUE(inf->forward(ids.data(), nullptr, 1, T, nullptr).ok);
+      ASSERT_TRUE(tr->forward(ids.data(), nullptr, 1, T, nullptr).ok);
+      EXPECT_EQ(std::memcmp(inf->logits(), tr->logits(), 4 * T * V), 0);
+      for (size_t l = 0; l < L; ++l) EXPECT_EQ(std::memcmp(inf->attention(l), tr->attention(l), 4 * H * T * T), 0);
+      for (size_t l = 0; l <= L; ++l) EXPECT_EQ(std::memcmp(inf->residual(l), tr->residual(l), 4 * T * D), 0);
+      attnlab::GptSampling greedy;
+      greedy.temperature = 0;
+      const size_t steps = inf->config().context - T;
+      std::vector<int> a(steps), b(steps);
+      ASSERT_TRUE(inf->generate(ids.data(), T, steps, greedy, a.data()).ok);
+      ASSERT_TRUE(tr->generate(ids.data(), T, steps, greedy, b.data()).ok);
+      EXPECT_EQ(a, b);
+    }
+  }
 }
 
 TEST(Gpt2Checkpoint, RefusalsNameWhatIsWrong) {

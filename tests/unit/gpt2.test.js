@@ -113,6 +113,47 @@ describe('inference-only', () => {
   });
 });
 
+// An inference-only model stores W_O and W_out transposed (read as "nt" by its forward); the API still
+// shows and takes [rows, cols]: parameters() equal those of the same model loaded back from its attnlab
+// checkpoint (trainable, [in, out] in memory), setParameters() writes the same weights into both, and
+// the two compute the same logits bit for bit, before and after.
+describe('the inference-only layout', () => {
+  test('parameters() and setParameters() speak [rows, cols]; logits equal the trainable copy bit for bit', () => {
+    const c = REF[1];  // n_embd 64: the decode reads W_O in eight parts
+    const m = lab.loadModel(fileBytes(c), { config: c.config });
+    const t = lab.loadModel(m.save());
+    try {
+      const pm = m.parameters(), pt = t.parameters();
+      expect(Object.keys(pm)).toEqual(Object.keys(pt));
+      for (const name of Object.keys(pm)) {
+        expect(pm[name].shape, name).toEqual(pt[name].shape);
+        expect(Array.from(pm[name].data), name).toEqual(Array.from(pt[name].data));
+      }
+      const same = () => {
+        for (const x of [m, t]) x.setHeadMask(null);
+        const a = m.forward({ ids: c.ids, attention: false }).logits, b = t.forward({ ids: c.ids, attention: false }).logits;
+        expect(Array.from(a)).toEqual(Array.from(b));
+        const ga = m.generate({ prompt: c.prompt, steps: 6, temperature: 0 }), gb = t.generate({ prompt: c.prompt, steps: 6, temperature: 0 });
+        expect(Array.from(ga)).toEqual(Array.from(gb));
+        return a;
+      };
+      const before = same();
+      // A non-symmetric W_O and a [dFF, dModel] W_out, as plain arrays and as { shape, data }.
+      const wo = pm['blocks.0.attn.W_O'], wout = pm['blocks.1.mlp.W_out'];
+      const newWo = Array.from(wo.data, (x, i) => x + 0.01 * ((i % 7) - 3) * (1 + Math.floor(i / wo.shape[1]) / 10));
+      const newWout = { shape: wout.shape, data: wout.data.map((x, i) => -x + 1e-3 * (i % 5)) };
+      for (const x of [m, t]) x.setParameters({ 'blocks.0.attn.W_O': newWo, 'blocks.1.mlp.W_out': newWout });
+      expect(Array.from(m.parameters()['blocks.0.attn.W_O'].data)).toEqual(Array.from(Float32Array.from(newWo)));
+      expect(Array.from(m.parameters()['blocks.1.mlp.W_out'].data)).toEqual(Array.from(newWout.data));
+      const after = same();
+      expect(after.some((x, i) => x !== before[i])).toBe(true);
+      // The attnlab and gpt2 exports write [rows, cols] too: the same bytes as the trainable copy's.
+      expect(Array.from(m.save())).toEqual(Array.from(t.save()));
+      expect(Array.from(m.save({ layout: 'gpt2' }).bytes)).toEqual(Array.from(t.save({ layout: 'gpt2' }).bytes));
+    } finally { m.dispose(); t.dispose(); }
+  });
+});
+
 describe('the logit lens: forward({ lens })', () => {
   for (const c of REF)
     test(`${c.file}: top-k after each layer matches torch; the last entry is the next-token distribution`, () => {

@@ -420,6 +420,12 @@ function adopt(lab, handle, seedUsed) {
   }
 }
 
+// dst [cols, rows] = src [rows, cols] transposed (src: any array-like of rows·cols numbers).
+function transposeInto(src, rows, cols, dst) {
+  for (let r = 0; r < rows; r++)
+    for (let c = 0; c < cols; c++) dst[c * rows + r] = src[r * cols + c];
+}
+
 // A model garbage-collected undisposed is freed here (a safety net: dispose() is the contract).
 const modelMemory = new FinalizationRegistry((handle) => handle.delete());
 
@@ -432,7 +438,10 @@ export class Model {
   constructor(lab, handle, info) {
     this.#lab = lab;
     this.#handle = handle;
-    this.#tensors = info.tensors.map(([name, offset, shape]) => ({ name, offset, shape, size: shape.reduce((a, b) => a * b, 1) }));
+    // transposed: stored [cols, rows] in WebAssembly memory (an inference-only model's W_O and W_out,
+    // read that way by its forward); parameters() and setParameters() still speak [rows, cols].
+    this.#tensors = info.tensors.map(([name, offset, shape, transposed = false]) =>
+      ({ name, offset, shape, transposed, size: shape.reduce((a, b) => a * b, 1) }));
     this.#byName = new Map(this.#tensors.map((t) => [t.name, t]));
     this.#trainCall = { ids: 0, targets: 0, batch: 0, t: 0, lr: 0, beta1: 0, beta2: 0, eps: 0, weightDecay: 0, maxGradNorm: 0 };
     /** The resolved config (dFF filled in; seed when made by createModel). */
@@ -574,11 +583,16 @@ export class Model {
   }
 
   // A view into WebAssembly memory (Embind's typed_memory_view, made by the call that returned it,
-  // so never of a detached buffer) copied at once into fresh tensors.
+  // so never of a detached buffer) copied at once into fresh tensors, each [rows, cols] (a transposed
+  // one is transposed back in the copy).
   #tensorsOf(view) {
     const all = view.slice();
     const out = {};
-    for (const t of this.#tensors) out[t.name] = { shape: t.shape.slice(), data: all.subarray(t.offset, t.offset + t.size) };
+    for (const t of this.#tensors) {
+      const data = all.subarray(t.offset, t.offset + t.size);
+      if (t.transposed) transposeInto(data.slice(), t.shape[1], t.shape[0], data);
+      out[t.name] = { shape: t.shape.slice(), data };
+    }
     return out;
   }
 
@@ -613,7 +627,10 @@ export class Model {
       todo.push([t, v]);
     }
     const params = this.#handle.parameters();  // a view made now, written at once
-    for (const [t, v] of todo) params.set(v, t.offset);
+    for (const [t, v] of todo) {
+      if (t.transposed) transposeInto(v, t.shape[0], t.shape[1], params.subarray(t.offset, t.offset + t.size));
+      else params.set(v, t.offset);
+    }
   }
 
   /** mask [layers·heads] (1 keeps a head, 0 ablates it; forward and generate only), or null for none. */

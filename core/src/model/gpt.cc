@@ -97,13 +97,16 @@ Status check_gpt_config(const GptConfig& c) {
 
 void Gpt::Impl::build_table() {
   size_t off = 0;
-  auto add = [&](std::string name, size_t rows, size_t cols, int rank) {
+  // An inference-only model stores the projections into the residual stream (W_O, W_out) transposed:
+  // its forward reads them as "nt", each output's weights one contiguous row (layer.h).
+  auto add = [&](std::string name, size_t rows, size_t cols, int rank, bool transposed = false) {
     GptTensor t;
     t.name = std::move(name);
     t.offset = off;
     t.rows = rows;
     t.cols = cols;
     t.rank = rank;
+    t.transposed = transposed && c.inference_only;
     off += rows * cols;
     tensors.push_back(std::move(t));
     return tensors.back().offset;
@@ -121,7 +124,7 @@ void Gpt::Impl::build_table() {
     o.wq = add(p + "attn.W_Q", D, D, 2);
     o.wk = add(p + "attn.W_K", D, D, 2);
     o.wv = add(p + "attn.W_V", D, D, 2);
-    o.wo = add(p + "attn.W_O", D, D, 2);
+    o.wo = add(p + "attn.W_O", D, D, 2, true);
     o.bq = add(p + "attn.b_Q", 1, D, 1);
     o.bk = add(p + "attn.b_K", 1, D, 1);
     o.bv = add(p + "attn.b_V", 1, D, 1);
@@ -133,7 +136,7 @@ void Gpt::Impl::build_table() {
       }
       o.w_in = add(p + "mlp.W_in", D, F, 2);
       o.b_in = add(p + "mlp.b_in", 1, F, 1);
-      o.w_out = add(p + "mlp.W_out", F, D, 2);
+      o.w_out = add(p + "mlp.W_out", F, D, 2, true);
       o.b_out = add(p + "mlp.b_out", 1, D, 1);
     }
   }
@@ -173,6 +176,7 @@ LayerWeights Gpt::Impl::layer_weights(size_t l, const float* flat) const {
   w.attn = MultiHeadWeights{at(o.wq), at(o.wk), at(o.wv), at(o.wo), at(o.bq), at(o.bk), at(o.bv), at(o.bo)};
   w.ln2_w = at(o.ln2_w), w.ln2_b = at(o.ln2_b);
   w.mlp = FeedForwardWeights{at(o.w_in), at(o.b_in), at(o.w_out), at(o.b_out)};
+  w.out_transposed = c.inference_only;  // build_table stores W_O and W_out transposed then
   if (flat == block && params_ok) {  // the parameters (not the gradients), verified
     w.checked = true;
     w.attn_bounds = &wb[l];

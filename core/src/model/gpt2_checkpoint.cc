@@ -109,6 +109,7 @@ struct Target {
   size_t parts = 1, cols = 0;
   float* dst[3] = {};
   std::string dst_name[3];  // attnlab's
+  const GptTensor* dst_t[3] = {};  // their table entries (a transposed one takes its values scattered)
   size_t count() const { return size_t((end - begin) / dtype_size(dtype)); }
 };
 
@@ -353,7 +354,10 @@ Status Gpt2Loader::begin(const uint8_t* head, size_t n, const Gpt2Config& cfg) {
     }
   }
   for (Target& t : targets)
-    for (size_t k = 0; k < t.parts; ++k) t.dst[k] = m->params() + m->tensor(t.dst_name[k])->offset;
+    for (size_t k = 0; k < t.parts; ++k) {
+      t.dst_t[k] = m->tensor(t.dst_name[k]);
+      t.dst[k] = m->params() + t.dst_t[k]->offset;
+    }
   std::sort(targets.begin(), targets.end(), [](const Target& a, const Target& b) { return a.begin < b.begin; });
 
   s.m = std::move(m);
@@ -385,7 +389,11 @@ Status Gpt2Loader::write(const uint8_t* p, size_t n) {
     const uint64_t rel = s.pos - t.begin;
     size_t e = size_t(rel / es);
     const size_t row_len = t.parts * t.cols;
+    // A transposed destination (one part: c_proj's W_O or W_out) has its value (r, c) at c·rows + r.
+    const GptTensor* tt = t.dst_t[0];
+    const bool scatter = tt->transposed;
     auto dest = [&](size_t idx) {
+      if (scatter) return t.dst[0] + tt->index(idx / tt->cols, idx % tt->cols);
       const size_t row = idx / row_len, c = idx % row_len;
       return t.dst[c / t.cols] + row * t.cols + c % t.cols;
     };
@@ -401,9 +409,16 @@ Status Gpt2Loader::write(const uint8_t* p, size_t n) {
     }
     // Whole values: up to the end of this chunk, this tensor and this row piece.
     size_t run = std::min<uint64_t>(n / es, t.count() - e);
-    const size_t within = (e % row_len) % t.cols;
-    run = std::min(run, t.cols - within);
-    convert(t.dtype, p, run, dest(e));
+    if (scatter) {  // through a small buffer, then each value to its place
+      float buf[256];
+      run = std::min<size_t>(run, 256);
+      convert(t.dtype, p, run, buf);
+      for (size_t i = 0; i < run; ++i) *dest(e + i) = buf[i];
+    } else {
+      const size_t within = (e % row_len) % t.cols;
+      run = std::min(run, t.cols - within);
+      convert(t.dtype, p, run, dest(e));
+    }
     s.pos += run * es, p += run * es, n -= run * es;
   }
   return Status::Ok();
@@ -424,9 +439,11 @@ Status Gpt2Loader::finish(std::unique_ptr<Gpt>* out) {
   for (const Target& t : s.targets) {
     const size_t per = t.count() / t.parts;
     for (size_t k = 0; k < t.parts; ++k) {
-      const size_t i = first_non_finite(t.dst[k], per);
+      size_t i = first_non_finite(t.dst[k], per);
       if (i != per) {
         const float v = t.dst[k][i];
+        const GptTensor& tt = *t.dst_t[k];
+        if (tt.transposed) i = (i % tt.rows) * tt.cols + i / tt.rows;  // stored (c, r): the value (r, c)
         s.m.reset();
         s.failed = true;
         return fail("tensor " + quoted(t.name) + " holds " + (std::isnan(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity") +
@@ -491,7 +508,7 @@ Status save_gpt2_safetensors(const Gpt& m, std::vector<uint8_t>* bytes, std::str
       return Status::Fail(std::string(op) + ": " + t.name + "[" + std::to_string(i) + "] is not finite, expected finite values");
   }
   const size_t D = c.d_model, F = c.d_ff, L = c.layers;
-  auto at = [&](const std::string& name) { return P + m.tensor(name)->offset; };
+  std::vector<float> row(std::max(D, F));
   // Each tensor of the file: its rows are its pieces' rows side by side (c_attn: W_Q | W_K | W_V).
   const std::vector<Gpt2Tensor> outs = gpt2_tensors(L, D, F, c.vocab, c.context);
 
@@ -521,14 +538,17 @@ Status save_gpt2_safetensors(const Gpt& m, std::vector<uint8_t>* bytes, std::str
   for (size_t b = 0; b < 8; ++b) out[b] = static_cast<uint8_t>(N >> (8 * b));
   std::memcpy(out.data() + 8, h.data(), h.size());
   uint8_t* d = out.data() + 8 + h.size();
-  for (const Gpt2Tensor& o : outs) {
-    const size_t cols = o.parts == 3 ? D : size_t(element_count(o.shape)), rows = size_t(element_count(o.shape)) / (o.parts * cols);
-    for (size_t r = 0; r < rows; ++r)
+  for (const Gpt2Tensor& o : outs) {  // its rows: the pieces' rows side by side, [rows, cols] each
+    const GptTensor* t[3] = {};
+    for (size_t k = 0; k < o.parts; ++k) t[k] = m.tensor(o.dst[k]);
+    for (size_t r = 0; r < t[0]->rows; ++r)
       for (size_t k = 0; k < o.parts; ++k) {
-        std::memcpy(d, at(o.dst[k]) + r * cols, 4 * cols);
-        d += 4 * cols;
+        model::logical_row(*t[k], P, r, row.data());  // whatever the storage (GptTensor::transposed)
+        std::memcpy(d, row.data(), 4 * t[k]->cols);
+        d += 4 * t[k]->cols;
       }
   }
+
 
   const char* act = c.activation == Activation::gelu_tanh ? "gelu_new" : c.activation == Activation::gelu ? "gelu" : "relu";
   std::string j = "{\n  \"architectures\": [\"GPT2LMHeadModel\"],\n  \"model_type\": \"gpt2\",\n";

@@ -3,6 +3,7 @@
 #include "layer.h"
 
 #include <cmath>
+#include <cstring>
 #include <string>
 
 #include "../kernels/dispatch.h"
@@ -29,13 +30,20 @@ void scale_heads(const float* scale, size_t H, size_t dk, float* heads, size_t r
     }
 }
 
+using detail::WeightLayout;
+
+WeightLayout out_layout(const LayerWeights& w) {
+  return w.out_transposed ? WeightLayout::out_in : WeightLayout::in_out;
+}
+
 // out [rows, D] = heads·W_O + b_O: the output projection after the head scales, and the decode's.
 // Checked weights: multi-head attention's own product (b_O first, then the sum over heads·W_O: the
 // same floats as the prefill's), without weighted_sum_forward's scan of W_O (D² floats per call, in
 // every layer of every decoded token); its result is checked.
-Status attention_out(const MultiHeadWeights& w, bool checked, const float* heads, size_t rows, size_t D, float* out) {
-  if (checked) {
-    kernels::gemm_nn_f32(rows, D, D, heads, D, w.wo, D, w.bo, out, D);
+Status attention_out(const LayerWeights& lw, const float* heads, size_t rows, size_t D, float* out) {
+  const MultiHeadWeights& w = lw.attn;
+  if (lw.checked) {
+    detail::linear_rows(heads, rows, D, D, w.wo, out_layout(lw), w.bo, out);
     return detail::check_no_overflow("multiHeadAttention", "output", out, rows * D,
                                      "heads·wo + bo within float32 range");
   }
@@ -114,6 +122,9 @@ Status decode_attention(const char* op, size_t l, const LayerConfig& c, const Mu
 Status layer_forward(const char* op, size_t l, const LayerConfig& c, const LayerWeights& w, const LayerRows& r,
                      const LayerActs& a, float* x_out) {
   const size_t D = c.d_model, H = c.heads, T = r.t, N = r.batch * T;
+  if (w.out_transposed && !w.checked)
+    return fail(op, "layer " + std::to_string(l) + ": W_O and W_out stored transposed need weights checked by "
+                    "the caller, expected checked weights");
   if (r.cache ? r.batch != 1 || (!r.decode && r.cache->length != 0) : r.decode)
     return fail(op, "layer " + std::to_string(l) + " attention: a KV cache holds one sequence, expected batch 1, "
                     "an empty cache for a prefill and a cache for a decode");
@@ -126,7 +137,7 @@ Status layer_forward(const char* op, size_t l, const LayerConfig& c, const Layer
   if (r.decode) {
     ATTNLAB_CHECK(decode_attention(op, l, c, w.attn, w.checked, T, *r.cache, a));
     if (r.head_scale) scale_heads(r.head_scale, H, D / H, a.heads, T);
-    ATTNLAB_CHECK(wrap(op, "attention output", l, attention_out(w.attn, w.checked, a.heads, T, D, a.attn_out)));
+    ATTNLAB_CHECK(wrap(op, "attention output", l, attention_out(w, a.heads, T, D, a.attn_out)));
   } else {
     // Causal self-attention, one sequence at a time: sequence b's weights [H, T, T] land at
     // att + b·H·T·T, which makes att [B, H, T, T]. An empty cache takes the keys and values.
@@ -143,11 +154,11 @@ Status layer_forward(const char* op, size_t l, const LayerConfig& c, const Layer
       ma.x = a.ln1 + o;
       ma.t_q = ma.t_k = T;
       const MultiHeadOutputs mo{a.q + o, K + o, V + o, nullptr, a.att + b * H * T * T, a.heads + o, a.attn_out + o};
-      ATTNLAB_CHECK(wrap(op, "attention", l, multi_head_attention_forward(ma, mo)));
+      ATTNLAB_CHECK(wrap(op, "attention", l, detail::multi_head_attention_forward(ma, mo, out_layout(w))));
     }
     if (r.head_scale) {
       scale_heads(r.head_scale, H, D / H, a.heads, N);
-      ATTNLAB_CHECK(wrap(op, "attention output", l, attention_out(w.attn, w.checked, a.heads, N, D, a.attn_out)));
+      ATTNLAB_CHECK(wrap(op, "attention output", l, attention_out(w, a.heads, N, D, a.attn_out)));
     }
   }
   float* after_attn = c.mlp ? a.mid : x_out;
@@ -156,15 +167,20 @@ Status layer_forward(const char* op, size_t l, const LayerConfig& c, const Layer
   if (c.layer_norm)
     ATTNLAB_CHECK(wrap(op, "ln2", l, layer_norm_forward(a.mid, N, D, w.ln2_w, w.ln2_b, c.ln_eps, a.ln2, a.ln2_mean,
                                                        a.ln2_rstd)));
-  const FeedForwardOutputs fo{a.pre, a.act, a.ffn_out};
   if (w.checked) {
-    // feed_forward_forward without its scans of W1 and W2 (checked by the caller); its result checks.
+    // feed_forward_forward without its scans of W1 and W2 (checked by the caller), its products in
+    // the order of detail::feed_forward_rows (W2 read in the layer's layout); its result checks.
     constexpr const char* ffn = "feedForward";
-    detail::feed_forward_rows(a.ln2, N, D, c.d_ff, w.mlp, c.activation, fo);
+    float* pre = a.pre ? a.pre : a.act;
+    detail::linear_rows(a.ln2, N, D, c.d_ff, w.mlp.w1, WeightLayout::in_out, w.mlp.b1, pre);
+    if (a.pre) std::memcpy(a.act, a.pre, N * c.d_ff * sizeof(float));
+    detail::activation_inplace(c.activation, a.act, N * c.d_ff);
+    detail::linear_rows(a.act, N, c.d_ff, D, w.mlp.w2, out_layout(w), w.mlp.b2, a.ffn_out);
     if (a.pre) ATTNLAB_CHECK(wrap(op, "mlp", l, detail::check_no_overflow(ffn, "pre", a.pre, N * c.d_ff, "x·w1 + b1 within float32 range")));
     ATTNLAB_CHECK(wrap(op, "mlp", l, detail::check_no_overflow(ffn, "hidden", a.act, N * c.d_ff, "x·w1 + b1 within float32 range")));
     ATTNLAB_CHECK(wrap(op, "mlp", l, detail::check_no_overflow(ffn, "output", a.ffn_out, N * D, "hidden·w2 + b2 within float32 range")));
   } else {
+    const FeedForwardOutputs fo{a.pre, a.act, a.ffn_out};
     ATTNLAB_CHECK(wrap(op, "mlp", l, feed_forward_forward(a.ln2, N, D, c.d_ff, w.mlp, c.activation, fo)));
   }
   for (size_t i = 0; i < N * D; ++i) x_out[i] = a.mid[i] + a.ffn_out[i];

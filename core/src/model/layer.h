@@ -23,7 +23,8 @@ struct LayerConfig {
   float ln_eps = 1e-5f;
 };
 
-// A layer's tensors, as views (x·W layout, [in, out]). ln*_w/_b are read only with layer_norm.
+// A layer's tensors, as views (x·W layout, [in, out], except W_O and the MLP's W2 with
+// out_transposed). ln*_w/_b are read only with layer_norm.
 // checked: the caller has verified every weight finite since they last changed (Gpt does, once, not
 // per call); then the projections and the MLP skip their per-call scans of the weights (~all of a
 // GPT-2 forward's memory traffic again) and keep only the checks of what they compute. attn_bounds:
@@ -35,6 +36,11 @@ struct LayerWeights {
   FeedForwardWeights mlp{};
   bool checked = false;
   const MultiHeadWeightBounds* attn_bounds = nullptr;
+  // W_O [D, D] and W2 [F, D] stored transposed ([out, in]: an inference-only model's layout, read as
+  // "nt", each output a dot product of one contiguous row; detail::WeightLayout::out_in). The same
+  // floats as the [in, out] layout, bit for bit. Needs checked weights (the unchecked path is the ops'
+  // own checked calls, which take [in, out]).
+  bool out_transposed = false;
 };
 
 // Where the layer writes, N = batch·t rows of D (F for pre/act). Without layer_norm, ln1 == x_in and

@@ -436,8 +436,17 @@ Status save_safetensors(const Gpt& m, bool with_optimizer, std::vector<uint8_t>*
   for (size_t b = 0; b < 8; ++b) out[b] = static_cast<uint8_t>(N >> (8 * b));
   std::memcpy(out.data() + 8, h.data(), h.size());
   uint8_t* d = out.data() + 8 + h.size();
+  std::vector<float> row;
   for (size_t s = 0; s < sets; ++s)
     for (const GptTensor& t : ts) {
+      if (t.transposed) {  // an inference-only model's W_O and W_out: written [rows, cols], as always
+        row.resize(t.cols);
+        for (size_t r = 0; r < t.rows; ++r, d += 4 * t.cols) {
+          model::logical_row(t, arrays[s], r, row.data());
+          std::memcpy(d, row.data(), 4 * t.cols);
+        }
+        continue;
+      }
       std::memcpy(d, arrays[s] + t.offset, 4 * t.size());
       d += 4 * t.size();
     }

@@ -1,6 +1,6 @@
 // safetensors_header.h — the safetensors header as safetensors.cc reads it (validated JSON, every
 // entry's dtype, shape and data_offsets), shared by the attnlab checkpoint reader and the GPT-2 one
-// (gpt2_checkpoint.cc). Internal to core/src/model.
+// (gpt2_checkpoint.cc), and the row reader both writers use. Internal to core/src/model.
 #pragma once
 
 #include <cstddef>
@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "attnlab/gpt.h"
 #include "attnlab/status.h"
 
 namespace attnlab::model {
@@ -47,5 +48,16 @@ struct Header {
 Status read_safetensors_header(const uint8_t* bytes, size_t n, size_t* header_len, Header* h);
 // A name from the file, for a message: JSON-quoted, at most ~64 bytes.
 std::string quoted(std::string_view s);
+
+// Row r of tensor t in its [rows, cols] layout (GptTensor::transposed or not), from the flat array P,
+// into dst [cols]: what a saved file holds (both writers).
+inline void logical_row(const GptTensor& t, const float* P, size_t r, float* dst) {
+  const float* x = P + t.offset;
+  if (!t.transposed) {
+    for (size_t c = 0; c < t.cols; ++c) dst[c] = x[r * t.cols + c];
+    return;
+  }
+  for (size_t c = 0; c < t.cols; ++c) dst[c] = x[c * t.rows + r];
+}
 
 }  // namespace attnlab::model

@@ -90,8 +90,18 @@ MultiHeadWeightBounds multi_head_weight_bounds(const MultiHeadWeights& w, size_t
   return b;
 }
 
+void detail::linear_rows(const float* x, size_t rows, size_t n_in, size_t n_out, const float* w,
+                         WeightLayout layout, const float* b, float* y) {
+  if (layout == WeightLayout::in_out) return kernels::gemm_nn_f32(rows, n_out, n_in, x, n_in, w, n_out, b, y, n_out);
+  // The nt kernel has no bias: y starts as b (or 0) and the product is added to it, which is the nn
+  // kernel's own order (its accumulators start at the bias).
+  for (size_t r = 0; r < rows; ++r)
+    for (size_t j = 0; j < n_out; ++j) y[r * n_out + j] = b ? b[j] : 0.0f;
+  kernels::gemm_nt_acc_f32(rows, n_out, n_in, x, n_in, w, n_in, y, n_out);
+}
+
 Status detail::check_multihead_bounds(const MultiHeadArgs& a, const float* q, const float* k,
-                                      const float* v, float* scratch) {
+                                      const float* v, float* scratch, WeightLayout wo_layout) {
   constexpr const char* op = "multiHeadAttention";
   const size_t D = a.d_model, H = a.heads, dk = D / H;
   const size_t tq = a.t_q, tk = a.context ? a.t_k : a.t_q;
@@ -135,7 +145,7 @@ Status detail::check_multihead_bounds(const MultiHeadArgs& a, const float* q, co
                         static_cast<double>(wb.bo_abs_max)) * margin;
   if (quick <= FLT_MAX / 2) return Status::Ok();  // false for NaN: a non-finite wo or bo goes on
   // Otherwise the exact bound, per column, summed in double (a float·float product is exact there)
-  // over 16 columns at a time, reading wo row by row.
+  // over 16 columns at a time, reading wo row by row (stored out_in: column c is row c, summed whole).
   float* vmax = scratch;
   for (size_t d = 0; d < D; ++d) vmax[d] = 0.0f;
   kernels::column_max_abs_f32(tk, D, v, D, vmax);
@@ -145,11 +155,17 @@ Status detail::check_multihead_bounds(const MultiHeadArgs& a, const float* q, co
   for (size_t c0 = 0; c0 < D; c0 += kCols) {
     const size_t n = D - c0 < kCols ? D - c0 : kCols;
     double acc[kCols] = {};
-    for (size_t d = 0; d < D; ++d) {
-      const double vm = vmax[d];
-      const float* w = a.w.wo + d * D + c0;
-      for (size_t c = 0; c < n; ++c) acc[c] += vm * std::fabs(static_cast<double>(w[c]));
-    }
+    if (wo_layout == WeightLayout::out_in)
+      for (size_t c = 0; c < n; ++c) {
+        const float* w = a.w.wo + (c0 + c) * D;
+        for (size_t d = 0; d < D; ++d) acc[c] += static_cast<double>(vmax[d]) * std::fabs(static_cast<double>(w[d]));
+      }
+    else
+      for (size_t d = 0; d < D; ++d) {
+        const double vm = vmax[d];
+        const float* w = a.w.wo + d * D + c0;
+        for (size_t c = 0; c < n; ++c) acc[c] += vm * std::fabs(static_cast<double>(w[c]));
+      }
     for (size_t c = 0; c < n; ++c) {
       const double b = (acc[c] + (a.w.bo ? std::fabs(static_cast<double>(a.w.bo[c0 + c])) : 0.0)) * margin;
       if (!(b <= FLT_MAX)) {  // also NaN: a non-finite wo or bo
@@ -196,13 +212,17 @@ void detail::multihead_project(const MultiHeadArgs& a, float* q, float* k, float
 }
 
 Status multi_head_attention_forward(const MultiHeadArgs& a, const MultiHeadOutputs& o) {
+  return detail::multi_head_attention_forward(a, o, detail::WeightLayout::in_out);
+}
+
+Status detail::multi_head_attention_forward(const MultiHeadArgs& a, const MultiHeadOutputs& o, WeightLayout wo_layout) {
   ATTNLAB_CHECK(check_multihead(a, o));
   const size_t D = a.d_model, H = a.heads, dk = D / H;
   const size_t tq = a.t_q, tk = a.context ? a.t_k : a.t_q;
 
   // Projections: Q [t_q, D], K [t_k, D], V [t_k, D]; then every overflow refused before computing.
   detail::multihead_project(a, o.q, o.k, o.v);
-  ATTNLAB_CHECK(detail::check_multihead_bounds(a, o.q, o.k, o.v, o.out));
+  ATTNLAB_CHECK(detail::check_multihead_bounds(a, o.q, o.k, o.v, o.out, wo_layout));
 
   const float scale = detail::multihead_scale(a);
   for (size_t h = 0; h < H; ++h) {
@@ -216,7 +236,7 @@ Status multi_head_attention_forward(const MultiHeadArgs& a, const MultiHeadOutpu
     attention_forward_unchecked(ha, ho);
   }
   // out = Concat(heads)·W_O + b_O
-  kernels::gemm_nn_f32(tq, D, D, o.heads, D, a.w.wo, D, a.w.bo, o.out, D);
+  detail::linear_rows(o.heads, tq, D, D, a.w.wo, wo_layout, a.w.bo, o.out);
   // Defensive: after check_multihead_bounds these cannot fire; a NaN or ±∞ is never handed back.
   const struct { const char* name; const float* p; size_t n; const char* hint; } results[] = {
       {"weights", o.weights, H * tq * tk, "q·kᵀ within float32 range (|q|·|k| < 3.4e38)"},

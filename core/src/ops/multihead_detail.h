@@ -7,6 +7,19 @@
 
 namespace attnlab::detail {
 
+// How a projection's W is stored. in_out: [n_in, n_out], x·W (the public ops' layout, the one training
+// differentiates). out_in: transposed, [n_out, n_in]: each output is the dot product of x with one
+// contiguous row, read as "nt" (a one-row product streams the rows in eight parts, as the tied head
+// does: ~1.4x the bandwidth of the nn walk on GPT-2's W_O and MLP W_out). An inference-only model
+// keeps W_O and W_out this way.
+enum class WeightLayout { in_out, out_in };
+
+// y [rows, n_out] = x [rows, n_in]·W + b (b [n_out] or nullptr), W stored as `layout` says. Either
+// way each output is b[j] first, then + x[p]·W[p, j] for p = 0, 1, … in order: the two layouts give
+// the same floats, bit for bit. Unchecked.
+void linear_rows(const float* x, size_t rows, size_t n_in, size_t n_out, const float* w, WeightLayout layout,
+                 const float* b, float* y);
+
 // Every argument check of multiHeadAttention except the output buffers and the values' finiteness.
 Status check_multihead_args(const MultiHeadArgs& a);
 
@@ -35,8 +48,13 @@ float multihead_scale(const MultiHeadArgs& a);
 // D·max|v|·max|wo| + max|bo| (max|wo| and max|bo| from a.weight_bounds when they describe a.w, else
 // read here); only when that exceeds FLT_MAX/2 are the per-column sums computed, which then decide.
 // scratch: d_model floats (the output buffer).
+// wo_layout: how a.w.wo is stored (the per-column sums read it either way).
 Status check_multihead_bounds(const MultiHeadArgs& a, const float* q, const float* k, const float* v,
-                              float* scratch);
+                              float* scratch, WeightLayout wo_layout = WeightLayout::in_out);
+
+// multi_head_attention_forward with a.w.wo stored as wo_layout (the same checks, refusals, messages and
+// floats; out_in: an inference-only model's W_O, layer.cc).
+Status multi_head_attention_forward(const MultiHeadArgs& a, const MultiHeadOutputs& o, WeightLayout wo_layout);
 
 // Q = X·W_Q + b_Q [t_q, D], K = C·W_K + b_K and V = C·W_V + b_V [t_k, D] (C = context or X), then
 // RoPE on each head of Q and K when a.rope. Unchecked.

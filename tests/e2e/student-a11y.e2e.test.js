@@ -109,6 +109,20 @@ describe('a phone (390 × 844)', () => {
     expect(table.overflow).toBeLessThanOrEqual(1);
     expect(table.right).toBeLessThanOrEqual(390);
     expect(table.columns).toBe(3);  // T, ms / call, GFLOP/s
+    // <attn-model>'s logit lens (the shipped model: embeddings, after L0, output × top 5) fits without
+    // scrolling sideways: each cell holds its token above its probability on a phone.
+    const model = page.locator('attn-model').first();
+    await model.scrollIntoViewIfNeeded();
+    await model.locator('table.lens-table').waitFor({ timeout: 60000 });
+    const lens = await model.evaluate((w) => {
+      const t = w.shadowRoot.querySelector('table.lens-table'), box = t.parentElement;
+      return { overflow: box.scrollWidth - box.clientWidth, right: t.getBoundingClientRect().right,
+        columns: t.rows[0].cells.length, size: parseFloat(getComputedStyle(t.querySelector('td.lt .p')).fontSize) };
+    });
+    expect(lens.columns).toBe(6);  // read after, #1 … #5
+    expect(lens.overflow).toBeLessThanOrEqual(1);
+    expect(lens.right).toBeLessThanOrEqual(390);
+    expect(lens.size).toBeGreaterThanOrEqual(14);
     expect(problems).toEqual([]);
     await page.close();
   });

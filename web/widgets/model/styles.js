@@ -75,6 +75,12 @@ export const modelStyles = [widgetStyles, css`
   table.lens-table td.lt .tok { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; white-space: pre; }
   table.lens-table tr.final th, table.lens-table tr.final td { border-top: 2px solid #24292f; font-weight: 600; }
   table.lens-table tr.cut td { color: #57606a; font-style: italic; }
+  /* A phone: each cell's token above its probability, so the top 5 fit 390 px without scrolling sideways. */
+  @media (max-width: 480px) {
+    .wrap:not(.slide) table.lens-table td.lt { padding: 1px 2px; text-align: center; }
+    .wrap:not(.slide) table.lens-table td.lt .tok, .wrap:not(.slide) table.lens-table td.lt .p { display: block; }
+    .wrap:not(.slide) table.lens-table th { white-space: normal; padding: 2px 4px; }
+  }
   .answers { display: flex; gap: 10px; flex-wrap: wrap; margin: 6px 0; }
   .answer { display: flex; flex-direction: column; align-items: center; border: 2px solid #0072b2; border-radius: 6px; padding: 2px 12px; }
   .answer.off { border-color: #d55e00; }

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -71,7 +73,9 @@ struct Case {
   bool cross = false, rope = false, alibi = false, bias = false;
 };
 
-void expect_streaming_matches(const Case& c, unsigned seed) {
+// exact: a sequence within the streaming path's one [48, 128] tile takes the plain softmax, the full op's
+// kernels in its order, so its output and heads are the full op's bit for bit.
+void expect_streaming_matches(const Case& c, unsigned seed, bool exact = false) {
   const size_t D = c.D, tq = c.tq, tk = c.cross ? c.tk : c.tq;
   const float ws = 1.0f / std::sqrt(float(D));
   auto x = randn(tq * D, seed), ctx = randn(tk * D, seed + 1);
@@ -100,6 +104,14 @@ void expect_streaming_matches(const Case& c, unsigned seed) {
   attnlab::MultiHeadStreamingOutputs so{q2.data(), k2.data(), v2.data(), work.data(), out2.data()};
   auto st = attnlab::multi_head_attention_forward_streaming(a, so);
   ASSERT_TRUE(st.ok) << st.message;
+  if (exact) {
+    for (size_t i = 0; i < tq * D; ++i) {
+      ASSERT_EQ(std::bit_cast<uint32_t>(out2[i]), std::bit_cast<uint32_t>(out[i]))
+          << "output " << i << ": " << out2[i] << " vs " << out[i] << " (tq=" << tq << " tk=" << tk << ")";
+      ASSERT_EQ(std::bit_cast<uint32_t>(q2[i]), std::bit_cast<uint32_t>(heads[i])) << "heads " << i;
+    }
+    return;
+  }
   for (size_t i = 0; i < tq * D; ++i) {
     ASSERT_CLOSE(out2[i], out[i], tol::kRef)
         << "at " << i << " (tq=" << tq << " tk=" << tk << " D=" << D << " H=" << c.H << ")";
@@ -125,6 +137,21 @@ TEST(Streaming, MatchesAllIntermediates) {
   };
   unsigned seed = 100;
   for (const auto& c : cases) expect_streaming_matches(c, seed += 10);
+}
+
+TEST(Streaming, WithinOneTileIsTheFullOpBitForBit) {
+  using attnlab::Mask;
+  const Case cases[] = {
+      {16, 16, 64, 4, Mask::None()},  // the interactive shape
+      {16, 16, 64, 4, Mask::Causal(), false, false, false, true},
+      {1, 1, 4, 1, Mask::None()},
+      {48, 48, 24, 3, Mask::Window(5, true)},  // the tile's last query row
+      {7, 128, 20, 5, Mask::Additive(nullptr), true},  // cross, its last key, a row that sees no key
+      {30, 30, 16, 2, Mask::Causal(), false, true},  // RoPE
+      {30, 30, 16, 4, Mask::None(), false, false, true},  // ALiBi
+  };
+  unsigned seed = 300;
+  for (const auto& c : cases) expect_streaming_matches(c, seed += 10, true);
 }
 
 TEST(Streaming, RejectsBadArgumentsLikeTheFullOp) {

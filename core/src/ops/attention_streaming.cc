@@ -6,7 +6,9 @@
 //   O += S·V_blk                        [Br, d_k]
 // and at the end head_h = O / l. Each head's K and V are packed once for the GEMM micro-kernel
 // (kernels.h): packing them per query block instead cost ~10 % at T = 2048.
-// Memory: O((t_q + t_k)·D) plus a workspace of O(Br·Bc + t_k·d_k).
+// Memory: O((t_q + t_k)·D) plus a workspace of O(Br·Bc + t_k·d_k). A sequence within one [Br, Bc]
+// tile (t_q ≤ Br, t_k ≤ Bc) computes each head's weights whole in that tile instead, with the plain
+// softmax: the all-intermediates op's output bit for bit, faster at these sizes.
 //
 // The backward (FlashAttention-2) keeps no weights either: the forward saves each query's
 // lse = m + log l, and the backward recomputes every tile's probabilities as exp(S − lse) over the
@@ -23,6 +25,8 @@
 #include "multihead_detail.h"
 
 namespace attnlab {
+
+void attention_forward_unchecked(const AttentionArgs& a, const AttentionOutputs& o);  // attention.cc
 
 namespace {
 
@@ -185,13 +189,34 @@ Status multi_head_attention_forward_streaming(const MultiHeadArgs& a, const Mult
   // Without o.heads, head h reads Q's columns [h·d_k, (h+1)·d_k) block by block and writes its result
   // over them: each query block's Q slice is dead once that block is done, so q ends as Concat(heads).
   float* heads = o.heads ? o.heads : o.q;
-  for (size_t h = 0; h < H; ++h)
-    if (!attention_head_streaming(o.q + h * dk, D, o.k + h * dk, D, o.v + h * dk, D, tq, tk, dk, scale,
-                                  a.mask, a.alibi ? alibi_slope(h, H) : 0.0f, o.workspace,
-                                  heads + h * dk, D, o.lse ? o.lse + h * tq : nullptr))
-      return Status::Fail(std::string(op) + ": weights of head " + std::to_string(h) +
-                          " are NaN after a float32 overflow, expected q·kᵀ within float32 range "
-                          "(|q|·|k| < 3.4e38)");
+  const auto nan_weights = [&](size_t h) {
+    return Status::Fail(std::string(op) + ": weights of head " + std::to_string(h) +
+                        " are NaN after a float32 overflow, expected q·kᵀ within float32 range "
+                        "(|q|·|k| < 3.4e38)");
+  };
+  // A sequence within one [Br, Bc] tile (the interactive sizes) would stream as one block: each head's
+  // [t_q, t_k] weights fit where the tile goes, so they are computed whole there with the plain
+  // softmax, as multi_head_attention_forward does (the same kernels in the same order: its output
+  // bit for bit, and the same memory as streaming). Streaming's online softmax and final O / l cost
+  // more than the work itself at these sizes. lse (training) is the streaming loop's.
+  if (!o.lse && tq <= kBr && tk <= kBc) {
+    for (size_t h = 0; h < H; ++h) {
+      const AttentionArgs ha{o.q + h * dk, D, o.k + h * dk, D, o.v + h * dk, D, tq, tk, dk, dk, scale,
+                             a.mask, a.alibi ? alibi_slope(h, H) : 0.0f};
+      AttentionOutputs ho;
+      ho.weights = o.workspace;
+      ho.out = heads + h * dk;  // over Q's slice when heads = q: the scores are taken before it is written
+      ho.ldo = D;
+      attention_forward_unchecked(ha, ho);
+      if (std::isnan(o.workspace[0])) return nan_weights(h);  // a NaN score poisons every weight
+    }
+  } else {
+    for (size_t h = 0; h < H; ++h)
+      if (!attention_head_streaming(o.q + h * dk, D, o.k + h * dk, D, o.v + h * dk, D, tq, tk, dk, scale,
+                                    a.mask, a.alibi ? alibi_slope(h, H) : 0.0f, o.workspace,
+                                    heads + h * dk, D, o.lse ? o.lse + h * tq : nullptr))
+        return nan_weights(h);
+  }
   // out = Concat(heads)·W_O + b_O
   kernels::gemm_nn_f32(tq, D, D, heads, D, a.w.wo, D, a.w.bo, o.out, D);
   // Defensive: after check_multihead_bounds this cannot fire; a NaN or ±∞ is never handed back.

@@ -12,6 +12,7 @@
 // Linked highlighting (set by the widget around the map): `highlightRows`, `highlightCols`,
 // `rowWeights`, and `readoutFor(row, col)` for a readout that shows the cell's arithmetic.
 import { LitElement, html, svg, css, nothing } from 'lit';
+import { unsafeSVG } from 'lit/directives/unsafe-svg.js';
 import { scaleFor, css as rgbCss, textOn } from './colormap.js';
 import { BIG, fmt } from './format.js';
 import { cutChars } from './tokens.js';
@@ -19,6 +20,8 @@ import { cutChars } from './tokens.js';
 const FONT = 'system-ui, -apple-system, Segoe UI, Roboto, sans-serif';
 
 const labelText = (labels, i) => String(labels?.[i] ?? i);
+/** Text for SVG markup built as a string (a formatted number: '&', '<' and '>' escaped all the same). */
+const escapeMarkup = (t) => String(t).replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
 const GLYPH_W = 0.68;
 // A table header never empty (a map drawn without labels still names its rows and columns to a
 // screen reader: by position).
@@ -291,15 +294,20 @@ export class AttnHeatmap extends LitElement {
       const d = [...Array.from({ length: rows + 1 }, (_, i) => `M${g.left} ${g.top + i * g.cell}H${x1}`), ...Array.from({ length: cols + 1 }, (_, j) => `M${g.left + j * g.cell} ${g.top}V${y1}`)].join('');
       cells.push(svg`<path class="cell-lines" d=${d} stroke="#fff" stroke-width="1" fill="none"></path>`);
     }
+    // The vector cells as one piece of SVG markup (numbers and colours only, nothing typed by a user):
+    // one parse instead of a Lit template instance, with its parts, per rect and per number (the
+    // page's first maps spent most of their first draw there).
+    let markup = '';
     for (let i = 0; i < (raster ? 0 : rows); i++) {
       for (let j = 0; j < cols; j++) {
         const x = v[i * cols + j], a = veil?.(i, j) ?? 0, rgb = a ? scale.color(x).map((k) => Math.round(k + (255 - k) * a)) : scale.color(x);
         const px = g.left + j * g.cell, py = g.top + i * g.cell;
-        cells.push(svg`<rect x=${px} y=${py} width=${g.cell} height=${g.cell} fill=${rgbCss(rgb)} stroke="#fff" stroke-width=${g.cell > 10 ? 1 : 0}></rect>`);
+        markup += `<rect x="${px}" y="${py}" width="${g.cell}" height="${g.cell}" fill="${rgbCss(rgb)}" stroke="#fff" stroke-width="${g.cell > 10 ? 1 : 0}"></rect>`;
         if (numbers)
-          cells.push(svg`<text class="num" x=${px + g.cell / 2} y=${py + g.cell / 2} fill=${textOn(rgb)} font-size=${numbers.font} text-anchor="middle" dominant-baseline="central" font-family=${FONT}>${fmt(x, numbers.digits)}</text>`);
+          markup += `<text class="num" x="${px + g.cell / 2}" y="${py + g.cell / 2}" fill="${textOn(rgb)}" font-size="${numbers.font}" text-anchor="middle" dominant-baseline="central" font-family="${FONT}">${escapeMarkup(fmt(x, numbers.digits))}</text>`;
       }
     }
+    if (markup) cells.push(unsafeSVG(markup));
     const labels = [];
     if (g.showLabels) {
       // Small cells: a label per row/column in a smaller font while it stays ≥ 14 px on screen (every
@@ -437,11 +445,12 @@ export class AttnHeatmap extends LitElement {
     const stops = Array.from({ length: 11 }, (_, i) => i / 10);
     const at = (t) => scale.min + (scale.max - scale.min) * t;
     const label = (t) => this.#legendLabel(scale, t);
+    const stopsMarkup = stops.map((t) => `<stop offset="${t}" stop-color="${rgbCss(scale.color(at(t)))}"></stop>`).join('');
     if (g.below) {
       const x = g.legendX, y = g.legendY, w = g.barW;
       return svg`<g class="legend" aria-hidden="true">
         <defs><linearGradient id="legend-gradient-h" x1="0" y1="0" x2="1" y2="0">
-          ${stops.map((t) => svg`<stop offset=${t} stop-color=${rgbCss(scale.color(at(t)))}></stop>`)}</linearGradient></defs>
+          ${unsafeSVG(stopsMarkup)}</linearGradient></defs>
         <rect x=${x} y=${y} width=${w} height="12" fill="url(#legend-gradient-h)" stroke="#8c959f" stroke-width="0.5"></rect>
         ${[0, 0.5, 1].map((t) => svg`<text x=${x + w * t} y=${y + 14 + g.ls * 0.8} font-size=${g.lf} text-anchor=${t === 0 ? 'start' : t === 1 ? 'end' : 'middle'} fill="#24292f" font-family=${FONT}>${label(t)}</text>`)}
       </g>`;
@@ -449,7 +458,7 @@ export class AttnHeatmap extends LitElement {
     const h = Math.max(3 * g.ls, g.cell * this.rows), x = g.legendX, y = g.top;
     return svg`<g class="legend" aria-hidden="true">
       <defs><linearGradient id="legend-gradient" x1="0" y1="1" x2="0" y2="0">
-        ${stops.map((t) => svg`<stop offset=${t} stop-color=${rgbCss(scale.color(at(t)))}></stop>`)}</linearGradient></defs>
+        ${unsafeSVG(stopsMarkup)}</linearGradient></defs>
       <rect x=${x} y=${y} width="14" height=${h} fill="url(#legend-gradient)" stroke="#8c959f" stroke-width="0.5"></rect>
       ${[0, 0.5, 1].map((t) => svg`<text x=${x + 20} y=${y + h * (1 - t)} font-size=${g.lf} dominant-baseline="central" fill="#24292f" font-family=${FONT}>${label(t)}</text>`)}
     </g>`;

@@ -4,6 +4,8 @@
 import { defineConfig } from 'vite';
 import { createReadStream, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { extname, join, resolve, sep } from 'node:path';
+import { createRequire } from 'node:module';
+import { compileLitTemplates } from '@lit-labs/compiler';
 
 const repo = resolve(import.meta.dirname, '../..');
 const builtDecks = resolve(repo, 'dist/slides');
@@ -107,11 +109,37 @@ function compileHints() {
   };
 }
 
+// Build only: Lit's `html` templates in attnlab's own modules are prepared at build time (Lit's template
+// compiler, a TypeScript transform run on each module that has one): the page no longer parses each
+// template's markup and walks it for its bindings the first time it draws it. At 4x CPU throttle
+// <attn-steps>' own first update went 136 -> 89 and 213 -> 172 ms (two A/Bs, medians); every widget's
+// first draw gains the same way. `svg` templates are left as they are (the compiler takes `html` only).
+// Costs ~7 s of build time (a TypeScript program per module). The transform uses the TypeScript the
+// compiler depends on (its syntax factory must be the one it built).
+const ts = createRequire(createRequire(import.meta.url).resolve('@lit-labs/compiler'))('typescript');
+function litTemplatesCompiled() {
+  return {
+    name: 'attnlab:lit-templates-compiled',
+    apply: 'build',
+    enforce: 'pre',
+    transform(code, id) {
+      if (id.includes(`${sep}node_modules${sep}`) || !id.startsWith(resolve(repo, 'web') + sep) || !id.endsWith('.js') || !code.includes('html`')) return null;
+      // Named .ts so the compiler's type checker reads it; verbatimModuleSyntax keeps every import as written.
+      const out = ts.transpileModule(code, {
+        fileName: id.replace(/\.js$/, '.ts'),
+        compilerOptions: { target: ts.ScriptTarget.ESNext, module: ts.ModuleKind.ESNext, verbatimModuleSyntax: true, removeComments: false },
+        transformers: { before: [compileLitTemplates()] },
+      });
+      return { code: out.outputText, map: null };
+    },
+  };
+}
+
 export default defineConfig({
   root: import.meta.dirname,
   base: './',  // relative URLs: dist/ works from any static server's root (or a sub-folder)
   publicDir: false,
-  plugins: [katexFontsOnly(), serveBuiltDecks(), preloadWasm(), compileHints()],
+  plugins: [litTemplatesCompiled(), katexFontsOnly(), serveBuiltDecks(), preloadWasm(), compileHints()],
   server: { host: 'localhost', fs: { allow: [repo] } },
   build: {
     outDir: resolve(repo, 'dist'),

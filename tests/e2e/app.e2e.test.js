@@ -73,13 +73,24 @@ describe('lazy widgets', () => {
     await page.close();
   });
 
-  // The first part of <attn-steps>' first draw (the page's first numbers) shows X, the W's and Q, K, V:
-  // it asks the core for the projections only; the attention (scores, weights, output) comes with the
-  // next part, with the numbers a full draw has.
-  test('the first numbers are drawn with Q, K and V only; the attention comes with the next part', async () => {
+  // The first part of <attn-steps>' first draw shows the controls, X and the W's (what a 1440 × 900
+  // window shows of it) and asks the core for nothing; the next one adds Q, K, V (the page's first
+  // computed numbers) and asks for the projections only; the attention (scores, weights, output) comes
+  // with the parts after it, with the numbers a full draw has.
+  test('the inputs are drawn first, then Q, K and V only; the attention comes with the next parts', async () => {
     const { page, problems } = await watchedPage(browser.context);
     await page.setViewportSize({ width: 1440, height: 900 });
     await page.addInitScript(() => {
+      window.__inputsPart = new Promise((ok) => {
+        const tick = () => {
+          const el = document.querySelector('attn-steps'), root = el?.shadowRoot;
+          if (root?.querySelector('.stage')) {
+            ok({ stages: [...root.querySelectorAll('.stage')].map((s) => s.className), computed: Object.keys(el._computed ?? {}),
+              editors: root.querySelectorAll('.stage.s0 attn-matrix-editor').length });
+          } else requestAnimationFrame(tick);
+        };
+        requestAnimationFrame(tick);
+      });
       window.__firstPart = new Promise((ok) => {
         const tick = () => {
           const el = document.querySelector('attn-steps'), root = el?.shadowRoot;
@@ -91,6 +102,10 @@ describe('lazy widgets', () => {
       });
     });
     await page.goto(BASE_URL());
+    const inputs = await page.evaluate(() => window.__inputsPart);
+    expect(inputs.stages).toEqual(['stage s0']);
+    expect(inputs.editors).toBe(4);
+    expect(inputs.computed).toEqual(['t']);
     const first = await page.evaluate(() => window.__firstPart);
     expect(first.stages).toEqual(['stage s0', 'stage s1']);
     expect(first.computed).toEqual(expect.arrayContaining(['q', 'k', 'v']));

@@ -138,19 +138,21 @@ export class AttnSteps extends AttnWidget {
   }
 
   /**
-   * The first draw on a page comes in parts, each in a task of its own: the inputs and Q, K, V (the
-   * first numbers on the page, painted first), then the scores, the scaling, the mask, and the softmax
-   * with the output (the weights and output maps always together), one frame apart. Drawing all
-   * seven stages at once was the page's longest task (~0.6 s of CPU with the CPU throttled 4×). A
-   * render that only draws the next part reuses the core's results and leaves the drawn stages as they
-   * are (guard on _drawGen); edits meanwhile draw what is drawn so far; a slide draws at once.
+   * The first draw on a page comes in parts, each in a task of its own: the controls and the inputs
+   * (X and the W's: what a 1440 × 900 window shows of the widget, painted first, before the core is
+   * asked for anything), then Q, K, V (the first computed numbers), the scores, the scaling, the mask,
+   * and the softmax with the output (the weights and output maps always together), one frame apart.
+   * Drawing all seven stages at once was the page's longest task (~0.6 s of CPU with the CPU throttled
+   * 4×); the inputs with Q, K, V together were still ~0.3 s. A render that only draws the next part
+   * reuses the core's results and leaves the drawn stages as they are (guard on _drawGen); edits
+   * meanwhile draw what is drawn so far; a slide draws at once.
    */
   labReady() {
     if (this.slideLayout || typeof requestAnimationFrame !== 'function') return;
-    this._upTo = 1;
+    this._upTo = 0;
     this._partial = true;
     let chain = this.updateComplete;
-    for (const upTo of [2, 3, 4, null]) {
+    for (const upTo of [1, 2, 3, 4, null]) {
       chain = chain.then(() => new Promise((ok) => requestAnimationFrame(() => setTimeout(ok, 0)))).then(() => {
         if (this._upTo === null) return undefined;
         const to = this.slideLayout ? null : upTo;
@@ -379,11 +381,13 @@ export class AttnSteps extends AttnWidget {
   }
 
   renderWidget(lab) {
-    // Only Q, K and V while the first draw shows no stage past them (and no map is hovered: a link
-    // highlights the other maps, and V's rows by their weights).
-    const projectionsOnly = !this.slideLayout && this._upTo !== null && this._upTo < 2 && !this._link;
-    let c = this._reuse ? this._computed : this.compute(lab, { projectionsOnly });
-    if (!c.r && !projectionsOnly) c = this.#attend(lab, c);
+    // While the first draw shows no stage past the inputs, nothing is computed; past Q, K and V, only
+    // they are (unless a map is hovered: a link highlights the other maps, and V's rows by their weights).
+    const upTo = this.slideLayout || this._link ? null : this._upTo;
+    const need = upTo === null || upTo >= 2 ? 'all' : upTo === 1 ? 'projections' : 'none';
+    let c = this._reuse ? this._computed : null;
+    if (!c || (need !== 'none' && !c.q)) c = need === 'none' ? { t: this.tokens.length } : this.compute(lab, { projectionsOnly: need === 'projections' });
+    if (need === 'all' && !c.r) c = this.#attend(lab, c);
     this._computed = c;
     if (this.slideLayout) return this.#renderSlide(c);
     const { tokens, dIn, dk } = this, t = tokens.length, f = this.fields;

@@ -54,8 +54,11 @@ export class Arena {
   // fills its new buffer from the source, so the engine allocates it without zeroing it first
   // (slice zero-fills, then copies: two passes over fresh, cold memory). The multi-head default call
   // at (16, 64, 4), 28 KB of results: 1.038x in Node 20, 1.036x in Chromium (same-process A/B).
+  // Up to 4 KB slice() wins instead: zeroing that little is nothing, the view the constructor needs
+  // is not (1 KB, Node 20: 0.59-0.75 against 0.90-0.95 µs).
   take(addr, n) {
-    return new Float32Array(this.core.heap().f32.subarray(addr >>> 2, (addr >>> 2) + n));
+    const f32 = this.core.heap().f32, i = addr >>> 2;
+    return n <= 1024 ? f32.slice(i, i + n) : new Float32Array(f32.subarray(i, i + n));
   }
 
   // Several results in one copy — one fresh buffer over the region [first, last) that holds them,

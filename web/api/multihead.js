@@ -14,6 +14,8 @@ import {
  * Returns { q, k, v, scores, weights, heads, output }: weights and scores are [heads·tq·tk].
  * intermediates: false returns only { output }, computed streaming (online softmax over key blocks,
  * never holding the weights): the fast mode for long sequences (T = 8192 fits in O(T·dModel) memory).
+ * A sequence within one streaming tile (tq ≤ 48, tk ≤ 128) is computed whole in that tile: its output
+ * is the all-intermediates output bit for bit.
  * out: write the results into these Float32Arrays instead of new ones (pass the previous result:
  * `r = lab.multiHeadAttention({ ...args, out: r })`); returns them. No allocation: the interactive mode.
  */
@@ -94,15 +96,17 @@ function mha(lab, fn, args, D, H, w, layer) {
     tq * D, cross ? tk * D : 0, DD, DD, DD, DD, own && w.bq ? D : 0, own && w.bk ? D : 0, own && w.bv ? D : 0, own && w.bo ? D : 0,
     m.values ? tq * tk : 0, tq * D, tk * D, tk * D, hw, intermediates ? hw : work, intermediates ? tq * D : 0, tq * D]);
   const a = lab.arena;
-  a.put(px, x); a.put(pc, context);
-  a.put(pm, m.values);
+  // The heap views once, after the layout (the last step that could grow memory), not once per input.
+  const f32 = lab.core.heap().f32, put = (p, v) => { if (v) f32.set(v, p >>> 2); };
+  put(px, x); put(pc, context);
+  put(pm, m.values);
   const maskKind = lab.core.code('maskKind', m.kind), context0 = cross ? pc : 0;
   const scores0 = intermediates ? ps : 0, weights0 = intermediates ? pw : 0, workspace = intermediates ? 0 : pw;
   // Both multi-head entry points take their call as plain arguments, not a value_object: the one lean
   // call of the boundary (core/bindings/embind.cc, MultiHeadRunCall, says why, with numbers).
   if (own) {
-    a.put(pwq, w.wq); a.put(pwk, w.wk); a.put(pwv, w.wv); a.put(pwo, w.wo);
-    a.put(pbq, w.bq); a.put(pbk, w.bk); a.put(pbv, w.bv); a.put(pbo, w.bo);
+    put(pwq, w.wq); put(pwk, w.wk); put(pwv, w.wv); put(pwo, w.wo);
+    put(pbq, w.bq); put(pbk, w.bk); put(pbv, w.bv); put(pbo, w.bo);
     run(lab, lab.core.module.multiHeadAttention(D, H, pwq, pwk, pwv, pwo, w.bq ? pbq : 0, w.bk ? pbk : 0, w.bv ? pbv : 0,
       w.bo ? pbo : 0, px, tq, context0, tk, maskKind, m.window, m.causal, pm, scale, rope, ropeBase, alibi,
       pq, pk, pv, scores0, weights0, ph, workspace, po));

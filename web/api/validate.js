@@ -69,6 +69,8 @@ export function bool(fn, name, v, dflt = false) {
 // exprIn names the expected length, e.g. `tq·dk = 12`; a bare product such as 'dModel·dModel' gets its value
 // appended only when a message is built (no string work on the hot path of a valid call).
 export function matrix(fn, name, v, n, exprIn, { negInf = false } = {}) {
+  // A Float32Array (the common case) can fail only the length check below: that check alone, first.
+  if (v instanceof Float32Array && v.length === n) return v;
   const ex = () => (exprIn.includes('=') ? exprIn : `${exprIn} = ${n}`);
   if (v === undefined || v === null) fail(fn, `${name} is missing, expected a Float32Array of ${ex()}`);
   // BigInt arrays cannot be written into float memory (a TypeError deep inside otherwise).
@@ -113,10 +115,12 @@ export function oneOf(fn, name, v, allowed, dflt) {
   return v;
 }
 
+const NO_MASK = Object.freeze({ kind: 'none', window: 0, causal: false, values: null });  // one object for every call without a mask
+
 // mask: 'none' | 'causal' | { window, causal? } | Float32Array(tq·tk) of additive values.
 // Returns the kind's name (the core gives its code: web/api/core.js), window, causal and values.
 export function mask(fn, v, tq, tk) {
-  if (v === undefined || v === null || v === 'none') return { kind: 'none', window: 0, causal: false, values: null };
+  if (v === undefined || v === null || v === 'none') return NO_MASK;
   const needSquare = () => {
     if (tq !== tk) fail(fn, `mask ${typeof v === 'string' ? `'${v}'` : '{ window }'} needs tq = tk (self-attention), got tq = ${tq}, tk = ${tk}; use an additive Float32Array mask for tq ≠ tk`);
   };

@@ -2,7 +2,8 @@
 // and without weight bounds precomputed by multi_head_weight_bounds (ops.h): the same refusals with
 // the same messages as the bounds written out here in plain scalar loops (the definition in
 // docs/hardening.md), on random inputs whose magnitudes straddle every threshold; the same results
-// bit for bit; bounds of other weights ignored; stale bounds never let NaN or ±∞ out.
+// bit for bit; bounds of other weights ignored; stale bounds never let NaN or ±∞ out; the per-column
+// output bound of a W_O stored transposed (an inference-only model's) equal to that of [in, out].
 #include <gtest/gtest.h>
 
 #include <cfloat>
@@ -12,9 +13,11 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "attnlab/ops.h"
+#include "../../core/src/ops/multihead_detail.h"
 
 namespace {
 
@@ -298,6 +301,35 @@ TEST(MultiHeadBounds, StaleBoundsNeverLetNonFiniteResultsOut) {
       for (float y : *res) EXPECT_TRUE(std::isfinite(y));
   EXPECT_FALSE(r.full.ok);  // |v|·|wo| far past float32: the result check refuses it
   EXPECT_NE(r.full.message.find("after a float32 overflow"), std::string::npos) << r.full.message;
+}
+
+// W_O stored transposed ([out, in], detail::WeightLayout::out_in): the exact per-column output bound
+// Σ_d max|v[:, d]|·|wo[d, c]| reads column c as row c, and refuses exactly what [in, out] refuses. v's
+// column 2 reaches 10, every other 0.01; one W_O entry of 1e38 (so that D·max|v|·max|wo| leaves the
+// quick bound and the per-column sums decide): at (d 5, c 2) it is 1e36 there (accepted), at (d 2, c 5)
+// 1e39 (refused). Read in the wrong layout, the first would be refused.
+TEST(MultiHeadBounds, TransposedWoHasTheSameOutputBound) {
+  namespace dt = attnlab::detail;
+  const size_t D = 8, H = 2, T = 3;
+  std::vector<float> x(T * D, 0.0f), w0(D * D, 0.0f), q(T * D, 0.1f), k(T * D, 0.1f), v(T * D, 0.01f), scratch(D);
+  for (size_t t = 0; t < T; ++t) v[t * D + 2] = 10.0f;
+  for (const auto [d, c, ok] : {std::tuple{size_t(5), size_t(2), true}, std::tuple{size_t(2), size_t(5), false}}) {
+    std::vector<float> wo(D * D, 0.0f), wo_t(D * D, 0.0f);
+    wo[d * D + c] = 1e38f;
+    wo_t[c * D + d] = 1e38f;
+    MultiHeadArgs a{};
+    a.x = x.data(), a.t_q = T, a.d_model = D, a.heads = H, a.mask = Mask::None();
+    a.w = attnlab::MultiHeadWeights{w0.data(), w0.data(), w0.data(), wo.data()};
+    const Status in_out = dt::check_multihead_bounds(a, q.data(), k.data(), v.data(), scratch.data());
+    a.w.wo = wo_t.data();
+    const Status out_in = dt::check_multihead_bounds(a, q.data(), k.data(), v.data(), scratch.data(), dt::WeightLayout::out_in);
+    const Status misread = dt::check_multihead_bounds(a, q.data(), k.data(), v.data(), scratch.data());
+    EXPECT_EQ(in_out.ok, ok) << in_out.message;
+    EXPECT_EQ(out_in.ok, ok) << out_in.message;
+    EXPECT_EQ(out_in.message, in_out.message);
+    EXPECT_NE(misread.ok, ok);  // the transposed array read as [in, out]: the other answer
+    if (!ok) EXPECT_NE(in_out.message.find("output heads·wo + bo can exceed float32 range"), std::string::npos) << in_out.message;
+  }
 }
 
 }  // namespace

@@ -51,6 +51,8 @@ export class AttnSteps extends AttnWidget {
     _link: { state: true },
     /** First draw on a page: the last stage drawn so far (null: every stage), see labReady. */
     _upTo: { state: true },
+    /** First draw on a page, stage 1: Q's map alone so far (K's and V's come in the next part). */
+    _qOnly: { state: true },
     tokens: { attribute: false },
     x: { attribute: false },
     wq: { attribute: false },
@@ -135,13 +137,14 @@ export class AttnSteps extends AttnWidget {
     this.predictRow = 0;
     this.guess = null;
     this._upTo = null;
+    this._qOnly = false;
   }
 
   /**
    * The first draw on a page comes in parts, each in a task of its own: the controls and the inputs
    * (X and the W's: what a 1440 × 900 window shows of the widget, painted first, before the core is
-   * asked for anything), then Q, K, V (the first computed numbers), the scores, the scaling, the mask,
-   * and the softmax with the output (the weights and output maps always together), one frame apart.
+   * asked for anything), then Q (the first computed numbers), K and V, the scores, the scaling, the
+   * mask, and the softmax with the output (the weights and output maps always together), one frame apart.
    * Drawing all seven stages at once was the page's longest task (~0.6 s of CPU with the CPU throttled
    * 4×); the inputs with Q, K, V together were still ~0.3 s. A render that only draws the next part
    * reuses the core's results and leaves the drawn stages as they are (guard on _drawGen); edits
@@ -152,11 +155,12 @@ export class AttnSteps extends AttnWidget {
     this._upTo = 0;
     this._partial = true;
     let chain = this.updateComplete;
-    for (const upTo of [1, 2, 3, 4, null]) {
+    for (const [upTo, qOnly] of [[1, true], [1, false], [2, false], [3, false], [4, false], [null, false]]) {
       chain = chain.then(() => new Promise((ok) => requestAnimationFrame(() => setTimeout(ok, 0)))).then(() => {
         if (this._upTo === null) return undefined;
         const to = this.slideLayout ? null : upTo;
         this._upTo = to;
+        this._qOnly = to !== null && qOnly;
         this._partial = to !== null;
         return this.updateComplete;
       });
@@ -182,7 +186,7 @@ export class AttnSteps extends AttnWidget {
     if (!this.x) this.#loadPreset('football');
     // Only the next part of the first draw (labReady): nothing shown changed. Anything else, or an
     // update asked for without a property (requestUpdate()), draws everything again.
-    const nextPartOnly = changed.size > 0 && [...changed.keys()].every((k) => k === '_upTo' || k === '_partial');
+    const nextPartOnly = changed.size > 0 && [...changed.keys()].every((k) => k === '_upTo' || k === '_qOnly' || k === '_partial');
     this._reuse = nextPartOnly && !!this._computed;
     if (!nextPartOnly) this._drawGen = (this._drawGen ?? 0) + 1;
   }
@@ -416,6 +420,7 @@ export class AttnSteps extends AttnWidget {
     const sc = this.scale === 'none' ? '' : '\\sqrt{d_k}\\,';
     const denom = this.scale === 'none' && this.temperature === 1 ? '' : `${sc}\\tau`;
     const frac = denom ? `\\frac{QK^\\top}{${denom}}` : 'QK^\\top';
+    const kv = !(this._qOnly && this._upTo === 1);  // K's and V's maps (the first draw shows Q's alone first)
     return html`
       <attn-tex class="formula" display .expr=${`\\mathrm{Attention}(Q,K,V) = \\mathrm{softmax}\\!\\left(${frac} + M\\right)V,\\qquad \\tau = ${this.temperature}`}></attn-tex>
       <div class="controls">
@@ -453,9 +458,9 @@ export class AttnSteps extends AttnWidget {
         <p class="note">Type in a cell, drag it up/down, or use ↑/↓ (Shift: ×10).</p>
         <div class="row">${ed('x', 'X', 'x', t, dIn, tokens, dims(dIn))}${ed('wq', 'W_Q', 'wq', dIn, dk, dims(dIn), dims(dk))}
           ${ed('wk', 'W_K', 'wk', dIn, dk, dims(dIn), dims(dk))}${ed('wv', 'W_V', 'wv', dIn, dk, dims(dIn), dims(dk))}</div></div>`)}
-      ${this.shows(1) ? guard([this._drawGen], () => html`<div class="stage s1"><h3>1 · Queries, keys, values</h3>
+      ${this.shows(1) ? guard([this._drawGen, kv], () => html`<div class="stage s1"><h3>1 · Queries, keys, values</h3>
         <attn-tex .expr=${'Q = XW_Q,\\quad K = XW_K,\\quad V = XW_V'}></attn-tex>
-        <div class="row">${hm('q', 'Q', c.q, t, dk, dims(dk))}${hm('k', 'K', c.k, t, dk, dims(dk))}${hm('v', 'V', c.v, t, dk, dims(dk))}</div></div>`) : nothing}
+        <div class="row">${guard([this._drawGen], () => hm('q', 'Q', c.q, t, dk, dims(dk)))}${kv ? html`${hm('k', 'K', c.k, t, dk, dims(dk))}${hm('v', 'V', c.v, t, dk, dims(dk))}` : nothing}</div></div>`) : nothing}
       ${this.shows(2) ? guard([this._drawGen], () => html`<div class="stage s2"><h3>2 · Scores: every query against every key</h3>
         <attn-tex .expr=${'S = QK^\\top,\\quad S_{ij} = q_i \\cdot k_j'}></attn-tex>
         ${hm('scores', 'QKᵀ', c.unmasked.scores, t, t, tokens, sr)}</div>`) : nothing}

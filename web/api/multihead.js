@@ -129,8 +129,9 @@ function mha(lab, fn, args, D, H, w, layer) {
 
 // Multi-head weights, shared by multiHeadAttention and createMultiHeadAttention.
 export const MHA_WEIGHTS = ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo'];  // the core's MultiHeadWeightsCall
-const MHA_CALL = ['x', 'tq', 'mask', 'context', 'tk', 'scale', 'rope', 'alibi', 'intermediates', 'out'];
-const MHA_KEYS = ['dModel', 'heads', ...MHA_WEIGHTS, ...MHA_CALL];  // multiHeadAttention's options
+const MHA_CALL_NAMES = ['x', 'tq', 'mask', 'context', 'tk', 'scale', 'rope', 'alibi', 'intermediates', 'out'];
+const MHA_CALL = new Set(MHA_CALL_NAMES);  // layer.forward's options (Sets: noUnknownKeys looks each key up once)
+const MHA_KEYS = new Set(['dModel', 'heads', ...MHA_WEIGHTS, ...MHA_CALL_NAMES]);  // multiHeadAttention's options
 
 function mhaWeights(fn, args, D) {
   const DD = 'dModel·dModel', Dn = 'dModel';  // values appended by matrix() only in a message

@@ -238,6 +238,10 @@ Status detail::multi_head_attention_forward(const MultiHeadArgs& a, const MultiH
   // out = Concat(heads)·W_O + b_O
   detail::linear_rows(o.heads, tq, D, D, a.w.wo, wo_layout, a.w.bo, o.out);
   // Defensive: after check_multihead_bounds these cannot fire; a NaN or ±∞ is never handed back.
+  // The output alone is scanned first: a NaN weight makes its row of the heads NaN and a NaN or ±∞
+  // head its row of the output (the products skip no term), so a finite output proves the weights
+  // (≤ 1 or NaN) and the heads finite. Otherwise all three are checked in order: the first's message.
+  if (first_non_finite(o.out, tq * D) == tq * D) return Status::Ok();
   const struct { const char* name; const float* p; size_t n; const char* hint; } results[] = {
       {"weights", o.weights, H * tq * tk, "q·kᵀ within float32 range (|q|·|k| < 3.4e38)"},
       {"heads", o.heads, tq * D, "v within float32 range"},

@@ -131,10 +131,12 @@ one-row product gets depends on how long its streams through memory are (a scrat
 8–10 GB/s, the same matrix cut into eight parts read side by side 13.6 GB/s, three matrices side by side
 11.6 GB/s, packed [k, 8] strips 9–11 GB/s. attnlab's decode takes the long streams where the sums allow it
 (the tied head in eight parts of W_E, W_Q/W_K/W_V side by side; each output's sum stays in order, so a
-token's logits are the same floats as the prompt's forward); W_O and c_proj (768-wide rows, one matrix,
-the sum runs down the rows) stay at eight rows at a time, and c_fc (3072-wide rows) streams well already.
-The prompt is compute-bound (${((2 * params * T + 2 * sizes.vocab * D * T) / rows.forward[0] / 1e6).toFixed(1)} GFLOPS of weight products at attnlab's time,
-the ${T}×vocab unembedding included). Memory beyond the weights: the WebAssembly memory only grows, by up to
+token's logits are the same floats as the prompt's forward); a loaded model is inference-only, so it stores
+W_O and c_proj transposed ([out, in]) and reads them in eight parts like the head, and c_fc (3072-wide rows)
+streams well already.
+The prompt is compute-bound (${((2 * params * T + 2 * sizes.vocab * sizes.d * T) / rows.forwardCpu[0] / 1e6).toFixed(1)} GFLOPS of weight products at attnlab's CPU time,
+the ${T}×vocab unembedding included; the 4×8 micro-kernel is ~82 % of it and packing the weights' panels on
+every call ~10 %). Memory beyond the weights: the WebAssembly memory only grows, by up to
 ~20% (≤ 96 MiB) past each request, and holds the forward's activations (inference-only: each layer's
 residual stream and attention maps, one shared set of the rest), the ${T}×vocab logits (and room for their
 softmax, which only a loss fills) plus the facade's copy, and the KV cache sized to the generation.

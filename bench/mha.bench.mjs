@@ -388,7 +388,7 @@ all-intermediates). Errors: max |out − ref| / max |ref| over sampled rows, aga
   garbage moved attnlab's small-shape figures by up to 1.8× with the engine order. "× best anchor" is the median over
   rounds of the anchor's sample ÷ this engine's in the same round, [interquartile range]. Wall-clock medians in the last column.
   Native: Google Benchmark, median cpu_time (and real_time) of 3 repetitions after ${WARMUP_MS / 1000} s warm-up.
-- attnlab output-only = \`multiHeadAttention({ …, intermediates: false })\` (streaming, online softmax);
+- attnlab output-only = \`multiHeadAttention({ …, intermediates: false })\` (streaming, online softmax over key blocks; a sequence within one [48, 128] tile, as at T 16, takes the plain softmax in the tile);
   all-intermediates = the default call (q, k, v, scores, weights, heads, output copied out into new arrays);
   "out reused" = the same call with \`out:\` the previous result (copied into those arrays: no allocation —
   what a widget does on every slider move); "layer + out reused" = \`lab.createMultiHeadAttention(weights)\` once,

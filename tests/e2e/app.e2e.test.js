@@ -312,6 +312,39 @@ describe('page load', () => {
   // main.js holds a jumped-to section at the top while the widgets around it draw: <attn-train> above
   // and <attn-model> in the last section drew shorter than their placeholders, the page shrank and the
   // browser clamped the scroll, leaving the heading ~1850 px down the window.
+  /** Until <attn-train> and <attn-model> have their code and the page's height has held still for 30 frames. */
+  const settled = async (page) => {
+    await page.waitForFunction(() => customElements.get('attn-train') && customElements.get('attn-model'), null, { timeout: 60000 });
+    await page.evaluate(() => new Promise((ok) => {
+      let last = -1, still = 0;
+      const tick = () => {
+        const h = document.documentElement.scrollHeight;
+        still = h === last ? still + 1 : 0;
+        last = h;
+        if (still >= 30) ok(); else requestAnimationFrame(tick);
+      };
+      tick();
+    }));
+  };
+  const headingTop = (page, id) => page.evaluate((i) => ({
+    top: document.getElementById(i).getBoundingClientRect().top, bar: document.querySelector('nav.toc').getBoundingClientRect().bottom }), id);
+
+  // A shared link opens at its section (#at=…, which the browser itself does not scroll to, and a plain
+  // #t-… that it does) and stays there while the widgets above and around it draw.
+  for (const hash of ['#at=t-model', '#t-model']) {
+    test(`a link opening at ${hash} keeps its section at the top while the widgets draw`, async () => {
+      const { page, problems } = await watchedPage(browser.context);
+      await page.setViewportSize({ width: 1440, height: 900 });
+      await page.goto(BASE_URL() + hash);
+      await settled(page);
+      const { top, bar } = await headingTop(page, 't-model');
+      expect(top).toBeGreaterThanOrEqual(bar - 1);
+      expect(top).toBeLessThan(bar + 40);
+      expect(problems).toEqual([]);
+      await page.close();
+    });
+  }
+
   test('a contents link keeps its section at the top while the widgets around it draw', async () => {
     const { page, problems } = await openAtFirstNumbers();
     await page.locator('nav.toc a[href="#t-model"]').click();

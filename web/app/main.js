@@ -111,16 +111,11 @@ document.querySelector('nav.toc')?.addEventListener('click', (e) => {
 });
 
 const scrollToHashSection = () => scrollToSection(readSection(window.location.hash));
-// A plain "#t-multihead" is scrolled to by the browser; "#at=t-multihead&…" is not: scroll now and
-// again once the widgets above it have drawn (they change its position).
-if (readSection(window.location.hash) && !document.getElementById(window.location.hash.slice(1))) {
-  let moved = false;  // the student scrolled on their own: leave them there
-  for (const type of ['wheel', 'touchstart', 'keydown', 'pointerdown']) window.addEventListener(type, () => { moved = true; }, { once: true, passive: true });
-  const again = () => { if (!moved) scrollToHashSection(); };
-  scrollToHashSection();
-  window.addEventListener('load', () => requestAnimationFrame(again), { once: true });
-  setTimeout(again, 800);
-}
+// A link opening at a section ("#at=t-multihead&…", which the browser does not scroll to, or a plain
+// "#t-multihead", which it does once): the widgets drawn above and around it move it afterwards, so it
+// is held as after a contents click.
+const opening = readSection(window.location.hash);
+if (scrollToSection(opening)) holdSection(opening);
 window.addEventListener('popstate', scrollToHashSection);
 
 // Keyboard: a "skip this widget" link at the top of each section moves the focus to the next

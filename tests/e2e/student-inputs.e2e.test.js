@@ -11,7 +11,9 @@ afterAll(async () => { await browser?.close(); });
 const url = (hash = '') => (process.env.STUDENT_INPUTS_URL ?? BASE_URL()) + hash;
 
 /** A fresh page at `hash`, the widget `sel` drawn. */
-async function open(sel, hash = '', ready = 'attn-heatmap') {
+// <attn-steps> draws in parts (the inputs, then Q, then K and V, then the attention, a frame apart): wait
+// for the weights' numbers, which the tests compare before and after an edit.
+async function open(sel, hash = '', ready = sel === 'attn-steps' ? 'attn-heatmap.weights table td' : 'attn-heatmap') {
   const { page, problems } = await watchedPage(browser.context);
   await page.goto(url(hash));
   await page.locator(`${sel} ${ready}`).first().waitFor({ state: 'attached' });

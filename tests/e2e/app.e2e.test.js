@@ -348,20 +348,8 @@ describe('page load', () => {
   test('a contents link keeps its section at the top while the widgets around it draw', async () => {
     const { page, problems } = await openAtFirstNumbers();
     await page.locator('nav.toc a[href="#t-model"]').click();
-    // Until both widgets have their code and the page's height has held still for a while.
-    await page.waitForFunction(() => customElements.get('attn-train') && customElements.get('attn-model'), null, { timeout: 60000 });
-    await page.evaluate(() => new Promise((ok) => {
-      let last = -1, still = 0;
-      const tick = () => {
-        const h = document.documentElement.scrollHeight;
-        still = h === last ? still + 1 : 0;
-        last = h;
-        if (still >= 30) ok(); else requestAnimationFrame(tick);
-      };
-      tick();
-    }));
-    const { top, bar } = await page.evaluate(() => ({
-      top: document.getElementById('t-model').getBoundingClientRect().top, bar: document.querySelector('nav.toc').getBoundingClientRect().bottom }));
+    await settled(page);
+    const { top, bar } = await headingTop(page, 't-model');
     expect(top).toBeGreaterThanOrEqual(bar - 1);
     expect(top).toBeLessThan(bar + 40);
     expect(problems).toEqual([]);

@@ -16,18 +16,40 @@ import { LitElement, html, css } from 'lit';
 import 'katex/dist/katex.min.css';  // document level: @font-face does not work inside a shadow root
 import katexCss from 'katex/dist/katex.min.css?inline';
 
-// KaTeX's code (~270 kB) is a chunk of its own, fetched from the start and run in a task of its own
-// (while a page waits for the WASM module), not in the task that first draws a widget: on a
-// phone-class CPU its evaluation alone took ~0.1 s. A formula drawn before it is there waits for it.
+// KaTeX's code (~270 kB) is a chunk of its own, fetched when the first formula is drawn and run in a
+// task of its own, not in the task that first draws a widget: on a phone-class CPU its evaluation
+// alone took ~0.1 s. A formula drawn before it is there waits for it (marked pending, about as tall as
+// it will be). A page may hold KaTeX back (holdTypesetting) until its first numbers are painted.
 let katex = null;
+let katexLoaded = null;
 const waitingForKatex = new Set();
-const katexLoaded = import('katex').then((m) => {
-  katex = m.default ?? m;
-  for (const t of waitingForKatex) if (t.isConnected) t.updated();
-  waitingForKatex.clear();
-});
+function loadKatex() {
+  katexLoaded ??= import('katex').then((m) => {
+    katex = m.default ?? m;
+    for (const t of waitingForKatex) if (t.isConnected) t.updated();
+    waitingForKatex.clear();
+  });
+  return katexLoaded;
+}
+let hold = null;
+/**
+ * KaTeX is not loaded, and no formula typeset, before `until` settles (a page's first numbers: at 4x
+ * CPU throttling KaTeX's evaluation and the first formulas' typesetting cost ~0.1 s of CPU before them).
+ * Formulas drawn meanwhile wait, marked pending. Holds add up: typesetting starts when all have settled.
+ */
+export function holdTypesetting(until) {
+  const mine = (hold = Promise.all([hold, Promise.resolve(until).catch(() => undefined)]));
+  mine.then(() => {
+    if (hold !== mine) return;
+    hold = null;
+    if (waitingForKatex.size) loadKatex();
+  });
+}
 /** Resolves when KaTeX is loaded (every formula drawn so far is then typeset or queued). */
-export const texReady = () => katexLoaded;
+export const texReady = async () => {
+  while (hold) await hold;
+  return loadKatex();
+};
 
 /** The smallest scale a formula is shrunk to (of its natural size), and the trials per fit. On a
  *  slide (where the natural size is 1.3× a page's) a formula shrinks no further than 0.9. */
@@ -81,7 +103,9 @@ function schedule(tex) {
 function fitQueued() {
   frame = 0;
   let todo = [];
-  for (const t of queue) if (t.isConnected && t.renderRoot?.querySelector?.('.tex')) todo.push(t);
+  // Typeset formulas only: one still waiting for KaTeX has nothing to fit (typeset() queues it), and
+  // reading its width would lay out the page for nothing (at 4x CPU throttling, before the first numbers).
+  for (const t of queue) if (t._typeset && t.isConnected && t.renderRoot?.querySelector?.('.tex')) todo.push(t);
   queue.clear();
   for (const t of todo) { t._scale = 1; t._min = t.hasAttribute('data-slide') ? MIN_SLIDE_SCALE : MIN_SCALE; t.renderRoot.querySelector('.tex').style.fontSize = ''; }
   for (let round = 0; round < ROUNDS && todo.length; round++) {
@@ -103,7 +127,7 @@ function fitQueued() {
 const resized = typeof ResizeObserver === 'undefined' ? null : new ResizeObserver((entries) => {
   for (const e of entries) {
     const t = e.target, w = t.clientWidth;  // layout is clean while observers run: no extra layout
-    if (Math.abs(w - (fittedAt.get(t) ?? -1)) >= 1) schedule(t);
+    if (t._typeset && Math.abs(w - (fittedAt.get(t) ?? -1)) >= 1) schedule(t);
   }
 });
 
@@ -219,6 +243,7 @@ export class AttnTex extends LitElement {
     if (!katex) {
       this.renderRoot.querySelector('.tex')?.classList.add('pending');
       waitingForKatex.add(this);
+      if (!hold) loadKatex();
       return;
     }
     if (this._typeset || onSlide(this) || typeof requestAnimationFrame !== 'function') this.typeset();
@@ -229,7 +254,7 @@ export class AttnTex extends LitElement {
   typeset() {
     const el = this.renderRoot.querySelector('.tex');
     if (!el) return;
-    if (!katex) { waitingForKatex.add(this); return; }
+    if (!katex) { waitingForKatex.add(this); if (!hold) loadKatex(); return; }
     this._typeset = true;
     typesetQueue.delete(this);
     const slide = onSlide(this);

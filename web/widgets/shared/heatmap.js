@@ -13,6 +13,7 @@
 // `rowWeights`, and `readoutFor(row, col)` for a readout that shows the cell's arithmetic.
 import { LitElement, html, svg, css, nothing } from 'lit';
 import { unsafeSVG } from 'lit/directives/unsafe-svg.js';
+import { unsafeHTML } from 'lit/directives/unsafe-html.js';
 import { scaleFor, css as rgbCss, textOn } from './colormap.js';
 import { BIG, fmt } from './format.js';
 import { cutChars } from './tokens.js';
@@ -480,10 +481,19 @@ export class AttnHeatmap extends LitElement {
 
   #table() {
     const { rows, cols, values: v } = this;
+    // The header row and the body as markup (escaped text only): one parse, not a Lit template instance
+    // per cell (a 48 × 32 map's table was most of its first draw).
+    let head = '<tr><th scope="col"><span class="sr-only">row \\ column</span></th>', body = '';
+    for (let j = 0; j < cols; j++) head += `<th scope="col">${escapeMarkup(headerText(this.#colLabel(j), j))}</th>`;
+    for (let i = 0; i < rows; i++) {
+      body += `<tr><th scope="row">${escapeMarkup(headerText(this.#rowLabel(i), i))}</th>`;
+      for (let j = 0; j < cols; j++) body += `<td>${escapeMarkup(this.missingText && Number.isNaN(v[i * cols + j]) ? this.missingText : fmt(v[i * cols + j], 4))}</td>`;
+      body += '</tr>';
+    }
     return html`<table>
       <caption class="sr-only">${this.label}</caption>
-      <thead><tr><th scope="col"><span class="sr-only">row \\ column</span></th>${Array.from({ length: cols }, (_, j) => html`<th scope="col">${headerText(this.#colLabel(j), j)}</th>`)}</tr></thead>
-      <tbody>${Array.from({ length: rows }, (_, i) => html`<tr><th scope="row">${headerText(this.#rowLabel(i), i)}</th>${Array.from({ length: cols }, (_, j) => html`<td>${this.missingText && Number.isNaN(v[i * cols + j]) ? this.missingText : fmt(v[i * cols + j], 4)}</td>`)}</tr>`)}</tbody>
+      <thead>${unsafeHTML(`${head}</tr>`)}</thead>
+      <tbody>${unsafeHTML(body)}</tbody>
     </table>`;
   }
 

@@ -7,6 +7,7 @@
 // Alt+↑/↓ adds/subtracts the step (Shift ×10).
 // Event: `attn-matrix-change` { values } (a new array) on every valid edit.
 import { LitElement, html, css } from 'lit';
+import { unsafeHTML } from 'lit/directives/unsafe-html.js';
 import { scaleFor, css as rgbCss, textOn } from './colormap.js';
 import { cellProblem } from './field.js';
 import { CELL_LIMIT } from './hash.js';
@@ -199,30 +200,83 @@ export class AttnMatrixEditor extends LitElement {
     return `row ${this.rowLabels?.[i] ?? i + 1}, column ${this.colLabels?.[j] ?? j + 1}`;
   }
 
+  /**
+   * The cells' markup: built as one string when the matrix's shape or labels change (one parse, not a
+   * Lit template instance with five parts per cell: a page's first draw of its four editors spent most
+   * of its time there), then kept; the numbers, colours and the Tab stop are written into the cells
+   * after each render (#sync), as Lit's bindings did: a cell's value only when it differs from the one
+   * written last (a cell being typed in keeps its text).
+   */
+  #cells() {
+    const { rows, cols } = this, esc = escapeHtml;
+    const key = JSON.stringify([rows, cols, this.label, this.rowLabels ?? null, this.colLabels ?? null]);
+    if (key === this._cellsKey) return this._cellsMarkup;
+    const v = this.values ?? [], scale = scaleFor(v, 'diverging'), active = this.#activeCell();
+    const written = [];
+    let m = '';
+    if (this.colLabels) {
+      m += '<tr><th scope="col"><span class="sr-only">row \\ column</span></th>';
+      for (let j = 0; j < cols; j++) m += `<th scope="col">${esc(this.colLabels[j])}</th>`;
+      m += '</tr>';
+    }
+    for (let i = 0; i < rows; i++) {
+      m += '<tr>';
+      if (this.rowLabels) m += `<th scope="row">${esc(this.rowLabels[i])}</th>`;
+      for (let j = 0; j < cols; j++) {
+        const k = i * cols + j, value = String(v[k] ?? ''), style = cellStyle(scale, v[k]), tab = k === active ? '0' : '-1';
+        written[k] = { value, style, tab };
+        m += `<td><input type="text" inputmode="decimal" value="${esc(value)}" tabindex="${tab}" data-k="${k}" style="${style}"`
+          + ` aria-label="${esc(`${this.label} row ${this.rowLabels?.[i] ?? i + 1}, column ${this.colLabels?.[j] ?? j + 1}`)}"></td>`;
+      }
+      m += '</tr>';
+    }
+    this._cellsKey = key;
+    this._cellsMarkup = unsafeHTML(m);
+    this._written = written;
+    this._fresh = true;  // the markup holds the current numbers: nothing to write after this render
+    return this._cellsMarkup;
+  }
+
+  #activeCell() {
+    return Math.min(this._active, Math.max(0, this.rows * this.cols - 1));
+  }
+
+  /** Writes each cell's number, colour and tabindex that changed since they were last written. */
+  #sync() {
+    if (this._fresh) { this._fresh = false; return; }
+    const v = this.values ?? [], scale = scaleFor(v, 'diverging'), active = this.#activeCell(), w = this._written ?? [];
+    for (const input of this.renderRoot.querySelectorAll('input[data-k]')) {
+      const k = Number(input.dataset.k), was = w[k] ?? {};
+      const value = String(v[k] ?? ''), style = cellStyle(scale, v[k]), tab = k === active ? '0' : '-1';
+      if (value !== was.value) input.value = value;
+      if (style !== was.style) input.setAttribute('style', style);
+      if (tab !== was.tab) input.setAttribute('tabindex', tab);
+      w[k] = { value, style, tab };
+    }
+    this._written = w;
+  }
+
+  updated(changed) {
+    super.updated?.(changed);
+    this.#sync();
+  }
+
   render() {
-    const { rows, cols } = this;
     const v = this.values ?? [];
-    const scale = scaleFor(v, 'diverging');  // inputs and weights are signed: the palette of Q, K, V and the scores
-    const active = Math.min(this._active, Math.max(0, rows * cols - 1));
     // Cells as wide as the longest number (999999 or -123456.789 whole, never its last digits only).
-    const chars = Math.max(0, ...Array.from(v.slice(0, rows * cols), (x) => String(x ?? '').length));
+    const chars = Math.max(0, ...Array.from(v.slice(0, this.rows * this.cols), (x) => String(x ?? '').length));
     const cellW = `${Math.max(3.6, 0.62 * chars + 0.8).toFixed(2)}em`;
     return html`<div class="cap">${this.label}</div>
       <span class="sr-only" id="keys">Arrow keys move between cells; type a number, or Enter to edit in place; Alt+Up or Alt+Down changes the number by ${this.step}.</span>
       <table role="grid" aria-label="${this.label} (editable)" aria-describedby="keys" style=${`--cell-w:${cellW}`}
         @focusin=${this.#onCell} @focusout=${this.#onCell} @change=${this.#onCell} @input=${this.#onCell} @keydown=${this.#onCell}
-        @pointerdown=${this.#onCell} @pointermove=${this.#onCell} @pointerup=${this.#onCell} @pointercancel=${this.#onCell}>
-        ${this.colLabels ? html`<tr><th scope="col"><span class="sr-only">row \\ column</span></th>${Array.from({ length: cols }, (_, j) => html`<th scope="col">${this.colLabels[j]}</th>`)}</tr>` : ''}
-        ${Array.from({ length: rows }, (_, i) => html`<tr>
-          ${this.rowLabels ? html`<th scope="row">${this.rowLabels[i]}</th>` : ''}
-          ${Array.from({ length: cols }, (_, j) => {
-            const k = i * cols + j, rgb = scale.color(Number(v[k]));
-            return html`<td><input type="text" inputmode="decimal" .value=${String(v[k] ?? '')} tabindex=${k === active ? '0' : '-1'} data-k=${k}
-              style="background:${rgbCss(rgb)};color:${textOn(rgb)}"
-              aria-label="${this.label} row ${this.rowLabels?.[i] ?? i + 1}, column ${this.colLabels?.[j] ?? j + 1}"></td>`;
-          })}</tr>`)}
-      </table>${this._problem ? html`<p class="cell-msg" id="cell-msg" role="alert">${this.#cellName(this._problem.index)}: ${this._problem.text}</p>` : ''}`;
+        @pointerdown=${this.#onCell} @pointermove=${this.#onCell} @pointerup=${this.#onCell} @pointercancel=${this.#onCell}>${this.#cells()}</table>${this._problem ? html`<p class="cell-msg" id="cell-msg" role="alert">${this.#cellName(this._problem.index)}: ${this._problem.text}</p>` : ''}`;
   }
 }
+
+/** Text for HTML markup built as a string (a label may be any token a student typed). */
+const escapeHtml = (t) => String(t).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+/** A cell's colours: the heatmaps' diverging scale, and a text colour readable on it. */
+const cellStyle = (scale, x) => { const rgb = scale.color(Number(x)); return `background:${rgbCss(rgb)};color:${textOn(rgb)}`; };
 
 if (!customElements.get('attn-matrix-editor')) customElements.define('attn-matrix-editor', AttnMatrixEditor);

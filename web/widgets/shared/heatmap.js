@@ -323,14 +323,17 @@ export class AttnHeatmap extends LitElement {
       if (span(colFont) > g.cell) for (let f = Math.floor(g.ls) - 1; f >= least; f--) if (span(f) <= g.cell) { colFont = f; break; }
       const rowEvery = Math.ceil((rowFont + 1) / g.cell);
       const colEvery = Math.ceil(span(colFont) / g.cell);
+      // As one piece of SVG markup, like the cells (a label is escaped: a token may be anything typed).
+      let m = '';
       for (let i = 0; i < rows && !g.noRowLabels; i += rowEvery)
-        labels.push(svg`<text x=${g.left - 5} y=${g.top + (i + 0.5) * g.cell} font-size=${rowFont} text-anchor="end" dominant-baseline="central" fill="#24292f" font-family=${FONT}>${cutChars(this.#rowLabel(i), 10)}</text>`);
+        m += `<text x="${g.left - 5}" y="${g.top + (i + 0.5) * g.cell}" font-size="${rowFont}" text-anchor="end" dominant-baseline="central" fill="#24292f" font-family="${FONT}">${escapeMarkup(cutChars(this.#rowLabel(i), 10))}</text>`;
       for (let j = 0; j < cols; j += colEvery) {
-        const cx = g.left + (j + 0.5) * g.cell;
-        labels.push(g.rotate
-          ? svg`<text transform=${`translate(${cx + 4},${g.top - 4}) rotate(-60)`} font-size=${colFont} fill="#24292f" font-family=${FONT}>${cutChars(this.#colLabel(j), 10)}</text>`
-          : svg`<text x=${cx} y=${g.top - 6} font-size=${colFont} text-anchor="middle" fill="#24292f" font-family=${FONT}>${cutChars(this.#colLabel(j), 10)}</text>`);
+        const cx = g.left + (j + 0.5) * g.cell, text = escapeMarkup(cutChars(this.#colLabel(j), 10));
+        m += g.rotate
+          ? `<text transform="translate(${cx + 4},${g.top - 4}) rotate(-60)" font-size="${colFont}" fill="#24292f" font-family="${FONT}">${text}</text>`
+          : `<text x="${cx}" y="${g.top - 6}" font-size="${colFont}" text-anchor="middle" fill="#24292f" font-family="${FONT}">${text}</text>`;
       }
+      if (m) labels.push(unsafeSVG(m));
     }
     const c = this._cursor;
     const cursor = !c ? nothing : c.col === null
@@ -447,22 +450,19 @@ export class AttnHeatmap extends LitElement {
     const at = (t) => scale.min + (scale.max - scale.min) * t;
     const label = (t) => this.#legendLabel(scale, t);
     const stopsMarkup = stops.map((t) => `<stop offset="${t}" stop-color="${rgbCss(scale.color(at(t)))}"></stop>`).join('');
+    // One piece of SVG markup (numbers and colours only; the labels escaped all the same).
     if (g.below) {
       const x = g.legendX, y = g.legendY, w = g.barW;
-      return svg`<g class="legend" aria-hidden="true">
-        <defs><linearGradient id="legend-gradient-h" x1="0" y1="0" x2="1" y2="0">
-          ${unsafeSVG(stopsMarkup)}</linearGradient></defs>
-        <rect x=${x} y=${y} width=${w} height="12" fill="url(#legend-gradient-h)" stroke="#8c959f" stroke-width="0.5"></rect>
-        ${[0, 0.5, 1].map((t) => svg`<text x=${x + w * t} y=${y + 14 + g.ls * 0.8} font-size=${g.lf} text-anchor=${t === 0 ? 'start' : t === 1 ? 'end' : 'middle'} fill="#24292f" font-family=${FONT}>${label(t)}</text>`)}
-      </g>`;
+      return unsafeSVG(`<g class="legend" aria-hidden="true"><defs><linearGradient id="legend-gradient-h" x1="0" y1="0" x2="1" y2="0">${stopsMarkup}</linearGradient></defs>`
+        + `<rect x="${x}" y="${y}" width="${w}" height="12" fill="url(#legend-gradient-h)" stroke="#8c959f" stroke-width="0.5"></rect>`
+        + [0, 0.5, 1].map((t) => `<text x="${x + w * t}" y="${y + 14 + g.ls * 0.8}" font-size="${g.lf}" text-anchor="${t === 0 ? 'start' : t === 1 ? 'end' : 'middle'}" fill="#24292f" font-family="${FONT}">${escapeMarkup(label(t))}</text>`).join('')
+        + '</g>');
     }
     const h = Math.max(3 * g.ls, g.cell * this.rows), x = g.legendX, y = g.top;
-    return svg`<g class="legend" aria-hidden="true">
-      <defs><linearGradient id="legend-gradient" x1="0" y1="1" x2="0" y2="0">
-        ${unsafeSVG(stopsMarkup)}</linearGradient></defs>
-      <rect x=${x} y=${y} width="14" height=${h} fill="url(#legend-gradient)" stroke="#8c959f" stroke-width="0.5"></rect>
-      ${[0, 0.5, 1].map((t) => svg`<text x=${x + 20} y=${y + h * (1 - t)} font-size=${g.lf} dominant-baseline="central" fill="#24292f" font-family=${FONT}>${label(t)}</text>`)}
-    </g>`;
+    return unsafeSVG(`<g class="legend" aria-hidden="true"><defs><linearGradient id="legend-gradient" x1="0" y1="1" x2="0" y2="0">${stopsMarkup}</linearGradient></defs>`
+      + `<rect x="${x}" y="${y}" width="14" height="${h}" fill="url(#legend-gradient)" stroke="#8c959f" stroke-width="0.5"></rect>`
+      + [0, 0.5, 1].map((t) => `<text x="${x + 20}" y="${y + h * (1 - t)}" font-size="${g.lf}" dominant-baseline="central" fill="#24292f" font-family="${FONT}">${escapeMarkup(label(t))}</text>`).join('')
+      + '</g>');
   }
 
   updated(changed) {

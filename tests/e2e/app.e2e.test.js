@@ -286,6 +286,70 @@ describe('page load', () => {
     await page.close();
   });
 
+  // tex.js holdTypesetting: <attn-steps>' first draw holds KaTeX back until Q's map (the page's first
+  // computed numbers) is painted; the formulas wait in their room meanwhile, and are typeset after.
+  test('KaTeX\'s code is fetched only after the first numbers are drawn; the formulas are typeset after them', async () => {
+    const { page, problems } = await watchedPage(browser.context);
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.addInitScript(() => {
+      window.__firstNumbers = new Promise((ok) => {
+        const tick = () => {
+          const root = document.querySelector('attn-steps')?.shadowRoot;
+          if (root?.querySelector('attn-heatmap.q')?.shadowRoot?.querySelector('table td')) {
+            const tex = [...root.querySelectorAll('attn-tex')].map((t) => t.shadowRoot?.querySelector('.tex'));
+            ok({ at: performance.now(), formulas: tex.length, typeset: tex.filter((t) => t?.querySelector('.katex')).length,
+              pending: tex.filter((t) => t?.classList.contains('pending')).length });
+          } else requestAnimationFrame(tick);
+        };
+        requestAnimationFrame(tick);
+      });
+    });
+    await page.goto(BASE_URL());
+    const first = await page.evaluate(() => window.__firstNumbers);
+    expect(first.formulas).toBeGreaterThanOrEqual(2);  // the attention formula and Q, K, V's
+    expect(first.typeset).toBe(0);
+    expect(first.pending).toBe(first.formulas);
+    // Then KaTeX arrives and every formula of the widget is typeset.
+    await page.waitForFunction(() => {
+      const tex = [...document.querySelector('attn-steps').shadowRoot.querySelectorAll('attn-tex')];
+      return tex.length >= 7 && tex.every((t) => t.shadowRoot?.querySelector('.tex .katex'));
+    }, null, { timeout: 60000 });
+    const katex = await page.evaluate(() => performance.getEntriesByType('resource').filter((e) => /\/katex-[\w-]+\.js$/.test(e.name)).map((e) => e.startTime));
+    expect(katex.length).toBe(1);
+    expect(katex[0]).toBeGreaterThan(first.at);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  // matrix-editor.js: the cells are one piece of markup, written again only when the shape or the
+  // labels change; the numbers and colours are written into the cells in place.
+  test('the matrix editors show typed tokens as text, and take new numbers in place (Randomise): the same cells, recoloured', async () => {
+    const { page, problems } = await openAtFirstNumbers();
+    const steps = page.locator('attn-steps');
+    const tokens = steps.locator('input.tokens');
+    await tokens.fill('<b>x</b> a&b "q\'');
+    await tokens.press('Enter');
+    const x = steps.locator('attn-matrix-editor.x');
+    await expect.poll(() => x.locator('th[scope="row"]').allTextContents(), { timeout: 30000 }).toEqual(['<b>x</b>', 'a&b', '"q\'']);
+    expect(await x.locator('b').count()).toBe(0);
+    expect(await x.locator('tr').nth(2).locator('input').first().getAttribute('aria-label')).toBe('X row a&b, column d1');  // row 0 is the column labels
+    await expect.poll(() => steps.locator('attn-heatmap.q table tbody th').allTextContents(), { timeout: 30000 }).toEqual(['<b>x</b>', 'a&b', '"q\'']);
+    const handle = await x.locator('input').first().elementHandle();
+    const before = await x.locator('input').evaluateAll((els) => els.map((e) => e.value));
+    await steps.locator('button.randomise').click();
+    await expect.poll(async () => {
+      const want = await steps.evaluate((el) => el.x.map(String));
+      return JSON.stringify(await x.locator('input').evaluateAll((els) => els.map((e) => e.value))) === JSON.stringify(want);
+    }, { timeout: 30000 }).toBe(true);
+    expect(await x.locator('input').evaluateAll((els) => els.map((e) => e.value))).not.toEqual(before);
+    // The same cell elements (written in place, not drawn again), each coloured for its number.
+    expect(await handle.evaluate((el) => el.isConnected)).toBe(true);
+    const styles = await x.locator('input').evaluateAll((els) => els.map((e) => e.getAttribute('style')));
+    expect(new Set(styles).size).toBeGreaterThan(1);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   // app.css: the paragraphs of the sections below the first are `content-visibility: auto`.
   test('the text of sections far below is laid out only near the viewport; a contents link still lands on its section', async () => {
     const { page, problems } = await openAtFirstNumbers();

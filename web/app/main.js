@@ -6,7 +6,7 @@
 // time after the first numbers are drawn (page order, one per task). Until then the element is
 // undefined and app.css gives it its placeholder's height. (On a phone-class CPU, 4× slower, parsing
 // and running all eleven widgets' code before the first one drew cost ~0.5 s.)
-import { supportsWasmSimd } from '../api/index.js';
+import { supportsWasmSimd } from '../widgets/shared/lab.js';
 import { NO_SIMD_MESSAGE } from '../widgets/shared/widget.js';
 import { readSection, writeSection } from '../widgets/shared/hash.js';
 import { RENDER_MARGIN } from '../widgets/shared/lazy.js';

@@ -101,7 +101,10 @@ function compileHints() {
     writeBundle(options, bundle) {
       const entry = Object.values(bundle).find((c) => c.type === 'chunk' && c.isEntry && c.name === 'main');
       if (!entry) return;
-      for (const f of new Set([entry.fileName, ...entry.imports])) {
+      // The entry and every chunk it imports statically, directly or through another.
+      const files = new Set([entry.fileName]);
+      for (const f of files) for (const g of bundle[f]?.imports ?? []) files.add(g);
+      for (const f of files) {
         const file = join(options.dir, f), code = readFileSync(file, 'utf8');
         if (!code.startsWith(HINT)) writeFileSync(file, HINT + code);
       }

@@ -1,6 +1,6 @@
 // One WebAssembly module per page, shared by every widget: a lazy module-level promise (not a DOM
 // global). The first widget that needs the core starts loading it; the others wait for the same one.
-import { createAttnLab, supportsWasmSimd } from '../../api/index.js';
+import { createAttnLab, supportsWasmSimd as probeSimd } from '../../api/index.js';
 
 let labPromise = null;
 
@@ -10,7 +10,12 @@ export function getLab() {
   return labPromise;
 }
 
-export { supportsWasmSimd };
+let simd = null;
+/** WebAssembly SIMD is there (asked once per page: the page and each widget ask before the first numbers). */
+export function supportsWasmSimd() {
+  simd ??= probeSimd();
+  return simd;
+}
 
 /**
  * out [rows·cols] = x [rows·inner] · w [inner·cols], computed by the core. weightedSum computes

@@ -217,6 +217,8 @@ describe('the app and its widgets', () => {
 
   test('why-scale: the variances shown are those of the core’s scores', async () => {
     const { page } = await open();
+    // On a page the table fills in one d_k per task (a phone-class CPU never waits for all eleven at once).
+    await expect.poll(() => page.locator('attn-why-scale .sampling').textContent(), { timeout: 60000 }).toBe('');
     const rows = await page.locator('attn-why-scale table.measurements tr').allTextContents();
     expect(rows).toHaveLength(12);  // header + d_k = 1 … 1024
     const n = 64;

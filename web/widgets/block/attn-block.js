@@ -17,6 +17,7 @@ import { packPanels, packRow } from '../shared/fit.js';
 import { scaleFor, css as rgbCss } from '../shared/colormap.js';
 import { blockInput, blockWeights } from './logic.js';
 import { MAX_SENTENCE_CHARS, parseTokens } from '../shared/tokens.js';
+import { drawInParts, drawn } from '../parts.js';
 import '../shared/heatmap.js';
 import '../shared/tex.js';
 
@@ -50,6 +51,8 @@ export class AttnBlock extends AttnWidget {
     weightRange: { type: String, attribute: 'weight-range' },
     /** 'add': an Add & Norm stage (slide layout) shows the residual sum as its main map; '' (default): the stage's result. */
     emphasis: { type: String },
+    /** The part of the page's first draw drawn so far (parts.js; null: all). */
+    _drawPart: { state: true },
   };
 
   static stateSchema = {
@@ -107,11 +110,22 @@ export class AttnBlock extends AttnWidget {
 
   /** Everything the widget shows, from lab.encoderBlock. */
   compute(lab) {
+    // The same settings give the same object: a render that draws the next part of the first draw (or a
+    // re-layout) hands the maps drawn before the same arrays, so they are not drawn again.
+    const key = [this.tokens, this.dModel, this.heads, this.ffnRatio, this.seed, this.norm, this.activation, this.mask].join('|');
+    if (this._computed?.key === key && this._computed.lab === lab) return this._computed.c;
     const toks = parseTokens(this.tokens);
     const t = toks.length, D = this.dModel, H = D % this.heads ? 1 : this.heads, F = D * this.ffnRatio;
     const x = blockInput(this.seed, t, D);
     const r = lab.encoderBlock({ x, t, dModel: D, heads: H, dFF: F, norm: this.norm, activation: this.activation, mask: this.mask, weights: blockWeights(this.seed, D, F) });
-    return { toks, t, D, H, F, x, r };
+    const c = { toks, t, D, H, F, x, r };
+    this._computed = { key, lab, c };
+    return c;
+  }
+
+  /** The page's first draw: the input, then the attention, the first Add & Norm, the FFN and the output, a task each. */
+  labReady() {
+    drawInParts(this, 5);
   }
 
   get #fixedWeights() { return this.weightRange !== 'map'; }
@@ -250,14 +264,19 @@ export class AttnBlock extends AttnWidget {
     const c = this.compute(lab);
     if (this.slideLayout) return this.#renderSlide(c);
     const { toks, t, D, H, F, x, r } = c;
-    const dims = Array.from({ length: D }, (_, j) => `d${j + 1}`), hid = Array.from({ length: F }, (_, j) => String(j + 1));
+    // (kept with the numbers: new label arrays would redraw every map)
+    c.dims ??= Array.from({ length: D }, (_, j) => `d${j + 1}`);
+    c.hid ??= Array.from({ length: F }, (_, j) => String(j + 1));
+    c.headWeights ??= Array.from({ length: H }, (_, h) => r.attnWeights.subarray(h * t * t, (h + 1) * t * t));
+    const { dims, hid } = c;
     const fixed = this.#fixedWeights;
     const hm = (cls, label, values, cols = D, colLabels = dims, probability = false) => html`<attn-heatmap class=${cls} .label=${label} .values=${values}
       .rows=${t} .cols=${cols} .rowLabels=${toks} .colLabels=${colLabels} .colormap=${probability ? 'sequential' : 'diverging'}
       .vmin=${probability && fixed ? 0 : null} .vmax=${probability && fixed ? 1 : null} max-width=${cols > D ? 420 : 340} cell-size="30"></attn-heatmap>`;
     const arrow = html`<span class="arrow" aria-hidden="true" style="align-self:center;font-size:1.6em;color:#57606a">→</span>`;
-    const heads = Array.from({ length: H }, (_, h) => hm(`attn-weights head${h + 1}`, `block · head ${h + 1} weights`, r.attnWeights.subarray(h * t * t, (h + 1) * t * t), t, toks, true));
-    const post = this.norm === 'post', s = (i) => this.shows(i), f = this.fields;
+    const heads = Array.from({ length: H }, (_, h) => hm(`attn-weights head${h + 1}`, `block · head ${h + 1} weights`, c.headWeights[h], t, toks, true));
+    // A stage is drawn when it is shown and its part of the first draw has come (parts.js).
+    const post = this.norm === 'post', s = (i) => this.shows(i) && drawn(this, i), f = this.fields;
     return html`
       <attn-tex class="formula" display .expr=${FORMULAS[this.norm] + `,\\qquad \\mathrm{FFN}(y) = \\mathrm{${this.#act()}}(yW_1 + b_1)W_2 + b_2`}></attn-tex>
       <attn-tex .expr=${`${LN} \\quad \\text{(per token, over its } d_{model} \\text{ features)}`}></attn-tex>

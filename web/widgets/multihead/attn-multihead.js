@@ -24,6 +24,7 @@ import { resize } from '../shared/rng.js';
 import { CAT_SAT, headChoices, headSlice } from './logic.js';
 import { geometryOf } from '../shared/pack.js';
 import { pickSlide, slideFonts, slideLevels } from './slide.js';
+import { drawInParts, drawn } from '../parts.js';
 import '../shared/heatmap.js';
 import '../shared/matrix-editor.js';
 import '../shared/tex.js';
@@ -58,6 +59,8 @@ export class AttnMultihead extends AttnWidget {
     dModel: { type: Number, attribute: 'd-model', reflect: true },
     stage: { converter: optionalInt, reflect: true },
     mask: { type: String },
+    /** The part of the page's first draw drawn so far (parts.js; null: all). */
+    _drawPart: { state: true },
     seed: { type: Number },
     weightRange: { type: String, attribute: 'weight-range' },
     _head: { state: true },
@@ -236,7 +239,28 @@ export class AttnMultihead extends AttnWidget {
 
   compute(lab) {
     const t = this.tokens.length, D = this.dModel, H = this.heads;
-    return lab.multiHeadAttention({ x: this.x, tq: t, dModel: D, heads: H, wq: this.wq, wk: this.wk, wv: this.wv, wo: this.wo, mask: this.mask });
+    // The same inputs give the same result object: a render that draws the next part of the first draw
+    // (or a re-layout) hands the maps drawn before the same arrays, so they are not drawn again.
+    const key = [t, D, H, this.mask, ...[this.x, this.wq, this.wk, this.wv, this.wo].map((a) => (a ? Array.prototype.join.call(a, ',') : ''))].join('|');
+    if (this._computed?.key === key && this._computed.lab === lab) return this._computed.r;
+    const r = lab.multiHeadAttention({ x: this.x, tq: t, dModel: D, heads: H, wq: this.wq, wk: this.wk, wv: this.wv, wo: this.wo, mask: this.mask });
+    this._computed = { key, lab, r };
+    return r;
+  }
+
+  /** The page's first draw: the inputs, then Q, K, V per head, the weights, the concatenation and the output, a task each. */
+  labReady() {
+    drawInParts(this, 4);
+  }
+
+  /** Labels and head slices kept between renders (new arrays would redraw the maps and editors). */
+  #kept(key, make) {
+    this._kept ??= new Map();
+    if (!this._kept.has(key)) {
+      if (this._kept.size > 64) this._kept.clear();
+      this._kept.set(key, make());
+    }
+    return this._kept.get(key);
   }
 
   /** The controls: all of them ('full'), the head count only ('compact', the one a lecture changes live), or none. */
@@ -271,8 +295,11 @@ export class AttnMultihead extends AttnWidget {
     const r = this.compute(lab);
     if (this.slideLayout) return this.#renderSlide(r);
     const { tokens, dModel: D, heads: H } = this, t = tokens.length, dk = D / H;
-    const dims = (n, p = 'd') => Array.from({ length: n }, (_, j) => `${p}${j + 1}`);
-    const concatLabels = Array.from({ length: D }, (_, j) => `h${Math.floor(j / dk) + 1}·${(j % dk) + 1}`);
+    const dims = (n, p = 'd') => this.#kept(`dims|${p}|${n}`, () => Array.from({ length: n }, (_, j) => `${p}${j + 1}`));
+    const concatLabels = this.#kept(`concat|${D}|${dk}`, () => Array.from({ length: D }, (_, j) => `h${Math.floor(j / dk) + 1}·${(j % dk) + 1}`));
+    const slice = (name, h) => this.#kept(`${name}|${h}|${this._computed?.key}`, () => (name === 'weights' ? r.weights.subarray(h * t * t, (h + 1) * t * t) : headSlice(r[name], t, D, h, dk)));
+    // A stage is drawn when it is shown and its part of the first draw has come (parts.js).
+    const s = (i) => this.shows(i) && drawn(this, Math.min(i, 3));
     const fixed = this.#fixedWeights;
     const hm = (cls, label, values, rows, cols, rowLabels, colLabels, prob = false) => html`<attn-heatmap class=${cls + this.#linkClass(cls)} .label=${label}
       .values=${values} .rows=${rows} .cols=${cols} .rowLabels=${rowLabels} .colLabels=${colLabels} .colormap=${prob ? 'sequential' : 'diverging'}
@@ -288,19 +315,19 @@ export class AttnMultihead extends AttnWidget {
       <div class="stage s0"><h3>0 · Inputs: X and the weights (head h owns d<sub>k</sub> columns of each W: labels h·j)</h3>
         <div class="row">${ed('x', 'X', t, D, tokens, dims(D))}${ed('wq', 'W_Q', D, D, dims(D), concatLabels)}${ed('wk', 'W_K', D, D, dims(D), concatLabels)}
           ${ed('wv', 'W_V', D, D, dims(D), concatLabels)}${ed('wo', 'W_O', D, D, concatLabels, dims(D))}</div></div>
-      ${this.shows(1) ? html`<div class="stage s1"><h3>1 · Per head: Q<sub>h</sub>, K<sub>h</sub>, V<sub>h</sub></h3>
+      ${s(1) ? html`<div class="stage s1"><h3>1 · Per head: Q<sub>h</sub>, K<sub>h</sub>, V<sub>h</sub></h3>
         <attn-tex .expr=${'Q_h = X W_Q^{(h)},\\quad K_h = X W_K^{(h)},\\quad V_h = X W_V^{(h)}'}></attn-tex>
         <div class="row">${perHead((h) => html`<div class="head">
-          ${hm(`q head${h + 1}`, `Q${h + 1}`, headSlice(r.q, t, D, h, dk), t, dk, tokens, dims(dk))}
-          ${hm(`k head${h + 1}`, `K${h + 1}`, headSlice(r.k, t, D, h, dk), t, dk, tokens, dims(dk))}
-          ${hm(`v head${h + 1}`, `V${h + 1}`, headSlice(r.v, t, D, h, dk), t, dk, tokens, dims(dk))}</div>`)}</div></div>` : nothing}
+          ${hm(`q head${h + 1}`, `Q${h + 1}`, slice('q', h), t, dk, tokens, dims(dk))}
+          ${hm(`k head${h + 1}`, `K${h + 1}`, slice('k', h), t, dk, tokens, dims(dk))}
+          ${hm(`v head${h + 1}`, `V${h + 1}`, slice('v', h), t, dk, tokens, dims(dk))}</div>`)}</div></div>` : nothing}
       ${this.#predictBlock(r, this.#predictView, 2, true)}
-      ${this.shows(2) ? html`<div class="stage s2"><h3>2 · Per-head attention weights</h3>
-        <div class="row">${perHead((h) => hm(`weights head${h + 1}`, `head ${h + 1} weights`, r.weights.subarray(h * t * t, (h + 1) * t * t), t, t, tokens, tokens, true))}</div></div>` : nothing}
-      ${this.shows(3) ? html`<div class="stage s3"><h3>3 · Concatenate the heads’ outputs</h3>
+      ${s(2) ? html`<div class="stage s2"><h3>2 · Per-head attention weights</h3>
+        <div class="row">${perHead((h) => hm(`weights head${h + 1}`, `head ${h + 1} weights`, slice('weights', h), t, t, tokens, tokens, true))}</div></div>` : nothing}
+      ${s(3) ? html`<div class="stage s3"><h3>3 · Concatenate the heads’ outputs</h3>
         <attn-tex .expr=${'\\mathrm{Concat}(\\mathrm{head}_1,\\dots,\\mathrm{head}_h) \\in \\mathbb{R}^{t \\times d_{model}}'}></attn-tex>
         ${hm('concat', 'Concat(heads)', r.heads, t, D, tokens, concatLabels)}</div>` : nothing}
-      ${this.shows(4) ? html`<div class="stage s4"><h3>4 · Mix the heads: ·W<sub>O</sub></h3>
+      ${s(4) ? html`<div class="stage s4"><h3>4 · Mix the heads: ·W<sub>O</sub></h3>
         ${hm('output', 'output', r.output, t, D, tokens, dims(D))}</div>` : nothing}`;
   }
 

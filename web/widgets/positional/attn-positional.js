@@ -20,6 +20,7 @@ import { plot } from '../shared/plot.js';
 import '../shared/heatmap.js';
 import '../shared/tex.js';
 import { NOT_TRAINED, learnedReadout } from './logic.js';
+import { drawInParts, drawn } from '../parts.js';
 
 export class AttnPositional extends AttnWidget {
   static properties = {
@@ -32,6 +33,8 @@ export class AttnPositional extends AttnWidget {
     seed: { type: Number },
     /** Slide layout: the one view that fills the box. */
     view: { type: String, reflect: true },
+    /** The part of the page's first draw drawn so far (parts.js; null: all). */
+    _drawPart: { state: true },
   };
 
   static stateSchema = {
@@ -212,20 +215,35 @@ export class AttnPositional extends AttnWidget {
     return 48;
   }
 
-  renderWidget(lab) {
-    const D = this.dModel - (this.dModel % 2);
-    if (this.slideLayout) return this.#renderSlide(lab, D);
-    const L = this.length ?? 48, base = this.base;
+  /** The page's first draw: the encoding with its dot products, then the learned table, RoPE and ALiBi, a task each. */
+  labReady() {
+    drawInParts(this, 4);
+  }
+
+  /**
+   * The page's numbers (and the maps' labels), kept while the settings stay: a render that draws the
+   * next part of the first draw, or a re-layout, gives the maps drawn before the same arrays (not redrawn).
+   */
+  #pageNumbers(lab, D) {
+    const L = this.length ?? 48, base = this.base, N = this.viewLength, T = this.trained;
+    const key = `${base}|${D}|${L}|${N}|${T}|${this.seed}|${this.head}`;
+    if (this._page?.key === key) return this._page;
     const pe = lab.positionalEncoding({ kind: 'sinusoidal', length: L, dModel: D, base });
     const K = Math.min(40, L - 1), p2 = 8;
     const peLong = lab.positionalEncoding({ kind: 'sinusoidal', length: p2 + K + 1, dModel: D, base });
     const d0 = this.#dots(lab, peLong, D, 0, K), d8 = this.#dots(lab, peLong, D, p2, K);
-    const dims = Array.from({ length: D }, (_, j) => String(j));
     const posLabels = (n) => Array.from({ length: n }, (_, i) => String(i));
-
     // Side by side at viewLength (> trained: beyond what a model would have seen).
-    const N = this.viewLength, T = this.trained;
-    const { learned, learnedError, ropeScores, h, slope, bias } = this.#beyond(lab, D, N, T);
+    this._page = { key, L, N, T, p2, pe, d0, d8, dims: Array.from({ length: D }, (_, j) => String(j)), posL: posLabels(L), posN: posLabels(N),
+      ...this.#beyond(lab, D, N, T) };
+    return this._page;
+  }
+
+  renderWidget(lab) {
+    const D = this.dModel - (this.dModel % 2);
+    if (this.slideLayout) return this.#renderSlide(lab, D);
+    const { L, N, T, p2, pe, d0, d8, dims, posL, posN, learned, learnedError, ropeScores, h, slope, bias } = this.#pageNumbers(lab, D);
+    const base = this.base;
     // Cells of at least 6 px keep the axis labels (every n-th) at long lengths, as far as the page allows.
     const avail = this.clientWidth ? this.clientWidth - 40 : 900;
     const nnWidth = Math.max(300, Math.min(6 * N + 110, avail));
@@ -235,6 +253,8 @@ export class AttnPositional extends AttnWidget {
       .value=${String(shown)} aria-invalid=${f.invalid(cls)} aria-describedby=${f.describedBy(cls)}
       @change=${(e) => { const v = f.number(cls, e.target, { min, max, integer: step === 1, name: `${label} (still ${shown})` }); if (v !== null) this.setState({ [key]: v }); }}></label>${f.message(cls)}`;
 
+    // The maps' cells (no numbers in them at these sizes) as one image each, with the same white lines
+    // between them: 1536 + 768 + 2 × 576 SVG rects were most of the widget's drawing and of each repaint.
     return html`
       <attn-tex class="formula" display .expr=${this.#peFormula()}></attn-tex>
       <div class="controls">
@@ -245,7 +265,7 @@ export class AttnPositional extends AttnWidget {
       </div>
       <div class="row">
         <attn-heatmap class="sinusoidal" label="sinusoidal PE (rows: position, columns: dimension)" .values=${pe} .rows=${L} .cols=${D}
-          .rowLabels=${posLabels(L)} .colLabels=${dims} colormap="diverging" max-width="520" cell-size="16"></attn-heatmap>
+          .rowLabels=${posL} .colLabels=${dims} colormap="diverging" max-width="520" cell-size="16" raster></attn-heatmap>
         <div>
           ${plot({ title: 'PE(pos)·PE(pos+k): depends on k only', xLabel: 'offset k', yLabel: 'dot product', width: this.pageFit(400), height: 250,
             series: [{ points: Array.from(d0, (y, k) => [k, y]), label: 'pos = 0' }, { points: Array.from(d8, (y, k) => [k, y]), label: `pos = ${p2}`, dash: '6 4' }] })}
@@ -257,16 +277,16 @@ export class AttnPositional extends AttnWidget {
         ${numIn('head', 'ALiBi head', 'head', 1, 8)}</div>
       <p class="note">Dashed lines (RoPE, ALiBi) and the grey rows of the learned table: the trained length (${T}). The learned table is random here (seed ${this.seed}), standing in for a trained one.</p>
       <div class="row">
-        <div class="learned"><attn-heatmap class="learned-pe" label=${N > T ? `learned (table lookup): no rows past ${T}` : 'learned (table lookup)'} .values=${learned} .rows=${N} .cols=${D}
-            .rowLabels=${posLabels(N)} .colLabels=${dims} colormap="diverging" max-width=${learnedWidth}
+        ${drawn(this, 1) ? html`<div class="learned"><attn-heatmap class="learned-pe" label=${N > T ? `learned (table lookup): no rows past ${T}` : 'learned (table lookup)'} .values=${learned} .rows=${N} .cols=${D}
+            .rowLabels=${posN} .colLabels=${dims} colormap="diverging" max-width=${learnedWidth} raster
             .readoutFor=${this.#learnedReadout(T)} .missingText=${NOT_TRAINED}></attn-heatmap>
-          ${learnedError ? html`<p class="lesson learned-error" role="status">No rows past ${T}: the API says “${learnedError}”</p>` : nothing}</div>
-        <div><attn-heatmap class="rope" label="RoPE: q_i·k_j for one content vector" .values=${ropeScores} .rows=${N} .cols=${N}
-            .rowLabels=${posLabels(N)} .colLabels=${posLabels(N)} max-width=${nnWidth} .mark=${T}></attn-heatmap>
-          <attn-tex .expr=${'\\langle R_i q, R_j k\\rangle = \\langle q, R_{j-i} k\\rangle'}></attn-tex></div>
-        <div><attn-heatmap class="alibi" label=${`ALiBi bias, head ${h} (slope ${slope.toPrecision(3)})`} .values=${bias} .rows=${N} .cols=${N}
-            .rowLabels=${posLabels(N)} .colLabels=${posLabels(N)} max-width=${nnWidth} .mark=${T}></attn-heatmap>
-          <attn-tex .expr=${'\\text{score}_{ij} \\mathrel{+}= -m_h\\,|i-j|'}></attn-tex></div>
+          ${learnedError ? html`<p class="lesson learned-error" role="status">No rows past ${T}: the API says “${learnedError}”</p>` : nothing}</div>` : nothing}
+        ${drawn(this, 2) ? html`<div><attn-heatmap class="rope" label="RoPE: q_i·k_j for one content vector" .values=${ropeScores} .rows=${N} .cols=${N}
+            .rowLabels=${posN} .colLabels=${posN} max-width=${nnWidth} .mark=${T} raster></attn-heatmap>
+          <attn-tex .expr=${'\\langle R_i q, R_j k\\rangle = \\langle q, R_{j-i} k\\rangle'}></attn-tex></div>` : nothing}
+        ${drawn(this, 3) ? html`<div><attn-heatmap class="alibi" label=${`ALiBi bias, head ${h} (slope ${slope.toPrecision(3)})`} .values=${bias} .rows=${N} .cols=${N}
+            .rowLabels=${posN} .colLabels=${posN} max-width=${nnWidth} .mark=${T} raster></attn-heatmap>
+          <attn-tex .expr=${'\\text{score}_{ij} \\mathrel{+}= -m_h\\,|i-j|'}></attn-tex></div>` : nothing}
       </div>`;
   }
 }

@@ -55,6 +55,7 @@ import { GUESS_RANGE, GUESS_STEP, PREDICT, fitGuess, revealLoss, uniformLoss } f
 import { guessNumber, predictStyles, revealLine } from '../shared/predict.js';
 import { TrainSession } from './session.js';
 import { trainStyles } from './styles.js';
+import { drawInParts, drawn } from '../parts.js';
 import '../shared/heatmap.js';
 const SHORT_STAGES = ['untrained', 'loss falls', 'prev-token head', 'induction head'];
 const MAX_HEADS = 64;
@@ -93,6 +94,8 @@ export class AttnTrain extends AttnWidget {
     _replayHeld: { state: true },
     _view: { state: true },
     _replaying: { state: true },
+    /** The part of the first maps' draw drawn so far (parts.js; null: all). */
+    _drawPart: { state: true },
   };
 
   static stateSchema = {
@@ -180,6 +183,9 @@ export class AttnTrain extends AttnWidget {
     });
     this._inspect = latestOnly((req) => this.#fetchView(req), (v, req) => {
       if (req.key !== this._wantKey) return;
+      // The first maps on a page come a layer per task, then the ablation (parts.js): together they
+      // were one task of ~0.3–0.6 s of CPU at 4× CPU throttling (a phone's).
+      if (!this._firstMaps) { this._firstMaps = true; drawInParts(this, 4, { partial: false }); }
       // While the model trains, new maps wait for the redraw already due: one repaint for curves and maps.
       if (req.index === null && this.session.redrawPending && this.session.run?.running) this._nextView = { ...v, key: req.key };
       else this._view = { ...v, key: req.key };
@@ -336,13 +342,14 @@ export class AttnTrain extends AttnWidget {
 
   /** True when the maps drawn are those of what is asked for now (snapshot, heads off), not the last ones. */
   get viewReady() {
-    return !!this._view?.base && this._view.key === this._wantKey && !this._view.stale;
+    return !!this._view?.base && this._view.key === this._wantKey && !this._view.stale && drawn(this, 3);
   }
 
   updated(changed) {
     super.updated(changed);
-    // attn-view: the maps of the current ask are drawn (a snapshot, a stage, heads switched off).
-    if (changed.has('_view') && this.viewReady) {
+    // attn-view: the maps of the current ask are drawn (a snapshot, a stage, heads switched off; the
+    // first ones: their last part).
+    if ((changed.has('_view') || changed.has('_drawPart')) && this.viewReady) {
       const cur = this.#current(), { heads } = this.#shape(), n = this.#numbers(cur);
       this.dispatchEvent(new CustomEvent('attn-view', { bubbles: true, composed: true, detail: {
         step: cur.step, snapshot: cur.index, ablated: this.ablated.map((i) => headName(Math.floor(i / heads), i % heads)),
@@ -817,10 +824,10 @@ export class AttnTrain extends AttnWidget {
       <p class="note">Each map: rows are queries, columns keys (the model is causal: nothing right of the diagonal). Colours are weights on [0, 1].
         Click a map or press Enter on it to switch that head off.</p>
       ${view?.stale && !msg ? html`<p class="empty">computing the attention maps…</p>` : nothing}
-      ${msg ?? html`<div class=${`grid${view?.stale ? ' stale' : ''}`} aria-busy=${view?.stale ? 'true' : 'false'}>${Array.from({ length: shape.layers }, (_, l) => html`<div class="layer"><span class="layer-name">layer ${l}</span>
-        ${Array.from({ length: shape.heads }, (_, h) => this.#map(l, h, { scores: heads?.[l]?.[h], focus: focus && focus.layer === l && focus.head === h,
+      ${msg ?? html`<div class=${`grid${view?.stale ? ' stale' : ''}`} aria-busy=${view?.stale || !drawn(this, 3) ? 'true' : 'false'}>${Array.from({ length: shape.layers }, (_, l) => html`<div class="layer"><span class="layer-name">layer ${l}</span>
+        ${Array.from({ length: drawn(this, Math.min(1 + l, 2)) ? shape.heads : 0 }, (_, h) => this.#map(l, h, { scores: heads?.[l]?.[h], focus: focus && focus.layer === l && focus.head === h,
           legend: h === shape.heads - 1 || (h + 1) % perRow === 0, maxWidth: mapW + (h === shape.heads - 1 || (h + 1) % perRow === 0 ? 60 : 0) }))}</div>`)}</div>`}
-      ${view?.base && !view.stale ? this.#ablation(cur) : nothing}
+      ${view?.base && !view.stale && drawn(this, 3) ? this.#ablation(cur) : nothing}
       ${this.task === 'names' && live ? this.#namesSamples(cur) : nothing}
       ${ctl === 'none' ? nothing : html`<div class="controls export">export:
         <button type="button" class="download-weights" @click=${() => this.#downloadWeights()}>weights (.safetensors)</button>

@@ -84,8 +84,10 @@ export class AttnWhyScale extends AttnWidget {
     const key = `${this.seed}|${this.samples}|${this.keys}|${dks.length}`;
     if (this._cache?.key !== key) {
       // 128 × 128 samples and more at eleven d_k take 100+ ms: then one d_k per task (each well under
-      // 50 ms), the plots and the table filling in as they come, so the page never freezes.
-      const incremental = this.samples >= 128 && typeof window !== 'undefined';
+      // 50 ms), the plots and the table filling in as they come, so the page never freezes. On a page
+      // always (64 × 64 at eleven d_k was one task of ~0.5 s with the CPU throttled 4×, a phone's);
+      // a slide at fewer samples draws at once.
+      const incremental = (this.samples >= 128 || !this.slideLayout) && typeof window !== 'undefined';
       this._cache = { key, rows: incremental ? [] : dks.map((d) => this.measure(lab, d)) };
       if (incremental) this.#fill(lab, dks, this._cache);
     }

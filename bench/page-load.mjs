@@ -137,7 +137,12 @@ function mainThreadTasks(events) {
   for (const e of top) { const last = tasks[tasks.length - 1]; if (!last || e.ts >= last.ts + last.dur) tasks.push(e); }
   const cpuUntil = (m) => (m ? tasks.filter((t) => t.ts < m.ts).reduce((s, t) => s + (t.tdur ?? t.dur), 0) / 1000 : null);
   const longest = tasks.reduce((a, t) => ((t.tdur ?? 0) > (a?.tdur ?? -1) ? t : a), null);
+  // The longest task until the first numbers, the frame that paints them included (the tasks
+  // cpuBeforeFirstNumbers adds up; longestTaskCpu also counts the settling time after the load's end).
+  const before = first ? tasks.filter((t) => t.ts < first.ts) : [];
+  const longestBefore = before.reduce((a, t) => Math.max(a, (t.tdur ?? t.dur) / 1000), 0);
   return { cpuBeforeFirstNumbers: cpuUntil(first), cpuBeforeAllWidgets: cpuUntil(all), longestTaskCpu: longest ? longest.tdur / 1000 : null,
+    longestTaskCpuBeforeFirstNumbers: first ? longestBefore : null,
     phases: PHASES && first ? phasesBefore(first, tasks, events.filter((e) => e.ph === 'X' && e.pid === doc.pid && (!main || e.tid === main.tid))) : null,
     selfTime: BREAKDOWN && first ? selfTimeBefore(first, tasks, events.filter((e) => e.ph === 'X' && e.pid === doc.pid && (!main || e.tid === main.tid))) : null };
 }
@@ -176,6 +181,7 @@ function phasesBefore(first, tasks, onMain) {
     else if (frame) k = drawn ? 'drawFrame' : scripts ? 'framesAfterScripts' : 'framesBeforeScripts';
     else if (inside(t, 'ParseHTML')) k = 'parse';
     out[k] = (out[k] ?? 0) + cpu;
+    if (cpu > (out.longestCpu ?? 0)) { out.longestCpu = cpu; out.longestKind = k; }
   }
   const sum = (name) => onMain.filter((e) => e.name === name && e.ts < first.ts).reduce((a, e) => a + (e.tdur ?? e.dur), 0) / 1000;
   out['(style)'] = sum('UpdateLayoutTree');
@@ -226,6 +232,7 @@ async function load(throttle, url = urls[0]) {
     longTasks: within.length,
     blocking: within.reduce((s, t) => s + Math.max(0, t.duration - 50), 0),
     longestTaskCpu: cpu.longestTaskCpu ?? NaN,
+    longestTaskCpuBeforeFirstNumbers: cpu.longestTaskCpuBeforeFirstNumbers ?? NaN,
     cpuBeforeFirstNumbers: cpu.cpuBeforeFirstNumbers ?? NaN,
     cpuBeforeAllWidgets: cpu.cpuBeforeAllWidgets ?? NaN,
     phases: cpu.phases ?? null,
@@ -262,12 +269,15 @@ const summary = (rs) => {
     longestTaskMedianMs: median(of('longestTask')), longestTaskRuns: of('longestTask').map(Math.round),
     longTasksMedian: median(of('longTasks')), blockingMedianMs: median(of('blocking')),
     longestTaskCpuMedianMs: median(of('longestTaskCpu')), longestTaskCpuRuns: of('longestTaskCpu').map(Math.round),
+    longestBeforeFirstCpuMedianMs: median(of('longestTaskCpuBeforeFirstNumbers')), longestBeforeFirstCpuRuns: of('longestTaskCpuBeforeFirstNumbers').map(Math.round),
     cpuBeforeFirstNumbersMedianMs: median(of('cpuBeforeFirstNumbers')), cpuBeforeFirstNumbersRuns: of('cpuBeforeFirstNumbers').map(Math.round),
     cpuBeforeAllWidgetsMedianMs: median(of('cpuBeforeAllWidgets')),
     firstContentfulPaintMedianMs: median(of('firstContentfulPaint')), documentStartMedianMs: median(of('documentStart')),
     perWidgetMedianMs: Object.fromEntries(TAGS.map((t) => [t, Math.round(median(rs.map((r) => r.perWidget[t])))])),
-    phasesMedianCpuMs: PHASES ? Object.fromEntries([...new Set(rs.flatMap((r) => Object.keys(r.phases ?? {})))]
+    phasesMedianCpuMs: PHASES ? Object.fromEntries([...new Set(rs.flatMap((r) => Object.keys(r.phases ?? {})))].filter((k) => !k.startsWith('longest'))
       .map((k) => [k, Math.round(median(rs.map((r) => r.phases?.[k] ?? 0)))])) : null,
+    // --phases: which phase the longest task before the first numbers was, load by load.
+    longestKinds: PHASES ? rs.map((r) => `${r.phases?.longestKind} ${Math.round(r.phases?.longestCpu ?? 0)}`) : null,
     selfTimeMedianCpuMs: BREAKDOWN ? Object.fromEntries([...new Set(rs.flatMap((r) => Object.keys(r.selfTime ?? {})))]
       .map((k) => [k, Math.round(median(rs.map((r) => r.selfTime?.[k] ?? 0)))]).sort((a, b) => b[1] - a[1]).slice(0, 12)) : null,
     updatesMedianMs: BREAKDOWN ? Object.fromEntries([...new Set(rs.flatMap((r) => Object.keys(r.updates ?? {})))]
@@ -278,9 +288,11 @@ const line = (name, s) => `${name}: first numbers median ${s.firstNumbersMedianM
   `all ten widgets ${s.allWidgetsMedianMs.toFixed(0)} ms (${s.allWidgetsRuns.join(', ')}), longest task ${s.longestTaskMedianMs.toFixed(0)} ms ` +
   `(${s.longestTaskRuns.join(', ')}; 0 = none ≥ 50 ms), ${s.longTasksMedian} long tasks, blocking ${s.blockingMedianMs.toFixed(0)} ms;\n` +
   `    main-thread CPU: before first numbers ${s.cpuBeforeFirstNumbersMedianMs.toFixed(0)} ms (${s.cpuBeforeFirstNumbersRuns.join(', ')}), ` +
-  `before all widgets ${s.cpuBeforeAllWidgetsMedianMs.toFixed(0)} ms, longest task ${s.longestTaskCpuMedianMs.toFixed(0)} ms (${s.longestTaskCpuRuns.join(', ')});\n` +
+  `before all widgets ${s.cpuBeforeAllWidgetsMedianMs.toFixed(0)} ms, longest task ${s.longestTaskCpuMedianMs.toFixed(0)} ms (${s.longestTaskCpuRuns.join(', ')}), ` +
+  `longest task until the first numbers ${s.longestBeforeFirstCpuMedianMs.toFixed(0)} ms (${s.longestBeforeFirstCpuRuns.join(', ')});\n` +
   `    first contentful paint ${s.firstContentfulPaintMedianMs.toFixed(0)} ms, the page's first script ran at ${s.documentStartMedianMs.toFixed(0)} ms (medians)` +
-  (s.phasesMedianCpuMs ? `;\n    main-thread CPU before the first numbers by phase (medians, ms): ${Object.entries(s.phasesMedianCpuMs).map(([k, v]) => `${k} ${v}`).join(', ')}` : '') +
+  (s.phasesMedianCpuMs ? `;\n    main-thread CPU before the first numbers by phase (medians, ms): ${Object.entries(s.phasesMedianCpuMs).map(([k, v]) => `${k} ${v}`).join(', ')}` +
+    `;\n    the longest task before them, by load: ${s.longestKinds.join(', ')}` : '') +
   (s.selfTimeMedianCpuMs ? `;\n    the most self CPU before the first numbers, by trace event (medians, ms): ${Object.entries(s.selfTimeMedianCpuMs).map(([k, v]) => `${k} ${v}`).join(', ')}` +
     `;\n    Lit update() time before the first numbers, by element (medians, ms): ${Object.entries(s.updatesMedianMs).map(([k, v]) => `${k} ${v}`).join(', ')}` : '');
 if (AB) {

@@ -117,15 +117,23 @@ attnlab::MultiHeadWeights multihead_weights(const MultiHeadWeightsCall& w) {
 //
 // The one call kept lean: multi-head attention is what a widget recomputes on every slider move, and
 // Embind writes a value_object field by field — one WebAssembly call per field plus a malloc/free of
-// the struct. Measured in one Node process on this build: a 30-field value_object call 1.4 µs against
-// 0.26 µs for the same fields as plain arguments (~9 % of the 16 µs interactive call;
-// docs/performance.md, "The boundary"). So both multi-head entry points take these fields as plain
-// arguments, in this order (JS: web/api/multihead.js); every other op takes a value_object.
+// the struct. Measured in one Node process: a 30-field value_object call 1.4 µs against 0.26 µs for
+// the same fields as plain arguments (docs/performance.md, "The boundary"). Plain arguments still
+// cost ~30 ns each in Embind's generic invoker (no dynamic code here): 30 of them 0.9–1.3 µs against
+// 0.2–0.3 µs for three. So the numbers and flags cross as arguments, and the heap addresses of the
+// call's arrays — which the facade's arena already holds as an array — as one address: a table of
+// uint32s in the arena, its length first (a facade out of step is refused, not misread), then the
+// addresses in the order of MultiHeadRegion (JS: web/api/multihead.js, REGIONS). Only addresses
+// cross in the table, never sizes: every size and offset is the facade's alone.
 struct MultiHeadRunCall {
   Addr x; int tq; Addr context; int tk;
   ATTNLAB_MASK_MEMBERS
   float scale; bool rope; float ropeBase; bool alibi;
   Addr q, k, v, scores, weights, headsConcat, workspace, output;
+};
+enum MultiHeadRegion : int {
+  kX, kContext, kMask, kQ, kK, kV, kScores, kWeights, kHeadsConcat, kWorkspace, kOutput,
+  kWq, kWk, kWv, kWo, kBq, kBk, kBv, kBo, kMultiHeadRegions
 };
 struct SinusoidalCall { int length, dModel; float base; Addr output; };
 struct RopeCall { Addr x; int t, dim; float base; int offset; Addr output; };
@@ -202,14 +210,31 @@ int multihead_run(const attnlab::MultiHeadArgs& a, const MultiHeadRunCall& c) {
       a, {out(c.q), out(c.k), out(c.v), out(c.scores), out(c.weights), out(c.headsConcat), out(c.output)}));
 }
 
-// The free function: the sizes and the weights (copied into the arena by the facade), then the run.
-int multi_head_attention(int d_model, int heads, Addr wq, Addr wk, Addr wv, Addr wo, Addr bq, Addr bk, Addr bv,
-                         Addr bo, Addr x, int tq, Addr context, int tk, attnlab::Mask::Kind mask_kind, int window,
-                         bool causal, Addr mask, float scale, bool rope, float rope_base, bool alibi, Addr q, Addr k,
-                         Addr v, Addr scores, Addr weights, Addr heads_concat, Addr workspace, Addr output) {
-  const MultiHeadRunCall c{x, tq, context, tk, mask_kind, window, causal, mask, scale, rope, rope_base, alibi,
-                           q, k, v, scores, weights, heads_concat, workspace, output};
-  const attnlab::MultiHeadWeights w{in(wq), in(wk), in(wv), in(wo), in(bq), in(bk), in(bv), in(bo)};
+// The table of addresses (see MultiHeadRunCall): its length, then the addresses. Null when the
+// length is not this build's (lastError says so).
+const Addr* multihead_regions(Addr table) {
+  const Addr* t = reinterpret_cast<const Addr*>(uintptr_t(table));
+  if (t && t[0] == kMultiHeadRegions) return t + 1;
+  report(Status::Fail("multiHeadAttention: the table of addresses is not this core's (web/api and the "
+                      "WebAssembly core are out of step)"));
+  return nullptr;
+}
+
+MultiHeadRunCall multihead_call(const Addr* r, int tq, int tk, attnlab::Mask::Kind mask_kind, int window, bool causal,
+                                float scale, bool rope, float rope_base, bool alibi) {
+  return {r[kX], tq, r[kContext], tk, mask_kind, window, causal, r[kMask], scale, rope, rope_base, alibi,
+          r[kQ], r[kK], r[kV], r[kScores], r[kWeights], r[kHeadsConcat], r[kWorkspace], r[kOutput]};
+}
+
+// The free function: the sizes, the table (the weights among its addresses, copied into the arena
+// by the facade), the options; then the run.
+int multi_head_attention(int d_model, int heads, Addr table, int tq, int tk, attnlab::Mask::Kind mask_kind, int window,
+                         bool causal, float scale, bool rope, float rope_base, bool alibi) {
+  const Addr* r = multihead_regions(table);
+  if (!r) return 1;
+  const MultiHeadRunCall c = multihead_call(r, tq, tk, mask_kind, window, causal, scale, rope, rope_base, alibi);
+  const attnlab::MultiHeadWeights w{in(r[kWq]), in(r[kWk]), in(r[kWv]), in(r[kWo]),
+                                    in(r[kBq]), in(r[kBk]), in(r[kBv]), in(r[kBo])};
   return multihead_run(multihead_args(c, size_t(d_model), size_t(heads), w), c);
 }
 
@@ -339,12 +364,13 @@ class MultiHeadLayer {
     return layer.release();
   }
 
-  // The interactive path: MultiHeadRunCall's fields as plain arguments (see there why).
-  int forward(Addr x, int tq, Addr context, int tk, attnlab::Mask::Kind mask_kind, int window, bool causal, Addr mask,
-              float scale, bool rope, float rope_base, bool alibi, Addr q, Addr k, Addr v, Addr scores, Addr weights,
-              Addr heads_concat, Addr workspace, Addr output) const {
-    const MultiHeadRunCall c{x, tq, context, tk, mask_kind, window, causal, mask, scale, rope, rope_base, alibi,
-                             q, k, v, scores, weights, heads_concat, workspace, output};
+  // The interactive path: the table of addresses and the options (see MultiHeadRunCall why); the
+  // table's weight addresses are not read (the layer holds its weights).
+  int forward(Addr table, int tq, int tk, attnlab::Mask::Kind mask_kind, int window, bool causal, float scale, bool rope,
+              float rope_base, bool alibi) const {
+    const Addr* r = multihead_regions(table);
+    if (!r) return 1;
+    const MultiHeadRunCall c = multihead_call(r, tq, tk, mask_kind, window, causal, scale, rope, rope_base, alibi);
     attnlab::MultiHeadArgs a = multihead_args(c, d_model_, heads_, weights_);
     a.weight_bounds = &bounds_;
     return multihead_run(a, c);

@@ -33,6 +33,27 @@ describe('contract', () => {
     expect(lab.core.lastError()).toMatch(/^weightedSum: /);
   });
 
+  test('the multi-head call\'s table of addresses must carry this core\'s length: a facade out of step is refused, not misread', () => {
+    // The table (core/bindings/embind.cc, MultiHeadRunCall): its length, then 19 addresses.
+    const p = M._malloc(4 * 20), u32 = lab.core.heap().u32, none = M.MaskKind.none;
+    const before = lab.info();
+    for (const length of [0, 18, 20, 1e6]) {
+      u32.fill(0, p >>> 2, (p >>> 2) + 20);
+      u32[p >>> 2] = length;
+      expect(M.multiHeadAttention(8, 2, p, 1, 1, none, 0, false, 0, false, 10000, false), String(length)).toBe(1);
+      expect(lab.core.lastError()).toBe('multiHeadAttention: the table of addresses is not this core\'s (web/api and the WebAssembly core are out of step)');
+    }
+    expect(M.multiHeadAttention(8, 2, 0, 1, 1, none, 0, false, 0, false, 10000, false)).toBe(1);
+    expect(lab.core.lastError()).toMatch(/out of step/);
+    // The right length reaches the op, which then refuses the missing arrays with its own message.
+    u32[p >>> 2] = 19;
+    expect(M.multiHeadAttention(8, 2, p, 1, 1, none, 0, false, 0, false, 10000, false)).toBe(1);
+    expect(lab.core.lastError()).toMatch(/^multiHeadAttention: /);
+    expect(lab.core.lastError()).not.toMatch(/out of step/);
+    expect(lab.info().heapInUse).toBe(before.heapInUse);
+    M._free(p);
+  });
+
   test('every enum name the facade accepts is one of the core\'s enums, values distinct', () => {
     const accepted = {
       maskKind: ['none', 'causal', 'window', 'additive'],

@@ -90,30 +90,37 @@ function mha(lab, fn, args, D, H, w, layer) {
     fail(fn, `out is ${describe(out)}, expected an object of Float32Arrays such as a previous result`);
   const hw = intermediates ? H * tq * tk : 0;
   const work = intermediates ? 0 : lab.core.multiHeadWorkspace(tk, D, H);
-  // Inputs, the weights (unless a layer holds them), then the outputs (all-intermediates) or the scratch.
+  // Inputs, the outputs (all-intermediates) or the scratch, the weights (unless a layer holds them),
+  // then the table of these addresses that the core reads (REGIONS' order; its length first).
   const own = layer === null, DD = own ? D * D : 0;  // a layer holds its weights: no room for them here
-  const [px, pc, pwq, pwk, pwv, pwo, pbq, pbk, pbv, pbo, pm, pq, pk, pv, ps, pw, ph, po] = lab.arena.layout(fn, [
-    tq * D, cross ? tk * D : 0, DD, DD, DD, DD, own && w.bq ? D : 0, own && w.bk ? D : 0, own && w.bv ? D : 0, own && w.bo ? D : 0,
-    m.values ? tq * tk : 0, tq * D, tk * D, tk * D, hw, intermediates ? hw : work, intermediates ? tq * D : 0, tq * D]);
-  const a = lab.arena;
+  const addrs = lab.arena.layout(fn, [tq * D, cross ? tk * D : 0, m.values ? tq * tk : 0, tq * D, tk * D, tk * D, hw,
+    intermediates ? hw : work, intermediates ? tq * D : 0, tq * D, DD, DD, DD, DD,
+    own && w.bq ? D : 0, own && w.bk ? D : 0, own && w.bv ? D : 0, own && w.bo ? D : 0, REGIONS + 1]);
+  // Read by index (destructuring walks the iterator protocol: ~0.1 µs per call here).
+  const px = addrs[0], pc = addrs[1], pm = addrs[2], pq = addrs[3], pk = addrs[4], pv = addrs[5], ps = addrs[6];
+  const pw = addrs[7], ph = addrs[8], po = addrs[9], table = addrs[18], a = lab.arena;
   // The heap views once, after the layout (the last step that could grow memory), not once per input.
-  const f32 = lab.core.heap().f32, put = (p, v) => { if (v) f32.set(v, p >>> 2); };
+  const heap = lab.core.heap(), f32 = heap.f32, u32 = heap.u32, put = (p, v) => { if (v) f32.set(v, p >>> 2); };
   put(px, x); put(pc, context);
   put(pm, m.values);
-  const maskKind = lab.core.code('maskKind', m.kind), context0 = cross ? pc : 0;
-  const scores0 = intermediates ? ps : 0, weights0 = intermediates ? pw : 0, workspace = intermediates ? 0 : pw;
-  // Both multi-head entry points take their call as plain arguments, not a value_object: the one lean
-  // call of the boundary (core/bindings/embind.cc, MultiHeadRunCall, says why, with numbers).
-  if (own) {
-    put(pwq, w.wq); put(pwk, w.wk); put(pwv, w.wv); put(pwo, w.wo);
-    put(pbq, w.bq); put(pbk, w.bk); put(pbv, w.bv); put(pbo, w.bo);
-    run(lab, lab.core.module.multiHeadAttention(D, H, pwq, pwk, pwv, pwo, w.bq ? pbq : 0, w.bk ? pbk : 0, w.bv ? pbv : 0,
-      w.bo ? pbo : 0, px, tq, context0, tk, maskKind, m.window, m.causal, pm, scale, rope, ropeBase, alibi,
-      pq, pk, pv, scores0, weights0, ph, workspace, po));
-  } else {
-    run(lab, layer.forward(px, tq, context0, tk, maskKind, m.window, m.causal, pm, scale, rope, ropeBase, alibi,
-      pq, pk, pv, scores0, weights0, ph, workspace, po));
-  }
+  // The table: an absent array's address is 0; pw is the weights (all intermediates) or the workspace.
+  const t = table >>> 2;
+  u32[t] = REGIONS;
+  u32[t + 1] = px; u32[t + 2] = cross ? pc : 0; u32[t + 3] = m.values ? pm : 0;
+  u32[t + 4] = pq; u32[t + 5] = pk; u32[t + 6] = pv; u32[t + 7] = intermediates ? ps : 0;
+  u32[t + 8] = intermediates ? pw : 0; u32[t + 9] = intermediates ? ph : 0; u32[t + 10] = intermediates ? 0 : pw;
+  u32[t + 11] = po;
+  if (own) for (let i = 0; i < 8; i++) {
+    const v = w[MHA_WEIGHTS[i]], p = addrs[10 + i];
+    put(p, v);
+    u32[t + 12 + i] = v ? p : 0;
+  } else for (let i = 12; i <= REGIONS; i++) u32[t + i] = 0;
+  const maskKind = lab.core.code('maskKind', m.kind);
+  // Both multi-head entry points take their numbers and flags as plain arguments and their arrays as
+  // one table address, not a value_object: the one lean call of the boundary (core/bindings/embind.cc,
+  // MultiHeadRunCall, says why, with numbers).
+  if (own) run(lab, lab.core.module.multiHeadAttention(D, H, table, tq, tk, maskKind, m.window, m.causal, scale, rope, ropeBase, alibi));
+  else run(lab, layer.forward(table, tq, tk, maskKind, m.window, m.causal, scale, rope, ropeBase, alibi));
   if (!intermediates) {
     if (out) return a.takeInto(fn, out, [['output', po, tq * D, 'tq·dModel']]);
     return { output: a.take(po, tq * D) };
@@ -123,12 +130,15 @@ function mha(lab, fn, args, D, H, w, layer) {
     return a.takeInto(fn, out, [['q', pq, tq * D, qD], ['k', pk, tk * D, kD], ['v', pv, tk * D, kD],
       ['scores', ps, hw, hT], ['weights', pw, hw, hT], ['heads', ph, tq * D, qD], ['output', po, tq * D, qD]]);
   }
-  const [q, k, v, scores, weights, heads, output] = a.takeMany([[pq, tq * D], [pk, tk * D], [pv, tk * D], [ps, hw], [pw, hw], [ph, tq * D], [po, tq * D]]);
-  return { q, k, v, scores, weights, heads, output };
+  const r = a.takeMany(addrs, 3, [tq * D, tk * D, tk * D, hw, hw, tq * D, tq * D]);
+  return { q: r[0], k: r[1], v: r[2], scores: r[3], weights: r[4], heads: r[5], output: r[6] };
 }
 
 // Multi-head weights, shared by multiHeadAttention and createMultiHeadAttention.
 export const MHA_WEIGHTS = ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo'];  // the core's MultiHeadWeightsCall
+// The addresses in a multi-head call's table (core/bindings/embind.cc, MultiHeadRegion): x, context, mask,
+// q, k, v, scores, weights, headsConcat, workspace, output, then MHA_WEIGHTS.
+const REGIONS = 19;
 const MHA_CALL_NAMES = ['x', 'tq', 'mask', 'context', 'tk', 'scale', 'rope', 'alibi', 'intermediates', 'out'];
 const MHA_CALL = new Set(MHA_CALL_NAMES);  // layer.forward's options (Sets: noUnknownKeys looks each key up once)
 const MHA_KEYS = new Set(['dModel', 'heads', ...MHA_WEIGHTS, ...MHA_CALL_NAMES]);  // multiHeadAttention's options

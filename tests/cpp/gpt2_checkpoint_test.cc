@@ -1,6 +1,6 @@
 // GPT-2 safetensors (core/src/model/gpt2_checkpoint.cc): the F16/BF16 converters bit by bit, every
 // generated file (tests/golden/generate_gpt2.py) against the torch reference, streaming in awkward
-// chunks, the export read back, the inference-only layout (W_O and W_out stored transposed) against
+// chunks, the export read back, the inference-only layout (W_O, W_in and W_out stored transposed) against
 // the trainable one, and the refusals.
 #include <gtest/gtest.h>
 
@@ -211,7 +211,7 @@ TEST(Gpt2Checkpoint, ExportReadsBackToTheSameParameters) {
   EXPECT_EQ(std::memcmp(m->params(), back->params(), 4 * m->num_params()), 0);
 }
 
-// An inference-only model stores W_O and W_out transposed and reads them as "nt"; the same model saved
+// An inference-only model stores W_O, W_in and W_out transposed and reads them as "nt"; the same model saved
 // in attnlab's layout loads as a trainable model, which keeps [in, out]. Both layouts hold the same
 // values, save to the same bytes and compute the same floats: the forward (prefill) logits, attention
 // and residuals bit for bit, and the KV-cache decode's greedy tokens, plain and with heads ablated.
@@ -235,7 +235,8 @@ TEST(Gpt2Checkpoint, TransposedInferenceLayoutGivesTheTrainableModelsFloats) {
       const attnlab::GptTensor* u = tr->tensor(t.name);
       ASSERT_NE(u, nullptr);
       EXPECT_FALSE(u->transposed);
-      const bool out_proj = t.name.find("attn.W_O") != std::string::npos || t.name.find("mlp.W_out") != std::string::npos;
+      const bool out_proj = t.name.find("attn.W_O") != std::string::npos || t.name.find("mlp.W_in") != std::string::npos ||
+                            t.name.find("mlp.W_out") != std::string::npos;
       EXPECT_EQ(t.transposed, out_proj) << t.name;
       transposed += t.transposed;
       for (size_t r = 0; r < t.rows; ++r)
@@ -243,7 +244,7 @@ TEST(Gpt2Checkpoint, TransposedInferenceLayoutGivesTheTrainableModelsFloats) {
           ASSERT_EQ(bits(inf->params()[t.offset + t.index(r, q)]), bits(tr->params()[u->offset + r * u->cols + q]))
               << t.name << "[" << r << ", " << q << "]";
     }
-    EXPECT_EQ(transposed, 2 * inf->config().layers);
+    EXPECT_EQ(transposed, 3 * inf->config().layers);
     std::vector<int> ids;
     for (const Json& j : c["ids"].items) ids.push_back(int(j.number()));
     const size_t T = ids.size(), V = inf->config().vocab, D = inf->config().d_model, L = inf->config().layers;

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "../../core/src/kernels/kernels.h"
@@ -654,4 +656,29 @@ TEST(Kernels, ColumnMaxAbsSimdMatchesScalar) {
           else EXPECT_EQ(ref.data()[c], want) << rows << "x" << cols << " column " << c;
         }
       }
+}
+
+// nt with a weight-sized B (≥ 1 MB) and 16-128 rows of A runs as its transpose, B's rows read in place
+// (gemm_nt_swapped). Each entry is still its own sum over p in order, starting at 0 or at C: the same
+// floats, bit for bit, as one row at a time (the one-row path, which never takes that branch).
+TEST(Kernels, GemmNtWeightSizedMatchesRowByRowBitForBit) {
+  for (size_t m : {size_t{16}, size_t{17}, size_t{63}, size_t{64}, size_t{128}})
+    for (const auto& [n, kk] : {std::pair<size_t, size_t>{1031, 263}, {517, 771}, {4099, 64}}) {
+      SCOPED_TRACE(std::to_string(m) + " x " + std::to_string(n) + " x " + std::to_string(kk));
+      const size_t lda = kk + 3, ldb = kk + 1, ldc = n + 2;
+      auto a = random_vec(m * lda, 61), b = random_vec(n * ldb, 62), c0 = random_vec(m * ldc, 63);
+      for (const bool acc : {false, true}) {
+        Guarded got(m * ldc), want(m * ldc);
+        std::copy(c0.begin(), c0.end(), got.data());
+        std::copy(c0.begin(), c0.end(), want.data());
+        const auto nt = acc ? k::gemm_nt_acc_f32_wasmsimd : k::gemm_nt_f32_wasmsimd;
+        nt(m, n, kk, a.data(), lda, b.data(), ldb, got.data(), ldc);
+        for (size_t i = 0; i < m; ++i) nt(1, n, kk, a.data() + i * lda, lda, b.data(), ldb, want.data() + i * ldc, ldc);
+        for (size_t i = 0; i < m; ++i) {
+          ASSERT_EQ(std::memcmp(got.data() + i * ldc, want.data() + i * ldc, 4 * n), 0) << "row " << i << (acc ? " (acc)" : "");
+          for (size_t j = n; j < ldc; ++j) ASSERT_EQ(got.data()[i * ldc + j], c0[i * ldc + j]);
+        }
+        ASSERT_TRUE(got.intact(m * ldc));
+      }
+    }
 }

@@ -113,7 +113,7 @@ describe('inference-only', () => {
   });
 });
 
-// An inference-only model stores W_O and W_out transposed (read as "nt" by its forward); the API still
+// An inference-only model stores W_O, W_in and W_out transposed (read as "nt" by its forward); the API still
 // shows and takes [rows, cols]: parameters() equal those of the same model loaded back from its attnlab
 // checkpoint (trainable, [in, out] in memory), setParameters() writes the same weights into both, and
 // the two compute the same logits bit for bit, before and after.

@@ -85,8 +85,8 @@ struct GptTensor {
   size_t rows = 1, cols = 0;  // shape [rows, cols]; rank 1 tensors have rank = 1 and shape [cols]
   int rank = 1;
   // Stored transposed, [cols, rows]: element (r, c) at params()[offset + c·rows + r]. An inference-only
-  // model keeps attn.W_O and mlp.W_out so (its forward reads each output's weights as one contiguous
-  // row); save() writes, and the JS parameters()/setParameters() take, the [rows, cols] layout.
+  // model keeps attn.W_O, mlp.W_in and mlp.W_out so (its forward reads each output's weights as one
+  // contiguous row); save() writes, and the JS parameters()/setParameters() take, the [rows, cols] layout.
   bool transposed = false;
   size_t size() const { return rows * cols; }
   size_t index(size_t r, size_t c) const { return transposed ? c * rows + r : r * cols + c; }

@@ -97,8 +97,8 @@ Status check_gpt_config(const GptConfig& c) {
 
 void Gpt::Impl::build_table() {
   size_t off = 0;
-  // An inference-only model stores the projections into the residual stream (W_O, W_out) transposed:
-  // its forward reads them as "nt", each output's weights one contiguous row (layer.h).
+  // An inference-only model stores W_O and the MLP's W_in and W_out transposed: its forward reads them
+  // as "nt", each output's weights one contiguous row (layer.h).
   auto add = [&](std::string name, size_t rows, size_t cols, int rank, bool transposed = false) {
     GptTensor t;
     t.name = std::move(name);
@@ -134,7 +134,7 @@ void Gpt::Impl::build_table() {
         o.ln2_w = add(p + "ln2.w", 1, D, 1);
         o.ln2_b = add(p + "ln2.b", 1, D, 1);
       }
-      o.w_in = add(p + "mlp.W_in", D, F, 2);
+      o.w_in = add(p + "mlp.W_in", D, F, 2, true);
       o.b_in = add(p + "mlp.b_in", 1, F, 1);
       o.w_out = add(p + "mlp.W_out", F, D, 2, true);
       o.b_out = add(p + "mlp.b_out", 1, D, 1);
@@ -176,7 +176,7 @@ LayerWeights Gpt::Impl::layer_weights(size_t l, const float* flat) const {
   w.attn = MultiHeadWeights{at(o.wq), at(o.wk), at(o.wv), at(o.wo), at(o.bq), at(o.bk), at(o.bv), at(o.bo)};
   w.ln2_w = at(o.ln2_w), w.ln2_b = at(o.ln2_b);
   w.mlp = FeedForwardWeights{at(o.w_in), at(o.b_in), at(o.w_out), at(o.b_out)};
-  w.out_transposed = c.inference_only;  // build_table stores W_O and W_out transposed then
+  w.out_transposed = c.inference_only;  // build_table stores W_O, W_in and W_out transposed then
   if (flat == block && params_ok) {  // the parameters (not the gradients), verified
     w.checked = true;
     w.attn_bounds = &wb[l];

@@ -169,10 +169,10 @@ Status layer_forward(const char* op, size_t l, const LayerConfig& c, const Layer
                                                        a.ln2_rstd)));
   if (w.checked) {
     // feed_forward_forward without its scans of W1 and W2 (checked by the caller), its products in
-    // the order of detail::feed_forward_rows (W2 read in the layer's layout); its result checks.
+    // the order of detail::feed_forward_rows (W1 and W2 read in the layer's layout); its result checks.
     constexpr const char* ffn = "feedForward";
     float* pre = a.pre ? a.pre : a.act;
-    detail::linear_rows(a.ln2, N, D, c.d_ff, w.mlp.w1, WeightLayout::in_out, w.mlp.b1, pre);
+    detail::linear_rows(a.ln2, N, D, c.d_ff, w.mlp.w1, out_layout(w), w.mlp.b1, pre);
     if (a.pre) std::memcpy(a.act, a.pre, N * c.d_ff * sizeof(float));
     detail::activation_inplace(c.activation, a.act, N * c.d_ff);
     detail::linear_rows(a.act, N, c.d_ff, D, w.mlp.w2, out_layout(w), w.mlp.b2, a.ffn_out);

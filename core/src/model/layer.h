@@ -23,7 +23,7 @@ struct LayerConfig {
   float ln_eps = 1e-5f;
 };
 
-// A layer's tensors, as views (x·W layout, [in, out], except W_O and the MLP's W2 with
+// A layer's tensors, as views (x·W layout, [in, out], except W_O and the MLP's W1 and W2 with
 // out_transposed). ln*_w/_b are read only with layer_norm.
 // checked: the caller has verified every weight finite since they last changed (Gpt does, once, not
 // per call); then the projections and the MLP skip their per-call scans of the weights (~all of a
@@ -36,8 +36,10 @@ struct LayerWeights {
   FeedForwardWeights mlp{};
   bool checked = false;
   const MultiHeadWeightBounds* attn_bounds = nullptr;
-  // W_O [D, D] and W2 [F, D] stored transposed ([out, in]: an inference-only model's layout, read as
-  // "nt", each output a dot product of one contiguous row; detail::WeightLayout::out_in). The same
+  // W_O [D, D], W1 [D, F] and W2 [F, D] stored transposed ([out, in]: an inference-only model's
+  // layout, read as "nt", each output a dot product of one contiguous row; detail::WeightLayout::out_in):
+  // a decoded token streams each matrix's rows in eight parts, and a prompt's product reads them in
+  // place, without packing them (the nt kernel computes the product's transpose then). The same
   // floats as the [in, out] layout, bit for bit. Needs checked weights (the unchecked path is the ops'
   // own checked calls, which take [in, out]).
   bool out_transposed = false;

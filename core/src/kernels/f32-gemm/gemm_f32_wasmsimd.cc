@@ -9,6 +9,7 @@
 //   - Leftover rows use the same kernel with fewer rows; leftover columns (n % 8) are packed with
 //     zero padding, computed into a small buffer and copied out, so there is no scalar tail.
 #include <algorithm>
+#include <vector>
 
 #include "../kernels.h"
 #include "../simd128_math.h"
@@ -443,6 +444,69 @@ constexpr size_t kNC = 256;  // columns of B per packed panel: [kKC, kNC] floats
 alignas(16) thread_local float g_panel[kKC * kNC];
 alignas(16) thread_local float g_apack[kMC * kKC];  // a block of A packed (pack_a), 128 KB
 
+// nt with a weight-sized B (a model's tied head W_E [vocab, D], or W_O / W_out stored [out, in]) and a
+// block of rows of A (a prompt): C is computed as its transpose, Cᵀ = B·Aᵀ, B's rows read in place as
+// the micro-kernel's A operand and A packed once into strips as its B operand. The packed path above
+// copies every 8-row strip of B into a buffer before using it: B is read from memory once per call
+// either way, but the copy is a pass of its own that waits on memory (~10 % of a GPT-2 prompt's
+// forward), while the micro-kernel's four row streams are prefetched under its multiply-adds.
+// Cᵀ goes through a small buffer, kNB rows of B at a time: it starts at C (accumulate) or 0, then
+// adds the reduction blocks in order; each C entry is its own sum over p = 0, 1, … in order, the same
+// floats as the packed path.
+constexpr size_t kNB = 64;            // rows of B (columns of C) per block of Cᵀ
+constexpr size_t kSwapMinRows = 16;    // from this many rows of A (fewer pad a strip with zeros)
+constexpr size_t kSwapMinB = 1 << 18;  // floats of B (1 MB): a weight that does not stay in L2
+thread_local std::vector<float> g_at;  // Aᵀ packed for the whole k: strip s at s·k, [k, 8]
+alignas(16) thread_local float g_ct[kNB * kMC];  // a block of Cᵀ, 32 KB
+
+// dst[c·ldd + r] = src[r·lds + c] for r < rows, c < cols: 4×4 blocks transposed in registers, the edges
+// one value at a time.
+inline void transpose_block(size_t rows, size_t cols, const float* src, size_t lds, float* dst, size_t ldd) {
+  size_t r = 0;
+  for (; r + 4 <= rows; r += 4) {
+    const float* s0 = src + r * lds;
+    size_t c = 0;
+    for (; c + 4 <= cols; c += 4) {
+      v128_t t[4];
+      transpose_4x4(s0 + c, s0 + lds + c, s0 + 2 * lds + c, s0 + 3 * lds + c, t);
+      for (size_t q = 0; q < 4; ++q) wasm_v128_store(dst + (c + q) * ldd + r, t[q]);
+    }
+    for (; c < cols; ++c)
+      for (size_t q = 0; q < 4; ++q) dst[c * ldd + r + q] = s0[q * lds + c];
+  }
+  for (; r < rows; ++r)
+    for (size_t c = 0; c < cols; ++c) dst[c * ldd + r] = src[r * lds + c];
+}
+
+void gemm_nt_swapped(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b, size_t ldb,
+                     bool accumulate, float* c, size_t ldc) {
+  const size_t mp = (m + kNR - 1) / kNR * kNR;  // Cᵀ's row length: whole strips
+  if (g_at.size() < mp * k) g_at.resize(mp * k);
+  float* at = g_at.data();
+  for (size_t s = 0; s < mp; s += kNR) pack_b_nt(k, std::min(kNR, m - s), a + s * lda, lda, at + s * k);
+  float* ct = g_ct;
+  for (size_t jb = 0; jb < n; jb += kNB) {
+    const size_t nb = std::min(kNB, n - jb);
+    if (accumulate) {
+      transpose_block(m, nb, c + jb, ldc, ct, mp);
+      for (size_t j = 0; j < nb; ++j)
+        for (size_t i = m; i < mp; ++i) ct[j * mp + i] = 0.0f;
+    } else {
+      std::fill(ct, ct + nb * mp, 0.0f);
+    }
+    const float* bj = b + jb * ldb;
+    for (size_t p0 = 0; p0 < k; p0 += kKC) {
+      const size_t kc = std::min(kKC, k - p0);
+      for_row_blocks(nb, [&]<size_t MR>(size_t j) {
+        for (size_t s = 0; s < mp; s += kNR)
+          gemm_ukernel_mrx8<MR>(kc, bj + j * ldb + p0, ldb, at + s * k + p0 * kNR, kNR, nullptr, true,
+                                ct + j * mp + s, mp);
+      });
+    }
+    transpose_block(nb, m, ct, mp, c + jb, ldc);
+  }
+}
+
 // C[m, n] (=|+=) A[m, k]·op(B) (+ bias): op(B) = B [k, n] (nn) or Bᵀ with B [n, k] (nt).
 template <bool kTransB>
 void gemm_packed(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b,
@@ -452,6 +516,8 @@ void gemm_packed(size_t m, size_t n, size_t k, const float* a, size_t lda, const
     if (kTransB && !bias) return gemv_nt_rows(n, k, a, b, ldb, accumulate, c);
     if (!kTransB) return gemv_nn_rows(n, k, a, b, ldb, bias, accumulate, c);
   }
+  if (kTransB && !bias && m >= kSwapMinRows && m <= kMC && n >= 4 * m && n * k >= kSwapMinB)
+    return gemm_nt_swapped(m, n, k, a, lda, b, ldb, accumulate, c, ldc);
   for (size_t jc = 0; jc < n; jc += kNC) {
     const size_t nc = std::min(kNC, n - jc);
     for (size_t p0 = 0; p0 < k; p0 += kKC) {

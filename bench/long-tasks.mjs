@@ -141,7 +141,10 @@ function longTasks(events) {
       else if (e.name === 'MajorGC' || e.name === 'MinorGC' || e.name === 'V8.GC_SCAVENGER' || e.name === 'BlinkGC.AtomicPhase') browser.gc += d;
     }
     const top1 = (o) => Object.entries(o).sort((a, b) => b[1] - a[1])[0];
-    const tagOfChunk = (c) => TAGS.find((tag) => c === tag.slice(5) || c.startsWith(tag.slice(5))) ?? c;
+    // The entry chunk is named after <attn-steps> (bundled with it) but also holds the shared code:
+    // <attn-tex>'s formula fitting, the lazy loader. A build without minification names the functions.
+    const tagOfChunk = (c) => (c === 'steps' ? 'entry chunk (steps, attn-tex)' : c === 'widget' ? 'shared widget chunk'
+      : TAGS.find((tag) => c === tag.slice(5) || c.startsWith(tag.slice(5))) ?? c);
     const w = top1(byWidget), f = top1(byFn);
     const rendering = browser.style + browser.layout + browser.paint;
     let widget;

@@ -132,11 +132,13 @@ one-row product gets depends on how long its streams through memory are (a scrat
 11.6 GB/s, packed [k, 8] strips 9–11 GB/s. attnlab's decode takes the long streams where the sums allow it
 (the tied head in eight parts of W_E, W_Q/W_K/W_V side by side; each output's sum stays in order, so a
 token's logits are the same floats as the prompt's forward); a loaded model is inference-only, so it stores
-W_O and c_proj transposed ([out, in]) and reads them in eight parts like the head, and c_fc (3072-wide rows)
-streams well already.
+W_O, c_fc and c_proj transposed ([out, in]) and reads them in eight parts like the head.
 The prompt is compute-bound (${((2 * params * T + 2 * sizes.vocab * sizes.d * T) / rows.forwardCpu[0] / 1e6).toFixed(1)} GFLOPS of weight products at attnlab's CPU time,
-the ${T}×vocab unembedding included; the 4×8 micro-kernel is ~82 % of it and packing the weights' panels on
-every call ~10 %). Memory beyond the weights: the WebAssembly memory only grows, by up to
+the ${T}×vocab unembedding included). Its products with a stored-[out, in] weight (the head, W_O, c_fc,
+c_proj) run as their transpose, Cᵀ = W·Xᵀ: the weight's rows are read in place by the 4×8 micro-kernel,
+prefetched under its multiply-adds, and only the prompt's rows are packed, so no pass copies the weights
+into panels any more (that was ~10 % of the forward); the micro-kernels are ~88 % of it (profile), packing
+Q/K/V's [in, out] panels ~2.6 %, the transposes in and out of Cᵀ ~2.5 %, GELU ~2 %. Memory beyond the weights: the WebAssembly memory only grows, by up to
 ~20% (≤ 96 MiB) past each request, and holds the forward's activations (inference-only: each layer's
 residual stream and attention maps, one shared set of the rest), the ${T}×vocab logits (and room for their
 softmax, which only a loss fills) plus the facade's copy, and the KV cache sized to the generation.

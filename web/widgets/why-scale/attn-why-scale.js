@@ -14,6 +14,7 @@ import { widgetStyles } from '../shared/styles.js';
 import { packRow } from '../shared/fit.js';
 import { FitBoxes, SLIDE_CSS, mathLabel, padRange, plotInner } from '../shared/fit-boxes.js';
 import { fmt } from '../shared/format.js';
+import { drawInParts, drawn } from '../parts.js';
 import '../shared/heatmap.js';
 import '../shared/tex.js';
 
@@ -26,6 +27,8 @@ export class AttnWhyScale extends AttnWidget {
     seed: { type: Number },
     /** 'fixed' (default): weights coloured on [0, 1]; 'map': on the map's own range. */
     weightRange: { type: String, attribute: 'weight-range' },
+    /** The part of the page's first draw drawn so far (parts.js; null: all). */
+    _drawPart: { state: true },
   };
 
   static styles = [widgetStyles, css`
@@ -154,14 +157,23 @@ export class AttnWhyScale extends AttnWidget {
   renderWidget(lab) {
     const dks = dkList(this.maxPow);
     const rows = this.#rows(lab, dks);
-    // While the rows fill in, the example row stays the last one drawn (no extra sampling in this task).
-    const ex = rows.find((r) => r.d === this.dk) ?? (rows.length < dks.length ? this._lastEx : null) ?? this.measure(lab, this.dk), m = ex.exampleRaw.length;
-    this._lastEx = ex;
+    // While the rows fill in, the example row stays the last one drawn (no extra sampling in this task);
+    // the page's first part (parts.js) has no example maps: nothing sampled for them yet.
+    const m = Math.min(this.keys, this.samples);
+    const ex = drawn(this, 1) ? rows.find((r) => r.d === this.dk) ?? (rows.length < dks.length ? this._lastEx : null) ?? this.measure(lab, this.dk) : null;
+    if (ex) this._lastEx = ex;
     return this.slideLayout ? this.#renderSlide(dks, rows, ex, m) : this.#renderPage(dks, rows, ex, m);
   }
 
+  /** The page's first draw: the controls and the plots, then the example maps and the table (parts.js). */
+  labReady() {
+    drawInParts(this, 2);
+  }
+
   #renderPage(dks, rows, ex, m) {
-    const keyLabels = Array.from({ length: m }, (_, j) => `k${j + 1}`);
+    // (kept: a new label array would redraw both maps each time a d_k's row arrives)
+    if (this._keyLabels?.length !== m) this._keyLabels = Array.from({ length: m }, (_, j) => `k${j + 1}`);
+    const keyLabels = this._keyLabels;
     const { vmin, vmax } = this.#weightsRange();
     const p = this.#plots(rows, dks, m, true), W = this.pageFit(400);
     return html`
@@ -172,7 +184,7 @@ export class AttnWhyScale extends AttnWidget {
         ${plot({ title: 'variance of the scores', width: W, height: 260, xDomain: this.#xDomain(dks, W, 12), ...p.variance })}
         ${plot({ title: `softmax over ${m} keys: mean largest weight`, width: W, height: 260, xDomain: this.#xDomain(dks, W, 12), ...p.peak })}
       </div>
-      <h3>One query at d<sub>k</sub> = ${this.dk}</h3>
+      ${drawn(this, 1) ? html`<h3>One query at d<sub>k</sub> = ${this.dk}</h3>
       <div class="row">
         <attn-heatmap class="example-raw" label="weights without the scale" .values=${ex.exampleRaw} .rows=${1} .cols=${m} .rowLabels=${['q']} .colLabels=${keyLabels} colormap="sequential" .vmin=${vmin} .vmax=${vmax}></attn-heatmap>
         <attn-heatmap class="example-scaled" label="weights with 1/√dₖ" .values=${ex.exampleScaled} .rows=${1} .cols=${m} .rowLabels=${['q']} .colLabels=${keyLabels} colormap="sequential" .vmin=${vmin} .vmax=${vmax}></attn-heatmap>
@@ -181,7 +193,7 @@ export class AttnWhyScale extends AttnWidget {
       <div class="scrollx" tabindex="0" role="region" aria-label="measurements table"><table class="plain measurements"><caption>measured from ${this.samples}×${this.samples} dot products per d<sub>k</sub> (seed ${this.seed})</caption>
         <tr><th>d<sub>k</sub></th><th>var[q·k]</th><th>var[q·k/√d<sub>k</sub>]</th><th>max weight, no scale</th><th>max weight, 1/√d<sub>k</sub></th><th>entropy, no scale</th><th>entropy, 1/√d<sub>k</sub></th></tr>
         ${rows.map((r) => html`<tr><td>${r.d}</td><td>${fmt(r.varDot, 2)}</td><td>${fmt(r.varScaled, 3)}</td><td>${fmt(r.maxRaw, 3)}</td><td>${fmt(r.maxScaled, 3)}</td><td>${fmt(r.entRaw, 3)}</td><td>${fmt(r.entScaled, 3)}</td></tr>`)}
-      </table></div>`;
+      </table></div>` : nothing}`;
   }
 
   /**

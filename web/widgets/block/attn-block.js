@@ -17,7 +17,7 @@ import { packPanels, packRow } from '../shared/fit.js';
 import { scaleFor, css as rgbCss } from '../shared/colormap.js';
 import { blockInput, blockWeights } from './logic.js';
 import { MAX_SENTENCE_CHARS, parseTokens } from '../shared/tokens.js';
-import { drawInParts, drawn } from '../parts.js';
+import { drawInParts, drawn } from '../shared/parts.js';
 import '../shared/heatmap.js';
 import '../shared/tex.js';
 

@@ -24,7 +24,7 @@ import { resize } from '../shared/rng.js';
 import { CAT_SAT, headChoices, headSlice } from './logic.js';
 import { geometryOf } from '../shared/pack.js';
 import { pickSlide, slideFonts, slideLevels } from './slide.js';
-import { drawInParts, drawn } from '../parts.js';
+import { drawInParts, drawn } from '../shared/parts.js';
 import '../shared/heatmap.js';
 import '../shared/matrix-editor.js';
 import '../shared/tex.js';

@@ -20,7 +20,7 @@ import { plot } from '../shared/plot.js';
 import '../shared/heatmap.js';
 import '../shared/tex.js';
 import { NOT_TRAINED, learnedReadout } from './logic.js';
-import { drawInParts, drawn } from '../parts.js';
+import { drawInParts, drawn } from '../shared/parts.js';
 
 export class AttnPositional extends AttnWidget {
   static properties = {

@@ -55,7 +55,7 @@ import { GUESS_RANGE, GUESS_STEP, PREDICT, fitGuess, revealLoss, uniformLoss } f
 import { guessNumber, predictStyles, revealLine } from '../shared/predict.js';
 import { TrainSession } from './session.js';
 import { trainStyles } from './styles.js';
-import { drawInParts, drawn } from '../parts.js';
+import { drawInParts, drawn } from '../shared/parts.js';
 import '../shared/heatmap.js';
 const SHORT_STAGES = ['untrained', 'loss falls', 'prev-token head', 'induction head'];
 const MAX_HEADS = 64;

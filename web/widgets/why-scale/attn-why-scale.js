@@ -14,7 +14,7 @@ import { widgetStyles } from '../shared/styles.js';
 import { packRow } from '../shared/fit.js';
 import { FitBoxes, SLIDE_CSS, mathLabel, padRange, plotInner } from '../shared/fit-boxes.js';
 import { fmt } from '../shared/format.js';
-import { drawInParts, drawn } from '../parts.js';
+import { drawInParts, drawn } from '../shared/parts.js';
 import '../shared/heatmap.js';
 import '../shared/tex.js';
 

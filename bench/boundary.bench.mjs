@@ -89,9 +89,10 @@ if (!QUICK && labs.length === 1) {
 
 bench/boundary.bench.mjs, Node ${process.versions.node}: µs of main-thread CPU per call, median of ${ROUNDS} rounds after ${WARMUP_MS / 1000} s of warm-up per case. Every op
 crosses Embind with a \`value_object\` call (fields by name) except multi-head attention, whose two entry points
-take the same fields as plain arguments: Embind writes a \`value_object\` one WebAssembly call per field plus a
-malloc/free (measured beside it on this build: ~1.4 µs for the 30-field multi-head call against ~0.26 µs as
-arguments, ~9 % of the interactive call). Machine: ${cpus()[0]?.model ?? '?'}, ${cpus().length} logical CPUs; load average ${loadavg()[0].toFixed(1)}.
+take their numbers and flags as plain arguments and their arrays' addresses as one table in the arena (12 and 10
+arguments): Embind writes a \`value_object\` one WebAssembly call per field plus a malloc/free (~1.4 µs for the
+30-field multi-head call against ~0.26 µs as arguments, ~9 % of the interactive call), and its invoker costs ~30 ns
+per plain argument. Machine: ${cpus()[0]?.model ?? '?'}, ${cpus().length} logical CPUs; load average ${loadavg()[0].toFixed(1)}.
 
 | call | µs |
 | --- | --- |

@@ -229,17 +229,29 @@ export class AttnHeatmap extends LitElement {
   #colLabel(j) { return labelText(this.colLabels, j); }
 
   #geometry() {
-    const g = this.#baseGeometry();
-    // A colour bar's labels longer than the room heatmapGeometry leaves ("-1.0e24"): the figure widens.
-    if (this._legendExtra > 0 && this.legend && !g.below) g.w += this._legendExtra;
+    return this.#widened(this.#baseGeometry());
+  }
+
+  // A colour bar's labels longer than the room heatmapGeometry leaves: "-1.0e24" beside the cells widens
+  // the figure. Three labels like "-0.77 0.00 0.77" under a small map's bar (they ran together on a slide)
+  // lengthen the bar into the figure's empty room only — under the row labels, then to its right edge —
+  // never widening it: a wider figure takes room from its neighbours on a slide and shrinks their numbers.
+  #widened(g) {
+    const extra = this.legend ? this._legendExtra ?? 0 : 0;
+    if (extra > 0 && g.below) {
+      const left = Math.min(extra, Math.max(0, g.legendX - 4));
+      g.legendX -= left;
+      g.barW += Math.min(extra, left + Math.max(0, g.w - 2 - (g.legendX + left + g.barW)));
+    } else if (extra > 0) g.w += extra;
     return g;
   }
 
-  /** Extra width (px) the right-hand colour bar's longest label needs beyond geometry `g`'s. */
+  /** Extra width (px) the colour bar's labels need beyond geometry `g`'s: beside the bar the longest, under it all three side by side. */
   #legendOverflow(g, scale) {
-    if (!this.legend || g.below) return 0;
-    const longest = Math.max(...[0, 0.5, 1].map((t) => this.#legendLabel(scale, t).length));
-    const need = g.legendX + 20 + longest * 0.6 * g.lf + 2;
+    if (!this.legend) return 0;
+    const lengths = [0, 0.5, 1].map((t) => this.#legendLabel(scale, t).length);
+    if (g.below) return Math.max(0, Math.ceil((lengths[0] + lengths[1] + lengths[2]) * 0.6 * g.lf + g.ls - g.barW));
+    const need = g.legendX + 20 + Math.max(...lengths) * 0.6 * g.lf + 2;
     return Math.max(0, Math.ceil(need - g.w));
   }
 
@@ -281,7 +293,7 @@ export class AttnHeatmap extends LitElement {
     this._legendExtra = 0;
     const g = this.#geometry();
     this._legendExtra = this.#legendOverflow(g, scale);
-    g.w += this._legendExtra;
+    this.#widened(g);
     const numbers = this.#numberStyle(g.cell, v);
     const veil = this.#veil();  // linked highlighting: cells outside it fade towards white (their numbers stay readable)
     const cells = [];

@@ -16,6 +16,7 @@ import { resolve } from 'node:path';
 import { loadavg } from 'node:os';
 import { serveDist } from '../tests/e2e/server.mjs';
 import { launch } from '../tests/e2e/browser.js';
+import { PROBE_HELPERS } from './page-probe.mjs';
 
 const arg = (name, dflt) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : dflt; };
 const RUNS = Math.max(1, Number(arg('--runs', 3)));
@@ -48,23 +49,6 @@ function probe(tags) {
       };
     }
     return define(name, cls, options);
-  };
-  const deep = (root, visit) => {
-    for (const el of root.querySelectorAll('*')) {
-      if (visit(el) === false) return false;
-      if (el.shadowRoot && deep(el.shadowRoot, visit) === false) return false;
-    }
-    return true;
-  };
-  const shows = (host) => {
-    const root = host.shadowRoot;
-    if (!root?.querySelector('.wrap') || root.querySelector('.loading, [data-lazy-placeholder]')) return false;
-    let digits = false;
-    deep(root, (el) => {
-      for (const n of el.childNodes) if (n.nodeType === 3 && /\d/.test(n.data)) { digits = true; return false; }
-      return true;
-    });
-    return digits;
   };
   const seen = (window.__ltShown = {});
   const tick = () => {
@@ -171,7 +155,7 @@ async function load(browser, url) {
   cdp.on('Tracing.dataCollected', (d) => { for (const e of d.value) events.push(e); });
   const traced = new Promise((ok) => cdp.once('Tracing.tracingComplete', ok));
   await cdp.send('Tracing.start', { traceConfig: { includedCategories: ['toplevel', 'blink.user_timing', 'devtools.timeline', 'v8', 'blink', 'disabled-by-default-devtools.timeline'] }, transferMode: 'ReportEvents' });
-  await page.addInitScript({ content: `(${probe})(${JSON.stringify(TAGS)});` });
+  await page.addInitScript({ content: `${PROBE_HELPERS}(${probe})(${JSON.stringify(TAGS)});` });
   await page.goto(url, { waitUntil: 'commit' });
   const shown = () => cdp.send('Runtime.evaluate', { expression: 'JSON.stringify(window.__ltShown ?? {})', returnByValue: true })
     .then((r) => JSON.parse(r.result.value ?? '{}')).catch(() => ({}));

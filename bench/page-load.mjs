@@ -34,6 +34,7 @@ import { resolve } from 'node:path';
 import { loadavg } from 'node:os';
 import { serveDist } from '../tests/e2e/server.mjs';
 import { launch } from '../tests/e2e/browser.js';
+import { PROBE_HELPERS } from './page-probe.mjs';
 
 const arg = (name, dflt) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : dflt; };
 const RUNS = Math.max(2, Number(arg('--runs', 6)));
@@ -81,23 +82,6 @@ function probe(tags, firstOnly, breakdown) {
   const seen = (window.__attnShown = {});
   let done;
   window.__attnDone = new Promise((ok) => { done = ok; });
-  const deep = (root, visit) => {  // every element under root, through shadow roots
-    for (const el of root.querySelectorAll('*')) {
-      if (visit(el) === false) return false;
-      if (el.shadowRoot && deep(el.shadowRoot, visit) === false) return false;
-    }
-    return true;
-  };
-  const shows = (host) => {
-    const root = host.shadowRoot;
-    if (!root?.querySelector('.wrap') || root.querySelector('.loading, [data-lazy-placeholder]')) return false;
-    let digits = false;
-    deep(root, (el) => {
-      for (const n of el.childNodes) if (n.nodeType === 3 && /\d/.test(n.data)) { digits = true; return false; }
-      return true;
-    });
-    return digits;
-  };
   const firstCell = () => {
     let found = false;
     for (const host of document.querySelectorAll(tags.join(','))) {
@@ -199,7 +183,7 @@ async function load(throttle, url = urls[0]) {
   const traced = new Promise((ok) => cdp.once('Tracing.tracingComplete', ok));
   const categories = ['toplevel', 'blink.user_timing', ...(PHASES || BREAKDOWN ? ['loading', 'blink', 'devtools.timeline'] : []), ...(BREAKDOWN ? ['v8'] : [])];
   await cdp.send('Tracing.start', { traceConfig: { includedCategories: categories }, transferMode: 'ReportEvents' });
-  await page.addInitScript({ content: `(${probe})(${JSON.stringify(TAGS)}, ${FIRST_ONLY}, ${BREAKDOWN});` });
+  await page.addInitScript({ content: `${PROBE_HELPERS}(${probe})(${JSON.stringify(TAGS)}, ${FIRST_ONLY}, ${BREAKDOWN});` });
   await page.goto(url, { waitUntil: 'commit' });
   // Waits through the DevTools protocol for the probe's promise: no polling, and none of Playwright's
   // own scripts (its selector engine, ~0.1 s of main-thread CPU at 4×) run in the page while it loads.

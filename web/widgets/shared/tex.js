@@ -7,10 +7,9 @@
 // lines of their own when the slide's column is too narrow for them side by side.
 //
 // Fitting is batched for the whole page: a formula that was typeset, resized or re-rendered by a
-// font load joins one queue, and the next animation frame (before it paints) fits every queued
-// formula together — each round resets or writes all their sizes, then reads all their widths (one
-// layout for all of them, not one per formula and trial). A page with 28 formulas forced ~60 layouts
-// while loading when each formula fitted itself; now it takes 2–3 per frame. On a page, a formula's
+// font load joins one queue, and the next frame fits every queued formula together after its layout
+// and before it paints (see fitFormulas()) — each round writes all their sizes, then reads all their widths
+// (one layout for all of them, not one per formula and trial). On a page, a formula's
 // first typesetting is queued too (a few formulas per task), so a widget's first draw stays short.
 import { LitElement, html, css } from 'lit';
 import 'katex/dist/katex.min.css';  // document level: @font-face does not work inside a shadow root
@@ -85,29 +84,53 @@ export function formulaParts(expr) {
   return parts.length ? parts : [expr];
 }
 
-/** The formulas waiting for the next frame's fit, and the width each was last fitted at. */
+/** The formulas waiting for a fit, and the width each was last fitted at. */
 const queue = new Set();
 const fittedAt = new WeakMap();
 let frame = 0;
 
+// Formulas are fitted in a ResizeObserver callback, which runs after the frame's layout and before
+// its paint: the first read of every queued formula's width lays nothing out (a requestAnimationFrame
+// callback ran before the frame's layout, so its first read forced the whole page's pending layout —
+// every widget's new DOM — early and in the fit's name: 0.1–0.6 s at 4x CPU throttling while the page
+// loaded). The same observer refits a formula whose box changed width. A formula that needs a fit (just
+// typeset, a font arrived) is observed anew: a new observation reports the box at the next frame.
+const observer = typeof ResizeObserver === 'undefined' ? null : new ResizeObserver((entries) => {
+  const todo = [];
+  for (const e of entries) {
+    const t = e.target;
+    if (queue.has(t) || (t._typeset && Math.abs(t.clientWidth - (fittedAt.get(t) ?? -1)) >= 1)) todo.push(t);
+  }
+  if (todo.length) fitFormulas(todo);
+});
+
 function schedule(tex) {
   queue.add(tex);
-  if (!frame) frame = requestAnimationFrame(fitQueued);
+  if (observer) {
+    if (tex.isConnected) { observer.unobserve(tex); observer.observe(tex); }
+  } else if (!frame && typeof requestAnimationFrame === 'function') frame = requestAnimationFrame(() => { frame = 0; fitFormulas([...queue]); });
 }
 
 /**
- * Fits every queued formula: k = 1 for all, then up to ROUNDS rounds of (read every width, then
- * shrink each that overflows by avail/width·0.98). Reads and writes are never interleaved, so each
- * round is one layout of the page, whatever the number of formulas.
+ * Fits formulas together: k = 1 for all, then up to ROUNDS rounds of (read every width, then shrink
+ * each that overflows by avail/width·0.98). Reads and writes are never interleaved, so each round is
+ * one layout, whatever the number of formulas; run after the frame's layout, the first round's reads
+ * lay out nothing unless a formula had to be reset from a smaller size, and later rounds lay out only
+ * the formulas just resized.
  */
-function fitQueued() {
-  frame = 0;
+export function fitFormulas(list) {
   let todo = [];
-  // Typeset formulas only: one still waiting for KaTeX has nothing to fit (typeset() queues it), and
-  // reading its width would lay out the page for nothing (at 4x CPU throttling, before the first numbers).
-  for (const t of queue) if (t._typeset && t.isConnected && t.renderRoot?.querySelector?.('.tex')) todo.push(t);
-  queue.clear();
-  for (const t of todo) { t._scale = 1; t._min = t.hasAttribute('data-slide') ? MIN_SLIDE_SCALE : MIN_SCALE; t.renderRoot.querySelector('.tex').style.fontSize = ''; }
+  // Typeset formulas only: one still waiting for KaTeX has nothing to fit (typeset() queues it again).
+  for (const t of list) {
+    queue.delete(t);
+    if (t._typeset && t.isConnected && t.renderRoot?.querySelector?.('.tex')) todo.push(t);
+  }
+  for (const t of todo) {
+    t._scale = 1;
+    t._min = t.hasAttribute('data-slide') ? MIN_SLIDE_SCALE : MIN_SCALE;
+    const st = t.renderRoot.querySelector('.tex').style;
+    if (st.fontSize) st.fontSize = '';  // only a formula drawn smaller is reset: no layout for the others
+  }
   for (let round = 0; round < ROUNDS && todo.length; round++) {
     const sizes = todo.map((t) => [t.clientWidth, t.scrollWidth]);  // one layout for all
     const next = [];
@@ -122,14 +145,6 @@ function fitQueued() {
     todo = next;
   }
 }
-
-// One observer for every formula's box: a width that changed since its last fit queues it again.
-const resized = typeof ResizeObserver === 'undefined' ? null : new ResizeObserver((entries) => {
-  for (const e of entries) {
-    const t = e.target, w = t.clientWidth;  // layout is clean while observers run: no extra layout
-    if (t._typeset && Math.abs(w - (fittedAt.get(t) ?? -1)) >= 1) schedule(t);
-  }
-});
 
 // KaTeX's fonts may arrive after a formula was fitted (its width changes): fit every formula on the
 // page again, once per batch of fonts.
@@ -157,12 +172,58 @@ function adoptKatexStyles(root) {
   }
 }
 
-// KaTeX's markup by formula (display or text style + source), the most recently used last: a deck
-// stepping back and forth, or a widget drawn again, typesets each formula once.
-const typeset = new Map();
+/** Markup by key, the most recently used last, at most `limit` kept: KaTeX's output for a formula. */
+export class MarkupCache {
+  constructor(limit = 400) {
+    this.limit = limit;
+    this.map = new Map();
+  }
 
-// Formulas waiting for their first typesetting on a page, typeset in page order a few per task (each
-// task stops after TYPESET_BUDGET ms), their fits batched as above.
+  has(key) {
+    return this.map.has(key);
+  }
+
+  /** The markup stored for `key`, or `make()`'s (then stored). */
+  get(key, make) {
+    let m = this.map.get(key);
+    if (m === undefined) {
+      m = make();
+      if (this.map.size >= this.limit) this.map.delete(this.map.keys().next().value);
+    } else this.map.delete(key);
+    this.map.set(key, m);
+    return m;
+  }
+}
+
+// KaTeX's markup by formula (display or text style, slide or page + source): a deck stepping back and
+// forth, or a widget drawn again, typesets each formula once.
+const typeset = new MarkupCache(400);
+
+/**
+ * One task's share of a queue of formulas to typeset (`items`, a Set, in page order; each one done is
+ * removed). A formula whose markup is cached costs only its DOM (`apply`); one KaTeX must typeset
+ * first (`render`, the costly part: 5–50 ms at 4x CPU throttling) is the only such one in the task,
+ * and its DOM waits for the next task when the render spent the budget. The task stops once `budget`
+ * ms have passed (`now()`), so it is about one KaTeX render long at most.
+ */
+export function typesetSlice(items, { cached, render, apply, now, budget }) {
+  const t0 = now();
+  let rendered = false;
+  for (const t of items) {
+    if (now() - t0 > budget) return;
+    if (!cached(t)) {
+      if (rendered) return;
+      render(t);
+      rendered = true;
+      if (now() - t0 > budget) return;
+    }
+    items.delete(t);
+    apply(t);
+  }
+}
+
+// Formulas waiting for their first typesetting on a page, typeset in page order in slices (above),
+// their fits batched as above.
 const TYPESET_BUDGET = 6;
 const typesetQueue = new Set();
 let typesetTimer = 0;
@@ -173,14 +234,25 @@ function queueTypeset(tex) {
   if (!typesetTimer) typesetTimer = typeof requestAnimationFrame === 'function'
     ? requestAnimationFrame(() => { typesetTimer = setTimeout(typesetSome, 0); }) : setTimeout(typesetSome, 0);
 }
+// KaTeX's code is compiled as it first runs: the page's first formula took ~50 ms at 4x CPU throttling,
+// the next ones 5–25. Two small formulas typeset first, each in a task of its own, compile the common
+// paths (sub- and superscripts, fractions, delimiters, both styles), so no one task does all of it.
+const WARM_UP = [['x_i^2', false], ['\\mathrm{f}\\left(\\frac{a}{b}\\right)', true]];
 function typesetSome() {
   typesetTimer = 0;
-  const t0 = performance.now();
-  for (const t of typesetQueue) {
-    typesetQueue.delete(t);
-    if (t.isConnected) t.typeset();
-    if (performance.now() - t0 > TYPESET_BUDGET) break;
+  if (WARM_UP.length) {
+    const [e, displayMode] = WARM_UP.shift();
+    katex.renderToString(e, { displayMode, throwOnError: false, output: 'htmlAndMathml' });
+    typesetTimer = setTimeout(typesetSome, 0);
+    return;
   }
+  typesetSlice(typesetQueue, {
+    cached: (t) => !t.isConnected || typeset.has(t.markupKey()),
+    render: (t) => t.markup(),
+    apply: (t) => { if (t.isConnected) t.typeset(); },
+    now: () => performance.now(),
+    budget: TYPESET_BUDGET,
+  });
   if (typesetQueue.size) typesetTimer = setTimeout(typesetSome, 0);
 }
 
@@ -250,6 +322,20 @@ export class AttnTex extends LitElement {
     else queueTypeset(this);
   }
 
+  /** The formula's key in the markup cache (display or text style, slide or page, source). */
+  markupKey(slide = onSlide(this)) {
+    return `${this.display ? 'D' : 'T'}${slide ? 'S' : ''}${this.expr ?? ''}`;
+  }
+
+  /** KaTeX's markup for the formula (cached). On a slide a display formula is typeset part by part. */
+  markup(slide = onSlide(this)) {
+    return typeset.get(this.markupKey(slide), () => {
+      const render = (e) => katex.renderToString(e, { displayMode: !!this.display, throwOnError: false, output: 'htmlAndMathml' });
+      const parts = slide && this.display ? formulaParts(this.expr ?? '') : [this.expr ?? ''];
+      return parts.length > 1 ? `<span class="parts">${parts.map(render).join('')}</span>` : render(parts[0]);
+    });
+  }
+
   /** Typesets the formula now (KaTeX), then queues its fit. */
   typeset() {
     const el = this.renderRoot.querySelector('.tex');
@@ -260,15 +346,7 @@ export class AttnTex extends LitElement {
     const slide = onSlide(this);
     this.toggleAttribute('data-slide', slide);
     if (slide) this.style.setProperty('--attn-slide-tex', `${slideTexPx(this)}px`);
-    const key = `${this.display ? 'D' : 'T'}${slide ? 'S' : ''}${this.expr ?? ''}`;
-    let markup = typeset.get(key);
-    if (markup === undefined) {
-      const render = (e) => katex.renderToString(e, { displayMode: !!this.display, throwOnError: false, output: 'htmlAndMathml' });
-      const parts = slide && this.display ? formulaParts(this.expr ?? '') : [this.expr ?? ''];
-      markup = parts.length > 1 ? `<span class="parts">${parts.map(render).join('')}</span>` : render(parts[0]);
-      if (typeset.size >= 400) typeset.delete(typeset.keys().next().value);
-    } else typeset.delete(key);
-    typeset.set(key, markup);  // most recently used last
+    const markup = this.markup(slide);
     adoptKatexStyles(this.renderRoot);
     el.innerHTML = markup;
     el.classList.remove('pending');
@@ -278,14 +356,15 @@ export class AttnTex extends LitElement {
   connectedCallback() {
     super.connectedCallback();
     live.add(this);
-    resized?.observe(this);
+    observer?.observe(this);
     watchFonts();
   }
 
   disconnectedCallback() {
     super.disconnectedCallback();
     live.delete(this);
-    resized?.unobserve(this);
+    queue.delete(this);
+    observer?.unobserve(this);
     fittedAt.delete(this);
   }
 }

@@ -1,0 +1,145 @@
+// <attn-tex>'s pure parts: the typesetting queue's slices, the markup cache, the fit's scale rounds.
+import { describe, expect, test } from 'vitest';
+import { MarkupCache, typesetSlice, fitFormulas, formulaParts } from './tex.js';
+
+// A clock the test moves: render() and apply() cost what the test says.
+function run(items, cost, budget = 6) {
+  let clock = 0;
+  const done = [], rendered = [], cache = new Set();
+  typesetSlice(items, {
+    cached: (t) => cache.has(t),
+    render: (t) => { clock += cost[t].render; cache.add(t); rendered.push(t); },
+    apply: (t) => { clock += cost[t].apply ?? 0; done.push(t); },
+    now: () => clock,
+    budget,
+  });
+  return { done, rendered, cache };
+}
+
+describe('typesetSlice', () => {
+  test('typesets at most one formula with KaTeX per task, in order', () => {
+    const items = new Set(['a', 'b', 'c']);
+    const r = run(items, { a: { render: 1 }, b: { render: 1 }, c: { render: 1 } });
+    expect(r.rendered).toEqual(['a']);
+    expect(r.done).toEqual(['a']);
+    expect([...items]).toEqual(['b', 'c']);
+  });
+
+  test('a render that spends the budget leaves its DOM to the next task', () => {
+    const items = new Set(['a', 'b']);
+    const r = run(items, { a: { render: 20 }, b: { render: 1 } });
+    expect(r.rendered).toEqual(['a']);
+    expect(r.done).toEqual([]);
+    expect([...items]).toEqual(['a', 'b']);  // 'a' first next time, its markup then cached
+  });
+
+  test('cached formulas cost only their DOM and share a task until the budget is spent', () => {
+    let clock = 0;
+    const items = new Set(['a', 'b', 'c', 'd', 'e']);
+    const done = [];
+    typesetSlice(items, {
+      cached: (t) => t !== 'e',
+      render: () => { throw new Error('no render while the budget is spent'); },
+      apply: (t) => { clock += 2.5; done.push(t); },
+      now: () => clock,
+      budget: 6,
+    });
+    expect(done).toEqual(['a', 'b', 'c']);  // 7.5 ms > 6 after 'c'
+    expect([...items]).toEqual(['d', 'e']);
+  });
+
+  test('a queue worked off task by task ends empty, every formula applied once in page order', () => {
+    const items = new Set(['a', 'b', 'c', 'd']);
+    const cost = { a: { render: 30, apply: 2 }, b: { render: 2, apply: 1 }, c: { render: 2, apply: 1 }, d: { render: 9, apply: 1 } };
+    const done = [], cache = new Set();
+    let clock = 0, tasks = 0;
+    while (items.size && tasks < 20) {
+      tasks++;
+      typesetSlice(items, {
+        cached: (t) => cache.has(t),
+        render: (t) => { clock += cost[t].render; cache.add(t); },
+        apply: (t) => { clock += cost[t].apply; done.push(t); },
+        now: () => clock,
+        budget: 6,
+      });
+    }
+    expect(done).toEqual(['a', 'b', 'c', 'd']);
+    expect(tasks).toBeLessThan(20);
+  });
+});
+
+describe('MarkupCache', () => {
+  test('makes each key once and keeps the most recently used', () => {
+    const c = new MarkupCache(2);
+    let made = 0;
+    const make = (v) => () => { made++; return v; };
+    expect(c.get('x', make('X'))).toBe('X');
+    expect(c.get('x', make('other'))).toBe('X');
+    expect(made).toBe(1);
+    c.get('y', make('Y'));
+    c.get('x', make('X2'));          // x used last: y is the oldest
+    c.get('z', make('Z'));           // evicts y
+    expect(c.has('x')).toBe(true);
+    expect(c.has('y')).toBe(false);
+    expect(c.has('z')).toBe(true);
+    expect(made).toBe(3);
+  });
+});
+
+// A formula stand-in whose content is `natural` px wide at scale 1 and scales with its font size.
+function fakeTex(natural, avail, { slide = false } = {}) {
+  const style = { fontSize: '' };
+  const layouts = { n: 0 };
+  const scaleOf = () => (style.fontSize ? parseFloat(style.fontSize) : 1);
+  const inner = { style };
+  return {
+    _typeset: true,
+    isConnected: true,
+    layouts,
+    renderRoot: { querySelector: () => inner },
+    hasAttribute: (a) => a === 'data-slide' && slide,
+    get clientWidth() { return avail; },
+    get scrollWidth() { layouts.n++; return Math.max(avail, natural * scaleOf()); },
+    style,
+  };
+}
+
+describe('fitFormulas', () => {
+  test('a formula that fits keeps its natural size, and is not reset (no font-size write)', () => {
+    const t = fakeTex(300, 500);
+    fitFormulas([t]);
+    expect(t._scale).toBe(1);
+    expect(t.style.fontSize).toBe('');
+  });
+
+  test('a wide formula shrinks in one step to 98 % of its box, then fits', () => {
+    const t = fakeTex(1000, 500);
+    fitFormulas([t]);
+    expect(t._scale).toBeCloseTo(0.49, 6);
+    expect(1000 * t._scale).toBeLessThanOrEqual(500);
+    expect(t.layouts.n).toBe(2);  // one measurement, one check
+  });
+
+  test('never below the smallest scale (page 0.4, slide 0.9)', () => {
+    const page = fakeTex(5000, 500), slide = fakeTex(1000, 500, { slide: true });
+    fitFormulas([page, slide]);
+    expect(page._scale).toBe(0.4);
+    expect(slide._scale).toBe(0.9);
+  });
+
+  test('a shrunk formula whose box grew is reset and fitted again (it grows back)', () => {
+    const t = fakeTex(1000, 500);
+    fitFormulas([t]);
+    const small = t._scale;
+    Object.defineProperty(t, 'clientWidth', { get: () => 2000 });
+    fitFormulas([t]);
+    expect(t._scale).toBe(1);
+    expect(t._scale).toBeGreaterThan(small);
+    expect(t.style.fontSize).toBe('');
+  });
+});
+
+test('formulaParts splits at top-level \\quad only', () => {
+  expect(formulaParts('a = b,\\quad c = d')).toEqual(['a = b,', 'c = d']);
+  expect(formulaParts('\\left(a \\quad b\\right)')).toEqual(['\\left(a \\quad b\\right)']);
+});

@@ -162,6 +162,36 @@ describe('Slidev PDF export', () => {
     }
   }, 300000);
 
+  // The exporter prints a page once no `.slidev-slide-loading` element is left on it (then waits
+  // export.wait). attnlab puts one beside every widget of a print view until the widget shows its
+  // stage with its formulas typeset: a fixed pause alone printed blank widgets on a busy machine.
+  test('a print view holds the export until every widget is drawn at its click\'s stage', async () => {
+    const { page, problems } = await watchedPage(browser.context);
+    await page.goto(new URL('slides/slidev/index.html?print=clicks#print', BASE_URL()).href);
+    // The slides mount in turn: once most widgets are there, some must still be held.
+    await page.waitForFunction(() => document.querySelectorAll('.slidev-page :is(attn-steps, attn-convex, attn-cross, attn-train)').length >= 12,
+      null, { timeout: 60000 });
+    expect(await page.locator('.slidev-slide-loading').count(), 'markers while the widgets draw').toBeGreaterThan(0);
+    await page.waitForFunction(() => !document.querySelector('.slidev-slide-loading'), null, { timeout: 60000 });
+    const late = await page.evaluate(() => {
+      const deep = (root) => [...root.querySelectorAll('*')].flatMap((el) => [el, ...(el.shadowRoot ? deep(el.shadowRoot) : [])]);
+      return [...document.querySelectorAll('.slidev-page .attn-stepper > *')].flatMap((w) => {
+        if (!w.localName.startsWith('attn-')) return [];
+        const all = deep(w.shadowRoot ?? w);
+        const strip = w.shadowRoot?.querySelector('.stagestrip');
+        const at = strip ? [...strip.children].findIndex((li) => li.classList.contains('current')) : null;
+        const pending = all.filter((el) => el.classList.contains('pending') || el.classList.contains('loading')).length;
+        const maps = /^attn-(steps|multihead|block|cross|train)$/.test(w.localName);  // widgets whose stages are maps
+        const blank = maps && !w.shadowRoot?.querySelector('attn-heatmap');
+        return (strip && at !== Number(w.getAttribute('stage'))) || pending || blank
+          ? [`${w.localName} stage ${w.getAttribute('stage')}: drawn at ${at}, ${pending} pending, ${blank ? 'blank' : 'drawn'}`] : [];
+      });
+    });
+    expect(late, 'stepped widgets not drawn at their stage when the last marker went').toEqual([]);
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 120000);
+
   // A deck that asks for one page per click (`slidev export --with-clicks`, or `export.withClicks` in
   // its headmatter) gets the stepped widget at each click's stage: the worked example's pages show
   // S = QKᵀ, then the scaled scores, the masked scores, the weights (the notes' 0.3233), the output

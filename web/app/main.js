@@ -136,6 +136,11 @@ headings.forEach((h2, i) => {
   });
   h2.after(a);
 });
+// app.css lays out the paragraphs below the first section only when they come near the viewport; one
+// that has been drawn is kept (class .drawn), not skipped again when the reader scrolls past it.
+document.addEventListener('contentvisibilityautostatechange', (e) => {
+  if (!e.skipped && e.target instanceof HTMLParagraphElement) e.target.classList.add('drawn');
+}, { capture: true, passive: true });
 const toc = document.querySelector('nav.toc');
 if (toc && typeof ResizeObserver !== 'undefined') {
   new ResizeObserver(() => { document.documentElement.style.scrollPaddingTop = `${Math.ceil(toc.getBoundingClientRect().height) + 8}px`; }).observe(toc);

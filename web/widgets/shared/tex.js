@@ -8,9 +8,9 @@
 //
 // Fitting is batched for the whole page: a formula that was typeset, resized or re-rendered by a
 // font load joins one queue, and the next frame fits every queued formula together after its layout
-// and before it paints (see fitFormulas()) — each round writes all their sizes, then reads all their widths
-// (one layout for all of them, not one per formula and trial). On a page, a formula's
-// first typesetting is queued too (a few formulas per task), so a widget's first draw stays short.
+// and before it paints (see fitFormulas()) — each round writes all their sizes, then reads all their
+// widths (one layout for all of them, not one per formula and trial). On a page, a formula's first
+// typesetting is queued too (one KaTeX render per task), so a widget's first draw stays short.
 import { LitElement, html, css } from 'lit';
 import 'katex/dist/katex.min.css';  // document level: @font-face does not work inside a shadow root
 import katexCss from 'katex/dist/katex.min.css?inline';

@@ -35,6 +35,9 @@ const FLOW = {
 
 const LN = '\\mathrm{LN}(z) = \\gamma \\odot \\frac{z - \\mu(z)}{\\sqrt{\\sigma^2(z) + \\epsilon}} + \\beta';
 
+/** The part of the page's first draw (labReady) at which stage i's first map comes: stages 1 and 3 take three parts. */
+const PART = [0, 1, 4, 5, 8];
+
 export class AttnBlock extends AttnWidget {
   static properties = {
     norm: { type: String },
@@ -123,9 +126,13 @@ export class AttnBlock extends AttnWidget {
     return c;
   }
 
-  /** The page's first draw: the input, then the attention, the first Add & Norm, the FFN and the output, a task each. */
+  /**
+   * The page's first draw, a map (or the heads' maps) per task: the input; LN₁, the heads' weights and
+   * the MHA output; the first Add & Norm; LN₂, the FFN's hidden layer and its output; the block's output
+   * (PART: the first part of each stage). A stage's maps in one task took ~80 ms of CPU at 4x throttle.
+   */
   labReady() {
-    drawInParts(this, 5);
+    drawInParts(this, PART[4] + 1);
   }
 
   get #fixedWeights() { return this.weightRange !== 'map'; }
@@ -276,7 +283,7 @@ export class AttnBlock extends AttnWidget {
     const arrow = html`<span class="arrow" aria-hidden="true" style="align-self:center;font-size:1.6em;color:#57606a">→</span>`;
     const heads = Array.from({ length: H }, (_, h) => hm(`attn-weights head${h + 1}`, `block · head ${h + 1} weights`, c.headWeights[h], t, toks, true));
     // A stage is drawn when it is shown and its part of the first draw has come (parts.js).
-    const post = this.norm === 'post', s = (i) => this.shows(i) && drawn(this, i), f = this.fields;
+    const post = this.norm === 'post', s = (i, k = 0) => this.shows(i) && drawn(this, PART[i] + k), f = this.fields;
     return html`
       <attn-tex class="formula" display .expr=${FORMULAS[this.norm] + `,\\qquad \\mathrm{FFN}(y) = \\mathrm{${this.#act()}}(yW_1 + b_1)W_2 + b_2`}></attn-tex>
       <attn-tex .expr=${`${LN} \\quad \\text{(per token, over its } d_{model} \\text{ features)}`}></attn-tex>
@@ -296,15 +303,15 @@ export class AttnBlock extends AttnWidget {
       <h3>Attention sub-layer</h3>
       <div class="row">
         ${hm('x', 'x (input)', x)}
-        ${s(1) ? html`${arrow}${post ? nothing : html`${hm('norm1', 'LN₁(x)', r.norm1)}${arrow}`}${heads}${arrow}${hm('attn-out', 'MHA output', r.attnOut)}` : nothing}
+        ${s(1) ? html`${arrow}${post ? nothing : html`${hm('norm1', 'LN₁(x)', r.norm1)}${arrow}`}` : nothing}${s(1, 1) ? html`${heads}${arrow}` : nothing}${s(1, 2) ? hm('attn-out', 'MHA output', r.attnOut) : nothing}
         ${s(2) ? html`${arrow}${hm('residual1', post ? 'x + MHA (Add)' : 'x + MHA (Add) = y', r.residual1)}
           ${post ? html`${arrow}${hm('norm1', 'LN₁ (Norm) = y', r.norm1)}` : nothing}` : nothing}
       </div>
       ${s(3) ? html`<h3>Feed-forward sub-layer</h3>
       <div class="row">
         ${post ? nothing : html`${hm('norm2', 'LN₂(y)', r.norm2)}${arrow}`}
-        ${hm('ffn-hidden', `hidden: ${this.activation.toUpperCase()}(·W₁ + b₁)`, r.ffnActivated, F, hid)}${arrow}
-        ${hm('ffn-out', 'FFN output', r.ffnOut)}
+        ${s(3, 1) ? html`${hm('ffn-hidden', `hidden: ${this.activation.toUpperCase()}(·W₁ + b₁)`, r.ffnActivated, F, hid)}${arrow}` : nothing}
+        ${s(3, 2) ? hm('ffn-out', 'FFN output', r.ffnOut) : nothing}
         ${s(4) ? html`${arrow}${post
           ? html`${hm('residual2', 'y + FFN (Add)', r.residual2)}${arrow}${hm('norm2 output', 'LN₂ (Norm) = block output', r.norm2)}`
           : hm('residual2 output', 'y + FFN (Add) = block output', r.residual2)}` : nothing}

@@ -18,6 +18,7 @@ import { packRow } from '../shared/fit.js';
 import '../shared/heatmap.js';
 import '../shared/matrix-editor.js';
 import '../shared/tex.js';
+import { drawInParts, drawn } from '../shared/parts.js';
 
 // The Slidev deck's example: A·V = [[0.85, 0.65], [0.15, 1.2], [−0.35, 0.05]].
 const I_AM_SAM = { tokens: ['I', 'am', 'Sam'], a: [0.6, 0.1, 0.3, 0.3, 0.5, 0.2, 0.2, 0.1, 0.7], v: [2, 1, -0.5, 2, -1, -0.5] };
@@ -31,6 +32,8 @@ export class AttnConvex extends AttnWidget {
     seed: { type: Number },
     /** 'fixed' (default): weights coloured on [0, 1]; 'map': on the matrix's own range. */
     weightRange: { type: String, attribute: 'weight-range' },
+    /** The part of the page's first draw drawn so far (parts.js; null: all). */
+    _drawPart: { state: true },
   };
 
   static styles = [widgetStyles, css`
@@ -104,6 +107,11 @@ export class AttnConvex extends AttnWidget {
       equal: true, xDomain, yDomain, fontSize });
   }
 
+  /** The page's first draw: the matrices, then the plot, then the permutation (parts.js), a task each. */
+  labReady() {
+    drawInParts(this, 3);
+  }
+
   renderWidget(lab) {
     const c = this.compute(lab);
     return this.slideLayout ? this.#renderSlide(c) : this.#renderPage(c);
@@ -138,9 +146,9 @@ export class AttnConvex extends AttnWidget {
           <attn-heatmap class="output" label="A·V (outputs z)" .values=${out} .rows=${3} .cols=${2} .rowLabels=${tokens} .colLabels=${cols}
             colormap="diverging" .vmin=${-c.range} .vmax=${c.range}></attn-heatmap>
         </div>
-        ${this.#plot(c, this.pageFit(420), 360, 12)}
+        ${drawn(this, 1) ? this.#plot(c, this.pageFit(420), 360, 12) : nothing}
       </div>
-      <h3>Permute the tokens</h3>
+      ${drawn(this, 2) ? html`<h3>Permute the tokens</h3>
       <div class="controls">${this.#permButtons(perm, ptok)}</div>
       <attn-tex .expr=${PERM_TEX}></attn-tex>
       <div class="row">
@@ -150,7 +158,7 @@ export class AttnConvex extends AttnWidget {
           colormap="diverging" .vmin=${-c.range} .vmax=${c.range}></attn-heatmap>
         <p class="note equivariance" role="status">${equivariant ? 'Each token’s output moved with its token: the same rows as A·V, reordered.' : 'The permuted outputs differ from the reordered ones.'}
           ${perm.map((p, i) => html`<br>z′(${ptok[i]}) = (${fmt(pout[2 * i], 2)}, ${fmt(pout[2 * i + 1], 2)})`)}</p>
-      </div>`;
+      </div>` : nothing}`;
   }
 
   // Weights: the fixed [0, 1] scale (a near-uniform row looks near-uniform), or the map's own range.

@@ -23,6 +23,7 @@ import { optionalInt } from '../shared/widget.js';
 import { TrainedView } from './trained-view.js';
 import '../shared/heatmap.js';
 import '../shared/tex.js';
+import { drawInParts, drawn } from '../shared/parts.js';
 
 const D = 16;
 /** A word's label in the page's maps: "?" marks a word the toy dictionary does not know. */
@@ -39,6 +40,8 @@ export class AttnCross extends AttnWidget {
     number: { type: Number },
     snapshot: { converter: optionalInt },
     stage: { converter: optionalInt, reflect: true },
+    /** The part of the page's first draw drawn so far (parts.js; null: all). */
+    _drawPart: { state: true },
   };
 
   static styles = [widgetStyles, css`
@@ -82,6 +85,11 @@ export class AttnCross extends AttnWidget {
     this.snapshot = null;
     this.stage = null;
     this._trainedView = null;
+  }
+
+  /** The page's first draw (toy sentences): the formula, controls and notes, then the computed map(s) (parts.js). */
+  labReady() {
+    if (!this.trained) drawInParts(this, 2);
   }
 
   willUpdate(changed) {
@@ -178,7 +186,7 @@ export class AttnCross extends AttnWidget {
     if (!src.length || !tgt.length) return html`${this.controlsMode === 'none' ? nothing : html`<div class="controls">${this.#sentences()}</div>`}
       <p class="error">Type a source and a target sentence.</p>`;
     const H = [1, 2, 4].includes(this.heads) ? this.heads : 1;
-    const r = lab.multiHeadAttention({
+    const r = !this.slideLayout && !drawn(this, 1) ? null : lab.multiHeadAttention({
       x: embed(tgt, D), tq: tgt.length, context: embed(src, D), tk: src.length, dModel: D, heads: H,
       wq: scaledIdentity(D, this.sharpness), wk: scaledIdentity(D), wv: scaledIdentity(D), wo: scaledIdentity(D),
     });
@@ -190,8 +198,8 @@ export class AttnCross extends AttnWidget {
       ${this.controlsMode === 'full' ? html`<div class="controls">${this.#tuning(H)}</div>` : nothing}`}
       <p class="note">Toy embeddings (d = ${D}): a word and its translation share a vector, so each target word’s query finds its source word; a word with no counterpart (“est”) spreads its attention. At most 8 words per sentence.</p>
       ${this.#unknownNote(src, tgt)}
-      <div class="row">${Array.from({ length: H }, (_, h) => html`<attn-heatmap class=${`alignment head${h + 1}`} label=${H > 1 ? `head ${h + 1}: target × source` : 'target (rows) × source (columns)'}
+      ${r ? html`<div class="row">${Array.from({ length: H }, (_, h) => html`<attn-heatmap class=${`alignment head${h + 1}`} label=${H > 1 ? `head ${h + 1}: target × source` : 'target (rows) × source (columns)'}
         .values=${r.weights.subarray(h * n, (h + 1) * n)} .rows=${tgt.length} .cols=${src.length} .rowLabels=${tgt.map(mark)} .colLabels=${src.map(mark)}
-        colormap="sequential" .vmin=${fixed ? 0 : null} .vmax=${fixed ? 1 : null} max-width=${H > 1 ? 320 : 460}></attn-heatmap>`)}</div>`;
+        colormap="sequential" .vmin=${fixed ? 0 : null} .vmax=${fixed ? 1 : null} max-width=${H > 1 ? 320 : 460}></attn-heatmap>`)}</div>` : nothing}`;
   }
 }

@@ -22,6 +22,7 @@ import '../shared/tex.js';
 import { guessNumber, predictStyles, revealLine } from '../shared/predict.js';
 import { PREDICT, fitGuess, guessRange, revealPrediction } from './predict.js';
 import { optionalInt } from '../shared/widget.js';
+import { drawInParts, drawn } from '../shared/parts.js';
 
 export class AttnKernelRegression extends AttnWidget {
   static properties = {
@@ -39,6 +40,8 @@ export class AttnKernelRegression extends AttnWidget {
     guess: { type: Number },
     _hoverX: { state: true },
     _hoverPoint: { state: true },
+    /** The part of the page's first draw drawn so far (parts.js; null: all). */
+    _drawPart: { state: true },
   };
 
   static styles = [widgetStyles, predictStyles, css`
@@ -80,6 +83,18 @@ export class AttnKernelRegression extends AttnWidget {
   /** With `predict`: 'guess' or 'reveal' (predict.js); null without. */
   get #phase() {
     return this.predict ? PREDICT.phase(this.stage) : null;
+  }
+
+  /** The page's first draw: the formula, the controls and the plot, then the weights' map (parts.js). */
+  labReady() {
+    drawInParts(this, 2);
+  }
+
+  /** compute(lab), kept while its inputs stay (the next part of the first draw computes nothing again). */
+  #computed(lab) {
+    const key = [this.points, this.seed, this.bandwidth, this.kernel, this.query, this._hoverX].join('|');
+    if (this._computed?.key !== key || this._computed.lab !== lab) this._computed = { key, lab, c: this.compute(lab) };
+    return this._computed.c;
   }
 
   /** Everything shown, from the core: the curve over the x range and the query's weights. */
@@ -183,7 +198,7 @@ export class AttnKernelRegression extends AttnWidget {
   renderWidget(lab) {
     if (typeof lab.kernelRegression !== 'function')
       return html`<p class="error">This build of attnlab has no lab.kernelRegression yet.</p>`;
-    const c = this.compute(lab);
+    const c = this.#computed(lab);
     return this.slideLayout ? this.#renderSlide(c) : this.#renderPage(c);
   }
 
@@ -197,7 +212,7 @@ export class AttnKernelRegression extends AttnWidget {
         ${this.#phase === 'guess' ? this.#predictBlock(c, true) : html`${this.#predictBlock(c, true)}<p class="note prediction" role="status">At x = ${fmt(this.query, 2)} the weights below average the yᵢ into ŷ = <strong>${fmt(c.yhat, 4)}</strong>.
           ${c.note.lead} ${c.note.rest}</p>`}
       </div>
-      ${this.#phase === 'guess' ? nothing : html`<attn-heatmap class="weights" @attn-cell-hover=${(e) => { this._hoverPoint = e.detail?.col ?? null; }} label="attention weights αᵢ(x) of the query over the training points" .values=${c.weights} .rows=${1} .cols=${c.xs.length}
+      ${this.#phase === 'guess' || !drawn(this, 1) ? nothing : html`<attn-heatmap class="weights" @attn-cell-hover=${(e) => { this._hoverPoint = e.detail?.col ?? null; }} label="attention weights αᵢ(x) of the query over the training points" .values=${c.weights} .rows=${1} .cols=${c.xs.length}
         .rowLabels=${[`x=${fmt(this.query, 2)}`]} .colLabels=${Array.from(c.xs, (x) => fmt(x, 2))} colormap="sequential" .vmin=${vmin} .vmax=${vmax} max-width="900" cell-size="40"></attn-heatmap>`}`;
   }
 

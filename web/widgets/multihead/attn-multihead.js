@@ -52,6 +52,9 @@ export const slideStyles = css`
   attn-heatmap.linked { outline: 3px solid #1f2328; outline-offset: 3px; border-radius: 2px; }
 `;
 
+/** The part of the page's first draw (labReady) at which stage i's first map comes: stage 1 takes three parts. */
+const PART = [0, 2, 5, 6, 7];
+
 export class AttnMultihead extends AttnWidget {
   static properties = {
     preset: { type: String, reflect: true },
@@ -248,9 +251,13 @@ export class AttnMultihead extends AttnWidget {
     return r;
   }
 
-  /** The page's first draw: the inputs, then Q, K, V per head, the weights, the concatenation and the output, a task each. */
+  /**
+   * The page's first draw, a task each: the controls with X, W_Q and W_K; W_V and W_O; the heads' Q, then
+   * their K, then their V; the weights; the concatenation; the output (PART: each stage's first part).
+   * A stage's maps in one task (or the five editors in one) took ~60–70 ms of CPU at 4x throttle.
+   */
   labReady() {
-    drawInParts(this, 4);
+    drawInParts(this, PART[4] + 1);
   }
 
   /** Labels and head slices kept between renders (new arrays would redraw the maps and editors). */
@@ -299,7 +306,7 @@ export class AttnMultihead extends AttnWidget {
     const concatLabels = this.#kept(`concat|${D}|${dk}`, () => Array.from({ length: D }, (_, j) => `h${Math.floor(j / dk) + 1}·${(j % dk) + 1}`));
     const slice = (name, h) => this.#kept(`${name}|${h}|${this._computed?.key}`, () => (name === 'weights' ? r.weights.subarray(h * t * t, (h + 1) * t * t) : headSlice(r[name], t, D, h, dk)));
     // A stage is drawn when it is shown and its part of the first draw has come (parts.js).
-    const s = (i) => this.shows(i) && drawn(this, Math.min(i, 3));
+    const s = (i, k = 0) => this.shows(i) && drawn(this, PART[i] + k);
     const fixed = this.#fixedWeights;
     const hm = (cls, label, values, rows, cols, rowLabels, colLabels, prob = false) => html`<attn-heatmap class=${cls + this.#linkClass(cls)} .label=${label}
       .values=${values} .rows=${rows} .cols=${cols} .rowLabels=${rowLabels} .colLabels=${colLabels} .colormap=${prob ? 'sequential' : 'diverging'}
@@ -314,13 +321,13 @@ export class AttnMultihead extends AttnWidget {
       ${this.#predictToggle()}${this.stageBar(this.predict ? PREDICT.names : STAGES)}
       <div class="stage s0"><h3>0 · Inputs: X and the weights (head h owns d<sub>k</sub> columns of each W: labels h·j)</h3>
         <div class="row">${ed('x', 'X', t, D, tokens, dims(D))}${ed('wq', 'W_Q', D, D, dims(D), concatLabels)}${ed('wk', 'W_K', D, D, dims(D), concatLabels)}
-          ${ed('wv', 'W_V', D, D, dims(D), concatLabels)}${ed('wo', 'W_O', D, D, concatLabels, dims(D))}</div></div>
+          ${drawn(this, 1) ? html`${ed('wv', 'W_V', D, D, dims(D), concatLabels)}${ed('wo', 'W_O', D, D, concatLabels, dims(D))}` : nothing}</div></div>
       ${s(1) ? html`<div class="stage s1"><h3>1 · Per head: Q<sub>h</sub>, K<sub>h</sub>, V<sub>h</sub></h3>
         <attn-tex .expr=${'Q_h = X W_Q^{(h)},\\quad K_h = X W_K^{(h)},\\quad V_h = X W_V^{(h)}'}></attn-tex>
         <div class="row">${perHead((h) => html`<div class="head">
           ${hm(`q head${h + 1}`, `Q${h + 1}`, slice('q', h), t, dk, tokens, dims(dk))}
-          ${hm(`k head${h + 1}`, `K${h + 1}`, slice('k', h), t, dk, tokens, dims(dk))}
-          ${hm(`v head${h + 1}`, `V${h + 1}`, slice('v', h), t, dk, tokens, dims(dk))}</div>`)}</div></div>` : nothing}
+          ${s(1, 1) ? hm(`k head${h + 1}`, `K${h + 1}`, slice('k', h), t, dk, tokens, dims(dk)) : nothing}
+          ${s(1, 2) ? hm(`v head${h + 1}`, `V${h + 1}`, slice('v', h), t, dk, tokens, dims(dk)) : nothing}</div>`)}</div></div>` : nothing}
       ${this.#predictBlock(r, this.#predictView, 2, true)}
       ${s(2) ? html`<div class="stage s2"><h3>2 · Per-head attention weights</h3>
         <div class="row">${perHead((h) => hm(`weights head${h + 1}`, `head ${h + 1} weights`, slice('weights', h), t, t, tokens, tokens, true))}</div></div>` : nothing}

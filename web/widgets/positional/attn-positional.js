@@ -93,6 +93,11 @@ export class AttnPositional extends AttnWidget {
 
   /** The learned table, RoPE scores and ALiBi bias at N positions (trained length T), from the core. */
   #beyond(lab, D, N, T) {
+    return { ...this.#learned(lab, D, N, T), ...this.#rope(lab, D, N), ...this.#alibi(lab, N) };
+  }
+
+  /** The learned table at N positions (trained length T): the rows it has, and the API's Error past T. */
+  #learned(lab, D, N, T) {
     const table = uniformMatrix(this.seed, T * D);  // stands in for a trained table
     let learned, learnedError = '';
     try {
@@ -103,14 +108,24 @@ export class AttnPositional extends AttnWidget {
       learned = new Float32Array(N * D).fill(NaN);
       learned.set(lab.positionalEncoding({ kind: 'learned', table, maxLength: T, dModel: D, length: Math.min(N, T) }));
     }
+    return { learned, learnedError };
+  }
+
+  /** RoPE's scores q_i·k_j for one content vector at N positions. */
+  #rope(lab, D, N) {
     const u = uniformMatrix(this.seed + 1, D);  // the same content vector at every position
     const rows = new Float32Array(N * D);
     for (let i = 0; i < N; i++) rows.set(u, i * D);
     const rot = lab.rope({ x: rows, t: N, dim: D, base: this.base });
     const ropeScores = lab.attention({ q: rot, k: rot, v: new Float32Array(N), tq: N, tk: N, dk: D, dv: 1, scale: 1 / Math.sqrt(D) }).scores;
+    return { ropeScores };
+  }
+
+  /** ALiBi's bias for the widget's head at N positions (of 8 heads). */
+  #alibi(lab, N) {
     const H = 8, h = Math.min(H, Math.max(1, this.head));
     const alibi = lab.alibi({ heads: H, tq: N });
-    return { learned, learnedError, ropeScores, h, slope: alibi.slopes[h - 1], bias: alibi.bias.subarray((h - 1) * N * N, h * N * N) };
+    return { h, slope: alibi.slopes[h - 1], bias: alibi.bias.subarray((h - 1) * N * N, h * N * N) };
   }
 
   #peFormula() {
@@ -223,8 +238,19 @@ export class AttnPositional extends AttnWidget {
   /**
    * The page's numbers (and the maps' labels), kept while the settings stay: a render that draws the
    * next part of the first draw, or a re-layout, gives the maps drawn before the same arrays (not redrawn).
+   * Each map's numbers are computed when its part is first drawn (the learned table, RoPE, ALiBi: parts
+   * 1, 2, 3), not all in the first part's task.
    */
   #pageNumbers(lab, D) {
+    const page = this.#pageEncoding(lab, D), { N, T } = page;
+    if (drawn(this, 1)) page.learned ??= this.#learned(lab, D, N, T);
+    if (drawn(this, 2)) page.rope ??= this.#rope(lab, D, N);
+    if (drawn(this, 3)) page.alibi ??= this.#alibi(lab, N);
+    return { ...page, ...page.learned, ...page.rope, ...page.alibi };
+  }
+
+  /** The encoding and its dot products (part 0), with the labels. */
+  #pageEncoding(lab, D) {
     const L = this.length ?? 48, base = this.base, N = this.viewLength, T = this.trained;
     const key = `${base}|${D}|${L}|${N}|${T}|${this.seed}|${this.head}`;
     if (this._page?.key === key) return this._page;
@@ -234,8 +260,7 @@ export class AttnPositional extends AttnWidget {
     const d0 = this.#dots(lab, peLong, D, 0, K), d8 = this.#dots(lab, peLong, D, p2, K);
     const posLabels = (n) => Array.from({ length: n }, (_, i) => String(i));
     // Side by side at viewLength (> trained: beyond what a model would have seen).
-    this._page = { key, L, N, T, p2, pe, d0, d8, dims: Array.from({ length: D }, (_, j) => String(j)), posL: posLabels(L), posN: posLabels(N),
-      ...this.#beyond(lab, D, N, T) };
+    this._page = { key, L, N, T, p2, pe, d0, d8, dims: Array.from({ length: D }, (_, j) => String(j)), posL: posLabels(L), posN: posLabels(N) };
     return this._page;
   }
 
@@ -245,7 +270,9 @@ export class AttnPositional extends AttnWidget {
     const { L, N, T, p2, pe, d0, d8, dims, posL, posN, learned, learnedError, ropeScores, h, slope, bias } = this.#pageNumbers(lab, D);
     const base = this.base;
     // Cells of at least 6 px keep the axis labels (every n-th) at long lengths, as far as the page allows.
-    const avail = this.clientWidth ? this.clientWidth - 40 : 900;
+    // The column's width as the widget measured it (widget.js), not this.clientWidth: reading that here laid
+    // out the whole page in the middle of its first draw (~30 ms of CPU at 4x throttle). ≈ clientWidth − 40.
+    const avail = this._pageWidth ? this._pageWidth - 6 : 900;
     const nnWidth = Math.max(300, Math.min(6 * N + 110, avail));
     const learnedWidth = Math.max(260, Math.min(6 * D + 110, avail));
     const f = this.fields;

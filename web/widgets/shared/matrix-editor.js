@@ -7,7 +7,6 @@
 // Alt+↑/↓ adds/subtracts the step (Shift ×10).
 // Event: `attn-matrix-change` { values } (a new array) on every valid edit.
 import { LitElement, html, css } from 'lit';
-import { unsafeHTML } from 'lit/directives/unsafe-html.js';
 import { scaleFor, css as rgbCss, textOn } from './colormap.js';
 import { cellProblem } from './field.js';
 import { CELL_LIMIT } from './hash.js';
@@ -205,7 +204,9 @@ export class AttnMatrixEditor extends LitElement {
    * Lit template instance with five parts per cell: a page's first draw of its four editors spent most
    * of its time there), then kept; the numbers, colours and the Tab stop are written into the cells
    * after each render (#sync), as Lit's bindings did: a cell's value only when it differs from the one
-   * written last (a cell being typed in keeps its text).
+   * written last (a cell being typed in keeps its text). The markup goes into the table as parsed
+   * (update()), not as a Lit template: Lit would walk every node of a new template for bindings (there
+   * are none) and then clone it, for each new shape or labels.
    */
   #cells() {
     const { rows, cols } = this, esc = escapeHtml;
@@ -231,7 +232,7 @@ export class AttnMatrixEditor extends LitElement {
       m += '</tr>';
     }
     this._cellsKey = key;
-    this._cellsMarkup = unsafeHTML(m);
+    this._cellsMarkup = m;
     this._written = written;
     this._fresh = true;  // the markup holds the current numbers: nothing to write after this render
     return this._cellsMarkup;
@@ -256,6 +257,19 @@ export class AttnMatrixEditor extends LitElement {
     this._written = w;
   }
 
+  update(changed) {
+    super.update(changed);
+    // The cells' markup, when it changed (or the table is new): parsed once, its nodes moved into the table.
+    const table = this.renderRoot.querySelector('table[role="grid"]');
+    if (table && (this._cellsIn !== table || this._cellsShown !== this._cellsMarkup)) {
+      const t = document.createElement('template');
+      t.innerHTML = this._cellsMarkup;
+      table.replaceChildren(t.content);
+      this._cellsIn = table;
+      this._cellsShown = this._cellsMarkup;
+    }
+  }
+
   updated(changed) {
     super.updated?.(changed);
     this.#sync();
@@ -263,6 +277,7 @@ export class AttnMatrixEditor extends LitElement {
 
   render() {
     const v = this.values ?? [];
+    this.#cells();  // (written into the table by update())
     // Cells as wide as the longest number (999999 or -123456.789 whole, never its last digits only).
     const chars = Math.max(0, ...Array.from(v.slice(0, this.rows * this.cols), (x) => String(x ?? '').length));
     const cellW = `${Math.max(3.6, 0.62 * chars + 0.8).toFixed(2)}em`;
@@ -270,7 +285,7 @@ export class AttnMatrixEditor extends LitElement {
       <span class="sr-only" id="keys">Arrow keys move between cells; type a number, or Enter to edit in place; Alt+Up or Alt+Down changes the number by ${this.step}.</span>
       <table role="grid" aria-label="${this.label} (editable)" aria-describedby="keys" style=${`--cell-w:${cellW}`}
         @focusin=${this.#onCell} @focusout=${this.#onCell} @change=${this.#onCell} @input=${this.#onCell} @keydown=${this.#onCell}
-        @pointerdown=${this.#onCell} @pointermove=${this.#onCell} @pointerup=${this.#onCell} @pointercancel=${this.#onCell}>${this.#cells()}</table>${this._problem ? html`<p class="cell-msg" id="cell-msg" role="alert">${this.#cellName(this._problem.index)}: ${this._problem.text}</p>` : ''}`;
+        @pointerdown=${this.#onCell} @pointermove=${this.#onCell} @pointerup=${this.#onCell} @pointercancel=${this.#onCell}></table>${this._problem ? html`<p class="cell-msg" id="cell-msg" role="alert">${this.#cellName(this._problem.index)}: ${this._problem.text}</p>` : ''}`;
   }
 }
 

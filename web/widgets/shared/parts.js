@@ -7,17 +7,21 @@
 // once (the deck shows one slide, sized to it). An edit meanwhile draws what is drawn so far; the
 // remaining parts come as planned. Without requestAnimationFrame (Node) everything is drawn at once.
 
-const nextFrame = () => new Promise((ok) => requestAnimationFrame(() => setTimeout(ok, 0)));
+/** Resolves in a task after the next frame (the frame before it is painted first). */
+export const nextFrame = () => new Promise((ok) => requestAnimationFrame(() => setTimeout(ok, 0)));
 
 /**
  * Starts the parts 1 … n − 1 of `el`'s first draw (its next update draws part 0). `partial: false` for a
  * widget already drawn (its height is its own, not the placeholder's): its first maps come in parts.
+ * Returns, when the draw comes in parts, one promise per part that resolves once that part is drawn
+ * (e.g. to hold other work until the first numbers are painted); null when everything is drawn at once.
  */
 export function drawInParts(el, n, { partial = true } = {}) {
-  if (el.slideLayout || typeof requestAnimationFrame !== 'function' || n <= 1) { el._drawPart = null; return; }
+  if (el.slideLayout || typeof requestAnimationFrame !== 'function' || n <= 1) { el._drawPart = null; return null; }
   el._drawPart = 0;
   if (partial) el._partial = true;
   let chain = el.updateComplete;
+  const parts = [chain];
   for (let k = 1; k < n; k++) {
     chain = chain.then(nextFrame).then(() => {
       if (el._drawPart === null) return undefined;
@@ -26,7 +30,9 @@ export function drawInParts(el, n, { partial = true } = {}) {
       if (partial) el._partial = !last;
       return el.updateComplete;
     });
+    parts.push(chain);
   }
+  return parts;
 }
 
 /** True when part `k` of `el`'s first draw is drawn (or the first draw is over). */

@@ -27,8 +27,17 @@ import { linkFrom, linkProps, readoutFor } from './link.js';
 import '../shared/heatmap.js';
 import '../shared/matrix-editor.js';
 import { holdTypesetting } from '../shared/tex.js';
+import { drawInParts, nextFrame } from '../shared/parts.js';
 import { guessRow, predictStyles, revealLine } from '../shared/predict.js';
 import { PREDICT, fitGuess, fitRow, revealRow } from './predict.js';
+
+/**
+ * The parts of a page's first draw (labReady): the last stage each draws. Part 0 the controls and the
+ * inputs; Q_PART Q's map alone (the page's first numbers), the next K's and V's; then a stage per part;
+ * the last part the softmax and the output (the weights and output maps always together).
+ */
+const PARTS = [0, 1, 1, 2, 3, 4, null];
+const Q_PART = 1;
 
 const STAGES = ['inputs', 'Q, K, V', 'scores', 'scaled', 'masked', 'softmax', 'output'];
 /** The predict stage's formula: the softmax with its result asked for. */
@@ -49,10 +58,8 @@ export class AttnSteps extends AttnWidget {
     seed: { type: Number },
     weightRange: { type: String, attribute: 'weight-range' },
     _link: { state: true },
-    /** First draw on a page: the last stage drawn so far (null: every stage), see labReady. */
-    _upTo: { state: true },
-    /** First draw on a page, stage 1: Q's map alone so far (K's and V's come in the next part). */
-    _qOnly: { state: true },
+    /** The part of the page's first draw drawn so far (parts.js; null: all), see labReady and PARTS. */
+    _drawPart: { state: true },
     tokens: { attribute: false },
     x: { attribute: false },
     wq: { attribute: false },
@@ -136,8 +143,6 @@ export class AttnSteps extends AttnWidget {
     this.predict = false;
     this.predictRow = 0;
     this.guess = null;
-    this._upTo = null;
-    this._qOnly = false;
   }
 
   /**
@@ -148,27 +153,19 @@ export class AttnSteps extends AttnWidget {
    * Drawing all seven stages at once was the page's longest task (~0.6 s of CPU with the CPU throttled
    * 4×); the inputs with Q, K, V together were still ~0.3 s. A render that only draws the next part
    * reuses the core's results and leaves the drawn stages as they are (guard on _drawGen); edits
-   * meanwhile draw what is drawn so far; a slide draws at once.
+   * meanwhile draw what is drawn so far; a slide draws at once (parts.js).
    */
   labReady() {
-    if (this.slideLayout || typeof requestAnimationFrame !== 'function') return;
-    this._upTo = 0;
-    this._partial = true;
-    let chain = this.updateComplete;
-    const nextFrame = () => new Promise((ok) => requestAnimationFrame(() => setTimeout(ok, 0)));
-    for (const [upTo, qOnly] of [[1, true], [1, false], [2, false], [3, false], [4, false], [null, false]]) {
-      chain = chain.then(nextFrame).then(() => {
-        if (this._upTo === null) return undefined;
-        const to = this.slideLayout ? null : upTo;
-        this._upTo = to;
-        this._qOnly = to !== null && qOnly;
-        this._partial = to !== null;
-        return this.updateComplete;
-      });
-      // KaTeX (its code and the formulas' typesetting) waits until Q's numbers, the page's first, are
-      // painted: at 4x CPU throttling it took ~0.1 s of CPU before them. The formulas keep their room.
-      if (qOnly) holdTypesetting(chain.then(nextFrame));
-    }
+    const parts = drawInParts(this, PARTS.length);
+    // KaTeX (its code and the formulas' typesetting) waits until Q's numbers, the page's first, are
+    // painted: at 4x CPU throttling it took ~0.1 s of CPU before them. The formulas keep their room.
+    if (parts) holdTypesetting(parts[Q_PART].then(nextFrame));
+  }
+
+  /** The last stage drawn so far (null: every stage). */
+  get #upTo() {
+    const p = this._drawPart;
+    return p === null || p === undefined ? null : PARTS[p];
   }
 
   applyState(state) {
@@ -190,7 +187,7 @@ export class AttnSteps extends AttnWidget {
     if (!this.x) this.#loadPreset('football');
     // Only the next part of the first draw (labReady): nothing shown changed. Anything else, or an
     // update asked for without a property (requestUpdate()), draws everything again.
-    const nextPartOnly = changed.size > 0 && [...changed.keys()].every((k) => k === '_upTo' || k === '_qOnly' || k === '_partial');
+    const nextPartOnly = changed.size > 0 && [...changed.keys()].every((k) => k === '_drawPart' || k === '_partial');
     this._reuse = nextPartOnly && !!this._computed;
     if (!nextPartOnly) this._drawGen = (this._drawGen ?? 0) + 1;
   }
@@ -322,7 +319,8 @@ export class AttnSteps extends AttnWidget {
   /** The widget's own stage i is shown (the predict stage hides the softmax and what follows it). */
   shows(i) {
     const own = this.#predictView.own;
-    return (own === null || own === undefined || own >= i) && !(this._upTo !== null && i > this._upTo);
+    const upTo = this.#upTo;
+    return (own === null || own === undefined || own >= i) && !(upTo !== null && i > upTo);
   }
 
   /** Page, full controls: predict the softmax before seeing it (a self-check). */
@@ -391,7 +389,7 @@ export class AttnSteps extends AttnWidget {
   renderWidget(lab) {
     // While the first draw shows no stage past the inputs, nothing is computed; past Q, K and V, only
     // they are (unless a map is hovered: a link highlights the other maps, and V's rows by their weights).
-    const upTo = this.slideLayout || this._link ? null : this._upTo;
+    const upTo = this.slideLayout || this._link ? null : this.#upTo;
     const need = upTo === null || upTo >= 2 ? 'all' : upTo === 1 ? 'projections' : 'none';
     let c = this._reuse ? this._computed : null;
     if (!c || (need !== 'none' && !c.q)) c = need === 'none' ? { t: this.tokens.length } : this.compute(lab, { projectionsOnly: need === 'projections' });
@@ -424,7 +422,7 @@ export class AttnSteps extends AttnWidget {
     const sc = this.scale === 'none' ? '' : '\\sqrt{d_k}\\,';
     const denom = this.scale === 'none' && this.temperature === 1 ? '' : `${sc}\\tau`;
     const frac = denom ? `\\frac{QK^\\top}{${denom}}` : 'QK^\\top';
-    const kv = !(this._qOnly && this._upTo === 1);  // K's and V's maps (the first draw shows Q's alone first)
+    const kv = this._drawPart !== Q_PART;  // K's and V's maps (the first draw shows Q's alone first)
     return html`
       <attn-tex class="formula" display .expr=${`\\mathrm{Attention}(Q,K,V) = \\mathrm{softmax}\\!\\left(${frac} + M\\right)V,\\qquad \\tau = ${this.temperature}`}></attn-tex>
       <div class="controls">
@@ -476,7 +474,7 @@ export class AttnSteps extends AttnWidget {
         <p class="note">Click a cell of M (or focus it, move with the arrows and press Enter) to mask or unmask it.</p>
         <div class="row">${hm('mask-m', c.noMask ? 'no mask: M = 0 everywhere' : 'M (grey: −∞, white: 0)', c.m, t, t, tokens, { ...M_PANEL, onToggle: (e) => this.#toggleMask(e, c.r.scaled) })}
           ${hm('masked', 'scaled + M', c.r.scaled, t, t, tokens, sr)}</div></div>`) : nothing}
-      ${this._upTo !== null && this._upTo < 5 ? nothing : this.#predictBlock(c, this.#predictView, 5, true)}
+      ${this.#upTo !== null && this.#upTo < 5 ? nothing : this.#predictBlock(c, this.#predictView, 5, true)}
       ${this.shows(5) ? guard([this._drawGen], () => html`<div class="stage s5"><h3>5 · Softmax of each row: the attention weights</h3>
         <attn-tex .expr=${'A_{ij} = \\dfrac{\\exp(s_{ij})}{\\sum_{k} \\exp(s_{ik})},\\qquad H_i = -\\sum_j A_{ij}\\ln A_{ij} \\le \\ln t_k'}></attn-tex>
         <div class="row">${hm('weights', 'weights A', c.r.weights, t, t, tokens, { colormap: 'sequential', probability: true })}

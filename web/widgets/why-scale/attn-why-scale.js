@@ -160,14 +160,30 @@ export class AttnWhyScale extends AttnWidget {
     // While the rows fill in, the example row stays the last one drawn (no extra sampling in this task);
     // the page's first part (parts.js) has no example maps: nothing sampled for them yet.
     const m = Math.min(this.keys, this.samples);
-    const ex = drawn(this, 1) ? rows.find((r) => r.d === this.dk) ?? (rows.length < dks.length ? this._lastEx : null) ?? this.measure(lab, this.dk) : null;
+    const ex = drawn(this, 3) ? rows.find((r) => r.d === this.dk) ?? (rows.length < dks.length ? this._lastEx : null) ?? this.measure(lab, this.dk) : null;
     if (ex) this._lastEx = ex;
     return this.slideLayout ? this.#renderSlide(dks, rows, ex, m) : this.#renderPage(dks, rows, ex, m);
   }
 
-  /** The page's first draw: the controls and the plots, then the example maps and the table (parts.js). */
+  /**
+   * The page's first draw: the controls and the variance plot, then the weights plot, the table, and the
+   * example maps (their d_k sampled only then), a task each (parts.js).
+   */
   labReady() {
-    drawInParts(this, 2);
+    drawInParts(this, 4);
+  }
+
+  /**
+   * The page's two plots, kept while what they show stays (the rows, the keys, the width): a render for
+   * the next part of the first draw or the table's example row does not lay out their axes again.
+   */
+  #pagePlots(rows, dks, m, W) {
+    const memo = this._pagePlots;
+    if (memo?.rows === rows && memo.m === m && memo.W === W && memo.dks.join() === dks.join()) return memo;
+    const p = this.#plots(rows, dks, m, true), xDomain = this.#xDomain(dks, W, 12);
+    this._pagePlots = { rows, dks, m, W, variance: plot({ title: 'variance of the scores', width: W, height: 260, xDomain, ...p.variance }),
+      peak: plot({ title: `softmax over ${m} keys: mean largest weight`, width: W, height: 260, xDomain, ...p.peak }) };
+    return this._pagePlots;
   }
 
   #renderPage(dks, rows, ex, m) {
@@ -175,20 +191,20 @@ export class AttnWhyScale extends AttnWidget {
     if (this._keyLabels?.length !== m) this._keyLabels = Array.from({ length: m }, (_, j) => `k${j + 1}`);
     const keyLabels = this._keyLabels;
     const { vmin, vmax } = this.#weightsRange();
-    const p = this.#plots(rows, dks, m, true), W = this.pageFit(400);
+    const plots = this.#pagePlots(rows, dks, m, this.pageFit(400));
     return html`
       <attn-tex class="formula" display .expr=${FULL_TEX}></attn-tex>
       <div class="controls">${this.#otherControls()}${this.#dkControl(dks)}
         <span class="sampling" role="status">${rows.length < dks.length ? html`sampling d<sub>k</sub> = ${dks[rows.length]}…` : ''}</span></div>
       <div class="row">
-        ${plot({ title: 'variance of the scores', width: W, height: 260, xDomain: this.#xDomain(dks, W, 12), ...p.variance })}
-        ${plot({ title: `softmax over ${m} keys: mean largest weight`, width: W, height: 260, xDomain: this.#xDomain(dks, W, 12), ...p.peak })}
+        ${plots.variance}
+        ${drawn(this, 1) ? plots.peak : nothing}
       </div>
-      ${drawn(this, 1) ? html`<h3>One query at d<sub>k</sub> = ${this.dk}</h3>
-      <div class="row">
+      ${drawn(this, 2) ? html`<h3>One query at d<sub>k</sub> = ${this.dk}</h3>
+      ${ex ? html`<div class="row">
         <attn-heatmap class="example-raw" label="weights without the scale" .values=${ex.exampleRaw} .rows=${1} .cols=${m} .rowLabels=${['q']} .colLabels=${keyLabels} colormap="sequential" .vmin=${vmin} .vmax=${vmax}></attn-heatmap>
         <attn-heatmap class="example-scaled" label="weights with 1/√dₖ" .values=${ex.exampleScaled} .rows=${1} .cols=${m} .rowLabels=${['q']} .colLabels=${keyLabels} colormap="sequential" .vmin=${vmin} .vmax=${vmax}></attn-heatmap>
-      </div>
+      </div>` : nothing}
       <p class="note">Without the scale a single key takes almost all the weight once d<sub>k</sub> is large: the softmax saturates, its gradient vanishes, and learning stalls.</p>
       <div class="scrollx" tabindex="0" role="region" aria-label="measurements table"><table class="plain measurements"><caption>measured from ${this.samples}×${this.samples} dot products per d<sub>k</sub> (seed ${this.seed})</caption>
         <tr><th>d<sub>k</sub></th><th>var[q·k]</th><th>var[q·k/√d<sub>k</sub>]</th><th>max weight, no scale</th><th>max weight, 1/√d<sub>k</sub></th><th>entropy, no scale</th><th>entropy, 1/√d<sub>k</sub></th></tr>

@@ -293,3 +293,47 @@ describe('multi-head attention: numerical edges', () => {
     expect(() => lab.multiHeadAttention({ ...call, wo: [2], intermediates: false })).toThrow(/^multiHeadAttention: output heads·wo \+ bo can exceed float32 range \(bound 6e38\)/);
   });
 });
+
+// The options are read in one pass over the caller's object (multihead.js, options()): every way an
+// object can hold them must give what reading each name gives.
+describe('options read from any kind of object, as reading each name reads them', () => {
+  const a = args(seededRandom(83), { biases: true });
+  const opts = { scale: 0.3, mask: 'causal', rope: { base: 500 } };
+  const want = (lab) => lab.multiHeadAttention({ ...a, ...opts });
+  const same = (r, w) => { for (const k of Object.keys(w)) expect(Array.from(r[k]), k).toEqual(Array.from(w[k])); };
+
+  test('spread with out, a class instance with getters, a null prototype, Object.create(base)', () => {
+    const w = want(lab);
+    let r = lab.multiHeadAttention({ ...a, ...opts });
+    for (let i = 0; i < 3; i++) r = lab.multiHeadAttention({ ...a, ...opts, out: r });
+    same(r, w);
+    class Opts { get scale() { return 0.3; } get mask() { return 'causal'; } }
+    same(lab.multiHeadAttention(Object.assign(new Opts(), a, { rope: { base: 500 } })), w);
+    same(lab.multiHeadAttention(Object.assign(Object.create(null), a, opts)), w);
+    same(lab.multiHeadAttention(Object.assign(Object.create(opts), a)), w);
+  });
+
+  test('an option defined non-enumerable, or on Object.prototype, still counts', () => {
+    const w = want(lab);
+    const o = { ...a, rope: { base: 500 } };
+    Object.defineProperty(o, 'scale', { value: 0.3, enumerable: false });
+    Object.defineProperty(o, 'mask', { value: 'causal', enumerable: false });
+    same(lab.multiHeadAttention(o), w);
+    try {
+      Object.defineProperty(Object.prototype, 'scale', { value: 0.3, configurable: true, writable: true });
+      same(lab.multiHeadAttention({ ...a, mask: 'causal', rope: { base: 500 } }), w);
+    } finally { delete Object.prototype.scale; }
+    expect(Object.prototype.scale).toBeUndefined();
+  });
+
+  test('unknown names refused with the same message, however the object holds them', () => {
+    const msg = /multiHeadAttention: unknown option 'sclae', expected some of: dModel, heads, wq/;
+    const r = lab.multiHeadAttention(a);
+    expect(() => lab.multiHeadAttention({ ...a, out: r, sclae: 1 })).toThrow(msg);
+    expect(() => lab.multiHeadAttention(Object.assign(Object.create(null), a, { sclae: 1 }))).toThrow(msg);
+    expect(lab.multiHeadAttention({ ...a, sclae: undefined }).output).toEqual(r.output);  // undefined = absent
+    const layer = lab.createMultiHeadAttention({ dModel: a.dModel, heads: a.heads, wq: a.wq, wk: a.wk, wv: a.wv, wo: a.wo });
+    expect(() => layer.forward({ x: a.x, tq: a.tq, wq: a.wq })).toThrow(/unknown option 'wq', expected some of: x, tq, mask/);
+    layer.dispose();
+  });
+});

@@ -22,9 +22,9 @@ import {
 export function multiHeadAttention(lab, args) {
   const fn = 'multiHeadAttention';
   requireObject(fn, args);
-  noUnknownKeys(fn, args, MHA_KEYS);
-  const D = int(fn, 'dModel', args.dModel), H = int(fn, 'heads', args.heads);
-  return mha(lab, fn, args, D, H, mhaWeights(fn, args, D), null);
+  const o = options(fn, args, MHA_KEYS);
+  const D = int(fn, 'dModel', o.dModel), H = int(fn, 'heads', o.heads);
+  return mha(lab, fn, o, D, H, mhaWeights(fn, o, D), null);
 }
 
 /**
@@ -55,7 +55,7 @@ export function createMultiHeadAttention(lab, args) {
   return new MultiHeadAttentionLayer(lab, D, H, handle);
 }
 
-// The multi-head call behind both APIs: `w` holds the checked weights to copy in (layer = null), or
+// The multi-head call behind both APIs (`args`: the caller's options as options() read them): `w` holds the checked weights to copy in (layer = null), or
 // `layer` is a layer's handle, whose weights are already in WebAssembly memory. Checks the core
 // makes itself (heads dividing dModel, RoPE's even head width, ALiBi on self-attention) are left to it.
 function mha(lab, fn, args, D, H, w, layer) {
@@ -143,6 +143,89 @@ const MHA_CALL_NAMES = ['x', 'tq', 'mask', 'context', 'tk', 'scale', 'rope', 'al
 const MHA_CALL = new Set(MHA_CALL_NAMES);  // layer.forward's options (Sets: noUnknownKeys looks each key up once)
 const MHA_KEYS = new Set(['dModel', 'heads', ...MHA_WEIGHTS, ...MHA_CALL_NAMES]);  // multiHeadAttention's options
 
+// A call's options, each read from the caller's object once, into an object of one fixed shape that
+// the checks below then read. Why: `r = lab.multiHeadAttention({ ...args, out: r })` (the documented
+// pattern) makes an object of a new hidden class on every call in V8 (a spread followed by more keys),
+// so each of the ~25 reads of its options by name missed every inline cache and took the slow lookup
+// (absent options too, through the prototype): 17 against 7 µs a call at (1, 4, 1). A for-in reads
+// each own key's value through its enumeration, fast for any hidden class. Objects whose prototype is
+// not Object.prototype (a class instance, Object.create(base), null) are read by name, as before; so is
+// an option defined on the object but not enumerable, or inherited from Object.prototype (they can be
+// seen only by reading the name, and a for-in yields only enumerable keys).
+// known: the Set of the call's option names. Unknown names are refused as noUnknownKeys refuses them.
+class MhaOptions {
+  constructor() {
+    this.x = undefined; this.tq = undefined; this.mask = undefined; this.context = undefined; this.tk = undefined;
+    this.scale = undefined; this.rope = undefined; this.alibi = undefined; this.intermediates = undefined;
+    this.out = undefined; this.dModel = undefined; this.heads = undefined;
+    this.wq = undefined; this.wk = undefined; this.wv = undefined; this.wo = undefined;
+    this.bq = undefined; this.bk = undefined; this.bv = undefined; this.bo = undefined;
+  }
+}
+
+function options(fn, args, known) {
+  const o = new MhaOptions();
+  if (Object.getPrototypeOf(args) !== Object.prototype) {
+    noUnknownKeys(fn, args, known);
+    for (const k of known) o[k] = args[k];
+    return o;
+  }
+  let seen = 0;  // the known names given a value by the for-in
+  for (const k in args) {
+    if (!known.has(k)) {
+      if (args[k] !== undefined && Object.hasOwn(args, k)) noUnknownKeys(fn, args, known);  // throws, with its message
+      continue;
+    }
+    seen++;
+    const v = args[k];
+    switch (k) {
+      case 'x': o.x = v; break;
+      case 'tq': o.tq = v; break;
+      case 'mask': o.mask = v; break;
+      case 'context': o.context = v; break;
+      case 'tk': o.tk = v; break;
+      case 'scale': o.scale = v; break;
+      case 'rope': o.rope = v; break;
+      case 'alibi': o.alibi = v; break;
+      case 'intermediates': o.intermediates = v; break;
+      case 'out': o.out = v; break;
+      case 'dModel': o.dModel = v; break;
+      case 'heads': o.heads = v; break;
+      case 'wq': o.wq = v; break;
+      case 'wk': o.wk = v; break;
+      case 'wv': o.wv = v; break;
+      case 'wo': o.wo = v; break;
+      case 'bq': o.bq = v; break;
+      case 'bk': o.bk = v; break;
+      case 'bv': o.bv = v; break;
+      case 'bo': o.bo = v; break;
+      default: o[k] = v;
+    }
+  }
+  // A known name the for-in did not give: absent, unless defined non-enumerable on the object or on
+  // Object.prototype. The own count tells the first; a name on Object.prototype is read by name there.
+  if (seen !== known.size && hiddenOption(args, known, seen)) for (const k of known) o[k] = args[k];
+  return o;
+}
+
+// Whether some known name the for-in missed has a property: a non-enumerable own one (the object has
+// more own known names than the for-in saw), or one on Object.prototype (read through an empty object:
+// a read by name of an absent property stays cached until Object.prototype changes: ~20 ns, against
+// ~350 for 20 `in` tests of Object.prototype, whose properties are a dictionary).
+function hiddenOption(args, known, seen) {
+  const p = PROTO_PROBE;
+  if (p.x !== undefined || p.tq !== undefined || p.mask !== undefined || p.context !== undefined || p.tk !== undefined
+    || p.scale !== undefined || p.rope !== undefined || p.alibi !== undefined || p.intermediates !== undefined
+    || p.out !== undefined || p.dModel !== undefined || p.heads !== undefined || p.wq !== undefined || p.wk !== undefined
+    || p.wv !== undefined || p.wo !== undefined || p.bq !== undefined || p.bk !== undefined || p.bv !== undefined
+    || p.bo !== undefined) return true;
+  const names = Object.getOwnPropertyNames(args);
+  let own = 0;
+  for (let i = 0; i < names.length; i++) if (known.has(names[i])) own++;
+  return own !== seen;
+}
+const PROTO_PROBE = {};
+
 function mhaWeights(fn, args, D) {
   const DD = 'dModel·dModel', Dn = 'dModel';  // values appended by matrix() only in a message
   return {
@@ -180,8 +263,7 @@ export class MultiHeadAttentionLayer {
     const fn = 'multiHeadAttention';
     if (!this.#handle) fail(fn, 'this layer was disposed, expected a layer from createMultiHeadAttention that is still alive');
     requireObject(fn, args);
-    noUnknownKeys(fn, args, MHA_CALL);
-    return mha(this.#lab, fn, args, this.dModel, this.heads, null, this.#handle);
+    return mha(this.#lab, fn, options(fn, args, MHA_CALL), this.dModel, this.heads, null, this.#handle);
   }
 
   /** Frees the weights' WebAssembly memory; forward() then throws. Safe to call twice. */

@@ -1,7 +1,7 @@
 // arena.js — the facade's WebAssembly memory: one growing heap block reused by every call. Inputs
 // are copied in, the core computes there, results are copied out; nothing is allocated per call
 // once the block is big enough.
-import { describe, fail } from './validate.js';
+import { fail } from './validate.js';
 
 // The largest block one call may ask of WASM memory (which tops out at 2 GiB). Checked before
 // allocating, so a too-large request is an Error, not an out-of-memory abort.
@@ -74,22 +74,6 @@ export class Arena {
     const views = new Array(n);
     for (let i = 0; i < n; i++) views[i] = new Float32Array(buf, addrs[first + i] - lo * 4, counts[i]);  // by constructor: subarray looks up the species
     return views;
-  }
-
-  // Results copied into the caller's arrays (the `out` option; no allocation at all). `out`
-  // maps result names to Float32Arrays of the right lengths, e.g. the previous call's result.
-  takeInto(fn, out, regions) {
-    const r = {};
-    for (const [name, p, n, expr] of regions) {
-      const dst = out[name];
-      if (!(dst instanceof Float32Array))
-        fail(fn, `out.${name} is ${describe(dst)}, expected a Float32Array of ${expr} = ${n} (for instance the previous result)`);
-      if (dst.length !== n) fail(fn, `out.${name} has ${dst.length} values, expected ${expr} = ${n}`);
-      r[name] = dst;
-    }
-    const heap = this.core.heap().f32;
-    for (const [name, p, n] of regions) r[name].set(heap.subarray(p >>> 2, (p >>> 2) + n));
-    return r;
   }
 
   // Named regions (float counts): { name: count } → { name: address }.

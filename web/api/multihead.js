@@ -100,9 +100,9 @@ function mha(lab, fn, args, D, H, w, layer) {
   const px = addrs[0], pc = addrs[1], pm = addrs[2], pq = addrs[3], pk = addrs[4], pv = addrs[5], ps = addrs[6];
   const pw = addrs[7], ph = addrs[8], po = addrs[9], table = addrs[18], a = lab.arena;
   // The heap views once, after the layout (the last step that could grow memory), not once per input.
-  const heap = lab.core.heap(), f32 = heap.f32, u32 = heap.u32, put = (p, v) => { if (v) f32.set(v, p >>> 2); };
-  put(px, x); put(pc, context);
-  put(pm, m.values);
+  const heap = lab.core.heap(), f32 = heap.f32, u32 = heap.u32;
+  put(f32, px, x); put(f32, pc, context);
+  put(f32, pm, m.values);
   // The table: an absent array's address is 0; pw is the weights (all intermediates) or the workspace.
   const t = table >>> 2;
   u32[t] = REGIONS;
@@ -112,7 +112,7 @@ function mha(lab, fn, args, D, H, w, layer) {
   u32[t + 11] = po;
   if (own) for (let i = 0; i < 8; i++) {
     const v = w[MHA_WEIGHTS[i]], p = addrs[10 + i];
-    put(p, v);
+    put(f32, p, v);
     u32[t + 12 + i] = v ? p : 0;
   } else for (let i = 12; i <= REGIONS; i++) u32[t + i] = 0;
   const maskKind = lab.core.code('maskKind', m.kind);
@@ -121,17 +121,44 @@ function mha(lab, fn, args, D, H, w, layer) {
   // MultiHeadRunCall, says why, with numbers).
   if (own) run(lab, lab.core.module.multiHeadAttention(D, H, table, tq, tk, maskKind, m.window, m.causal, scale, rope, ropeBase, alibi));
   else run(lab, layer.forward(table, tq, tk, maskKind, m.window, m.causal, scale, rope, ropeBase, alibi));
+  // out: each array checked (in the order q, k, v, scores, weights, heads, output) before any is
+  // written; the result has the fresh result's shape (one hidden class for `r` whichever call made it).
   if (!intermediates) {
-    if (out) return a.takeInto(fn, out, [['output', po, tq * D, 'tq·dModel']]);
+    if (out) {
+      const o = outArray(fn, 'output', out.output, tq * D, 'tq·dModel');
+      return { output: copyOut(lab, o, po) };
+    }
     return { output: a.take(po, tq * D) };
   }
   if (out) {
     const qD = 'tq·dModel', kD = 'tk·dModel', hT = 'heads·tq·tk';
-    return a.takeInto(fn, out, [['q', pq, tq * D, qD], ['k', pk, tk * D, kD], ['v', pv, tk * D, kD],
-      ['scores', ps, hw, hT], ['weights', pw, hw, hT], ['heads', ph, tq * D, qD], ['output', po, tq * D, qD]]);
+    const q = outArray(fn, 'q', out.q, tq * D, qD), k = outArray(fn, 'k', out.k, tk * D, kD);
+    const v = outArray(fn, 'v', out.v, tk * D, kD), s = outArray(fn, 'scores', out.scores, hw, hT);
+    const wt = outArray(fn, 'weights', out.weights, hw, hT), hd = outArray(fn, 'heads', out.heads, tq * D, qD);
+    const o = outArray(fn, 'output', out.output, tq * D, qD);
+    return { q: copyOut(lab, q, pq), k: copyOut(lab, k, pk), v: copyOut(lab, v, pv), scores: copyOut(lab, s, ps),
+      weights: copyOut(lab, wt, pw), heads: copyOut(lab, hd, ph), output: copyOut(lab, o, po) };
   }
   const r = a.takeMany(addrs, 3, [tq * D, tk * D, tk * D, hw, hw, tq * D, tq * D]);
   return { q: r[0], k: r[1], v: r[2], scores: r[3], weights: r[4], heads: r[5], output: r[6] };
+}
+
+// An input into WebAssembly memory at byte address p (an absent one: nothing).
+function put(f32, p, v) { if (v) f32.set(v, p >>> 2); }
+
+// One array of `out`, checked as the caller's destination for a result of n floats.
+function outArray(fn, name, dst, n, expr) {
+  if (!(dst instanceof Float32Array))
+    fail(fn, `out.${name} is ${describe(dst)}, expected a Float32Array of ${expr} = ${n} (for instance the previous result)`);
+  if (dst.length !== n) fail(fn, `out.${name} has ${dst.length} values, expected ${expr} = ${n}`);
+  return dst;
+}
+
+// dst ← the dst.length floats at byte address p of WebAssembly memory (a view by constructor, not
+// subarray(), which looks up the species).
+function copyOut(lab, dst, p) {
+  dst.set(new Float32Array(lab.core.heap().f32.buffer, p, dst.length));
+  return dst;
 }
 
 // Multi-head weights, shared by multiHeadAttention and createMultiHeadAttention.

@@ -42,8 +42,14 @@ const steps = (cls) => `attn-steps attn-heatmap.${cls}`;
 const cell = (page, sel, k) => page.locator(`${sel} svg rect[stroke="#fff"]:not(.hl)`).nth(k);
 async function hover(page, sel, k) {
   const c = cell(page, sel, k);
-  await c.evaluate((e) => e.scrollIntoView({ block: 'center' }));
-  const b = await c.boundingBox();
+  // A map may be drawn again meanwhile (a formula above it typeset, the page's later parts): its cell is
+  // then briefly a new element without a box yet, so the box is asked until there is one.
+  let b = null;
+  await expect.poll(async () => {
+    await c.evaluate((e) => e.scrollIntoView({ block: 'center' })).catch(() => undefined);
+    b = await c.boundingBox().catch(() => null);
+    return b !== null;
+  }, { message: `a box for cell ${k} of ${sel}` }).toBe(true);
   await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2);
 }
 const indices = (page, sel, kind) => page.locator(`${sel} rect.hl-${kind}`).evaluateAll((els) => els.map((e) => Number(e.dataset.index)));

@@ -112,15 +112,23 @@ function longTasks(events) {
     // script callbacks by chunk (FunctionCall / EvaluateScript / v8.compile carry the script's URL)
     const byChunk = {}, byFn = {};
     let browser = { style: 0, layout: 0, paint: 0, compile: 0, gc: 0 };
-    for (const e of slices.filter(inTask)) {
+    // An event inside another of its own kind (the document's Paint holds a layer's Paint) is counted
+    // once, in the outer one: summing both counted its time twice.
+    const outerEnd = {};
+    const outer = (kind, e) => {
+      if (e.ts < (outerEnd[kind] ?? -Infinity)) return false;
+      outerEnd[kind] = e.ts + e.dur;
+      return true;
+    };
+    for (const e of slices.filter(inTask).sort((a, b) => a.ts - b.ts)) {
       const d = e.dur / 1000, data = e.args?.data ?? {};
       if (e.name === 'FunctionCall' || e.name === 'EvaluateScript' || e.name === 'v8.compileModule' || e.name === 'v8.evaluateModule') {
         const c = chunkOf(data.url ?? data.fileName ?? e.args?.fileName);
         if (c) { byChunk[c] = (byChunk[c] ?? 0) + d; const f = `${c}:${data.functionName || e.name}`; byFn[f] = (byFn[f] ?? 0) + d; }
       }
-      if (e.name === 'UpdateLayoutTree' || e.name === 'RecalculateStyles') browser.style += d;
-      else if (e.name === 'Layout') browser.layout += d;
-      else if (e.name === 'Paint' || e.name === 'PrePaint' || e.name === 'Layerize') browser.paint += d;
+      if (e.name === 'UpdateLayoutTree' || e.name === 'RecalculateStyles') { if (outer('style', e)) browser.style += d; }
+      else if (e.name === 'Layout') { if (outer('layout', e)) browser.layout += d; }
+      else if (e.name === 'Paint' || e.name === 'PrePaint' || e.name === 'Layerize') { if (outer('paint', e)) browser.paint += d; }
       else if (e.name.startsWith('v8.compile') || e.name === 'v8.parseOnBackground') browser.compile += d;
       else if (e.name === 'MajorGC' || e.name === 'MinorGC' || e.name === 'V8.GC_SCAVENGER' || e.name === 'BlinkGC.AtomicPhase') browser.gc += d;
     }

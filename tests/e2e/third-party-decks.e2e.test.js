@@ -58,10 +58,11 @@ afterAll(async () => {
 describe('attnlab in third-party decks', () => {
   test('the package is a Slidev addon that brings no layouts, styles or theme components', () => {
     // Slidev reads an addon's components/, layouts/, setup/, styles/, public/, index.html, vite.config.*
-    // and global layers from the package root: attnlab ships AttnStepper, its setup and its Vite config only.
+    // and global layers from the package root: attnlab ships AttnStepper, its setup (main.ts and the two
+    // modules it imports) and its Vite config only.
     const slidevFiles = files.filter((f) => !f.includes('/') || /^(components|layouts|setup|styles|public)\//.test(f));
     expect(slidevFiles.sort()).toEqual(['README.md', 'components/AttnStepper.vue', 'package.json',
-      'setup/attn-sync.ts', 'setup/main.ts', 'vite.config.ts']);
+      'setup/attn-sync.ts', 'setup/main.ts', 'setup/print-ready.ts', 'vite.config.ts']);
     expect(files).toContain('web/api/wasm/attnlab-core.wasm');
     expect(files.filter((f) => f.endsWith('.test.js'))).toEqual([]);
     const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8'));

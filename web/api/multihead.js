@@ -227,7 +227,6 @@ function options(fn, args, known) {
       case 'bk': o.bk = v; break;
       case 'bv': o.bv = v; break;
       case 'bo': o.bo = v; break;
-      default: o[k] = v;
     }
   }
   // A known name the for-in did not give: absent, unless defined non-enumerable on the object or on

@@ -326,6 +326,29 @@ describe('options read from any kind of object, as reading each name reads them'
     expect(Object.prototype.scale).toBeUndefined();
   });
 
+  // The facade names its options three times for speed (the fixed-shape object, the for-in's switch, the
+  // Object.prototype probe): each of the 20 must be read wherever the caller puts it. A bad value for an
+  // optional name is refused only if that name was read.
+  const OPTIONAL = ['mask', 'context', 'tk', 'scale', 'rope', 'alibi', 'intermediates', 'out', 'bq', 'bk', 'bv', 'bo'];
+  const REQUIRED = ['x', 'tq', 'dModel', 'heads', 'wq', 'wk', 'wv', 'wo'];
+  test('every option name is read, in a plain object, a spread with out, and on Object.prototype', () => {
+    const plain = { ...a };
+    for (const b of ['bq', 'bk', 'bv', 'bo']) delete plain[b];
+    expect(Object.keys(plain).sort()).toEqual([...REQUIRED].sort());
+    const r = lab.multiHeadAttention(plain);
+    for (const name of [...OPTIONAL, ...REQUIRED]) {
+      expect(() => lab.multiHeadAttention({ ...plain, [name]: 'bad' }), name).toThrow(/^multiHeadAttention: /);
+      expect(() => lab.multiHeadAttention({ ...plain, out: r, [name]: 'bad' }), name).toThrow(/^multiHeadAttention: /);
+    }
+    for (const name of OPTIONAL) {
+      try {
+        Object.defineProperty(Object.prototype, name, { value: 'bad', configurable: true, writable: true });
+        expect(() => lab.multiHeadAttention({ ...plain }), name).toThrow(/^multiHeadAttention: /);
+      } finally { delete Object.prototype[name]; }
+    }
+    expect(lab.multiHeadAttention(plain).output).toEqual(r.output);  // and the module still usable
+  });
+
   test('unknown names refused with the same message, however the object holds them', () => {
     const msg = /multiHeadAttention: unknown option 'sclae', expected some of: dModel, heads, wq/;
     const r = lab.multiHeadAttention(a);

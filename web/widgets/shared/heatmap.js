@@ -12,8 +12,7 @@
 // Linked highlighting (set by the widget around the map): `highlightRows`, `highlightCols`,
 // `rowWeights`, and `readoutFor(row, col)` for a readout that shows the cell's arithmetic.
 import { LitElement, html, svg, css, nothing } from 'lit';
-import { unsafeSVG } from 'lit/directives/unsafe-svg.js';
-import { unsafeHTML } from 'lit/directives/unsafe-html.js';
+import { node, placed } from './markup.js';
 import { scaleFor, css as rgbCss, textOn } from './colormap.js';
 import { BIG, fmt } from './format.js';
 import { cutChars } from './tokens.js';
@@ -21,8 +20,18 @@ import { cutChars } from './tokens.js';
 const FONT = 'system-ui, -apple-system, Segoe UI, Roboto, sans-serif';
 
 const labelText = (labels, i) => String(labels?.[i] ?? i);
-/** Text for SVG markup built as a string (a formatted number: '&', '<' and '>' escaped all the same). */
-const escapeMarkup = (t) => String(t).replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
+// The attribute names of each kind of element drawn as nodes (markup.js): one array per kind, so a
+// render whose elements are of the same kinds as the last one's only writes the values that changed.
+const CELL = ['x', 'y', 'width', 'height', 'fill', 'stroke', 'stroke-width'];
+const NUM = ['class', 'x', 'y', 'fill', 'font-size', 'text-anchor', 'dominant-baseline', 'font-family'];
+const ROW_LABEL = ['x', 'y', 'font-size', 'text-anchor', 'dominant-baseline', 'fill', 'font-family'];
+const COL_LABEL_TURNED = ['transform', 'font-size', 'fill', 'font-family'];
+const COL_LABEL = ['x', 'y', 'font-size', 'text-anchor', 'fill', 'font-family'];
+const LEGEND = ['class', 'aria-hidden'], NONE = [], GRADIENT = ['id', 'x1', 'y1', 'x2', 'y2'], STOP = ['offset', 'stop-color'];
+const BAR = ['x', 'y', 'width', 'height', 'fill', 'stroke', 'stroke-width'];
+const BAR_LABEL_BELOW = ['x', 'y', 'font-size', 'text-anchor', 'fill', 'font-family'];
+const BAR_LABEL = ['x', 'y', 'font-size', 'dominant-baseline', 'fill', 'font-family'];
+const SCOPE = ['scope'], SR_ONLY = ['class'];
 const GLYPH_W = 0.68;
 // A table header never empty (a map drawn without labels still names its rows and columns to a
 // screen reader: by position).
@@ -296,7 +305,7 @@ export class AttnHeatmap extends LitElement {
     this.#widened(g);
     const numbers = this.#numberStyle(g.cell, v);
     const veil = this.#veil();  // linked highlighting: cells outside it fade towards white (their numbers stay readable)
-    const cells = [];
+    let cells = [];
     // Many small cells without numbers (a 128 × 128 encoding): one raster image instead of thousands
     // of SVG rects, so a repaint stays short. Same colours; labels, legend and cursor stay vectors.
     const raster = !numbers && (this.raster || (g.cell <= 10 && rows * cols > 1024)) && typeof document !== 'undefined';
@@ -307,21 +316,23 @@ export class AttnHeatmap extends LitElement {
       const d = [...Array.from({ length: rows + 1 }, (_, i) => `M${g.left} ${g.top + i * g.cell}H${x1}`), ...Array.from({ length: cols + 1 }, (_, j) => `M${g.left + j * g.cell} ${g.top}V${y1}`)].join('');
       cells.push(svg`<path class="cell-lines" d=${d} stroke="#fff" stroke-width="1" fill="none"></path>`);
     }
-    // The vector cells as one piece of SVG markup (numbers and colours only, nothing typed by a user):
-    // one parse instead of a Lit template instance, with its parts, per rect and per number (the
-    // page's first maps spent most of their first draw there).
-    let markup = '';
-    for (let i = 0; i < (raster ? 0 : rows); i++) {
-      for (let j = 0; j < cols; j++) {
-        const x = v[i * cols + j], a = veil?.(i, j) ?? 0, rgb = a ? scale.color(x).map((k) => Math.round(k + (255 - k) * a)) : scale.color(x);
-        const px = g.left + j * g.cell, py = g.top + i * g.cell;
-        markup += `<rect x="${px}" y="${py}" width="${g.cell}" height="${g.cell}" fill="${rgbCss(rgb)}" stroke="#fff" stroke-width="${g.cell > 10 ? 1 : 0}"></rect>`;
-        if (numbers)
-          markup += `<text class="num" x="${px + g.cell / 2}" y="${py + g.cell / 2}" fill="${textOn(rgb)}" font-size="${numbers.font}" text-anchor="middle" dominant-baseline="central" font-family="${FONT}">${escapeMarkup(fmt(x, numbers.digits))}</text>`;
+    // The vector cells as nodes (markup.js): parsed as one piece of markup when the map's shape is new,
+    // else only the colours and numbers that changed are written (a Lit template instance per rect and
+    // per number, then a new template per update, were most of a map's update).
+    if (!raster) {
+      const list = [], size = String(g.cell), edge = g.cell > 10 ? '1' : '0', font = numbers ? String(numbers.font) : '';
+      for (let i = 0; i < rows; i++) {
+        for (let j = 0; j < cols; j++) {
+          const x = v[i * cols + j], a = veil?.(i, j) ?? 0, rgb = a ? scale.color(x).map((k) => Math.round(k + (255 - k) * a)) : scale.color(x);
+          const px = g.left + j * g.cell, py = g.top + i * g.cell;
+          list.push(node('rect', CELL, [String(px), String(py), size, size, rgbCss(rgb), '#fff', edge]));
+          if (numbers)
+            list.push(node('text', NUM, ['num', String(px + g.cell / 2), String(py + g.cell / 2), textOn(rgb), font, 'middle', 'central', FONT], fmt(x, numbers.digits)));
+        }
       }
+      cells = placed(list);
     }
-    if (markup) cells.push(unsafeSVG(markup));
-    const labels = [];
+    let labels = nothing;
     if (g.showLabels) {
       // Small cells: a label per row/column in a smaller font while it stays ≥ 14 px on screen (every
       // token matters: labelling every other one of a repeated sequence halves its period to the eye),
@@ -335,17 +346,17 @@ export class AttnHeatmap extends LitElement {
       if (span(colFont) > g.cell) for (let f = Math.floor(g.ls) - 1; f >= least; f--) if (span(f) <= g.cell) { colFont = f; break; }
       const rowEvery = Math.ceil((rowFont + 1) / g.cell);
       const colEvery = Math.ceil(span(colFont) / g.cell);
-      // As one piece of SVG markup, like the cells (a label is escaped: a token may be anything typed).
-      let m = '';
+      // As nodes, like the cells (a label is text: a token may be anything typed).
+      const list = [];
       for (let i = 0; i < rows && !g.noRowLabels; i += rowEvery)
-        m += `<text x="${g.left - 5}" y="${g.top + (i + 0.5) * g.cell}" font-size="${rowFont}" text-anchor="end" dominant-baseline="central" fill="#24292f" font-family="${FONT}">${escapeMarkup(cutChars(this.#rowLabel(i), 10))}</text>`;
+        list.push(node('text', ROW_LABEL, [String(g.left - 5), String(g.top + (i + 0.5) * g.cell), String(rowFont), 'end', 'central', '#24292f', FONT], cutChars(this.#rowLabel(i), 10)));
       for (let j = 0; j < cols; j += colEvery) {
-        const cx = g.left + (j + 0.5) * g.cell, text = escapeMarkup(cutChars(this.#colLabel(j), 10));
-        m += g.rotate
-          ? `<text transform="translate(${cx + 4},${g.top - 4}) rotate(-60)" font-size="${colFont}" fill="#24292f" font-family="${FONT}">${text}</text>`
-          : `<text x="${cx}" y="${g.top - 6}" font-size="${colFont}" text-anchor="middle" fill="#24292f" font-family="${FONT}">${text}</text>`;
+        const cx = g.left + (j + 0.5) * g.cell, text = cutChars(this.#colLabel(j), 10);
+        list.push(g.rotate
+          ? node('text', COL_LABEL_TURNED, [`translate(${cx + 4},${g.top - 4}) rotate(-60)`, String(colFont), '#24292f', FONT], text)
+          : node('text', COL_LABEL, [String(cx), String(g.top - 6), String(colFont), 'middle', '#24292f', FONT], text));
       }
-      if (m) labels.push(unsafeSVG(m));
+      labels = placed(list);
     }
     const c = this._cursor;
     const cursor = !c ? nothing : c.col === null
@@ -461,20 +472,18 @@ export class AttnHeatmap extends LitElement {
     const stops = Array.from({ length: 11 }, (_, i) => i / 10);
     const at = (t) => scale.min + (scale.max - scale.min) * t;
     const label = (t) => this.#legendLabel(scale, t);
-    const stopsMarkup = stops.map((t) => `<stop offset="${t}" stop-color="${rgbCss(scale.color(at(t)))}"></stop>`).join('');
-    // One piece of SVG markup (numbers and colours only; the labels escaped all the same).
+    const stopNodes = stops.map((t) => node('stop', STOP, [String(t), rgbCss(scale.color(at(t)))]));
+    // As nodes, like the cells: a new scale writes its colours and numbers only.
+    const legend = (id, gradient, bar, texts) => placed([node('g', LEGEND, ['legend', 'true'], [
+      node('defs', NONE, [], [node('linearGradient', GRADIENT, [id, ...gradient], stopNodes)]), node('rect', BAR, bar), ...texts])]);
     if (g.below) {
       const x = g.legendX, y = g.legendY, w = g.barW;
-      return unsafeSVG(`<g class="legend" aria-hidden="true"><defs><linearGradient id="legend-gradient-h" x1="0" y1="0" x2="1" y2="0">${stopsMarkup}</linearGradient></defs>`
-        + `<rect x="${x}" y="${y}" width="${w}" height="12" fill="url(#legend-gradient-h)" stroke="#8c959f" stroke-width="0.5"></rect>`
-        + [0, 0.5, 1].map((t) => `<text x="${x + w * t}" y="${y + 14 + g.ls * 0.8}" font-size="${g.lf}" text-anchor="${t === 0 ? 'start' : t === 1 ? 'end' : 'middle'}" fill="#24292f" font-family="${FONT}">${escapeMarkup(label(t))}</text>`).join('')
-        + '</g>');
+      return legend('legend-gradient-h', ['0', '0', '1', '0'], [String(x), String(y), String(w), '12', 'url(#legend-gradient-h)', '#8c959f', '0.5'],
+        [0, 0.5, 1].map((t) => node('text', BAR_LABEL_BELOW, [String(x + w * t), String(y + 14 + g.ls * 0.8), String(g.lf), t === 0 ? 'start' : t === 1 ? 'end' : 'middle', '#24292f', FONT], label(t))));
     }
     const h = Math.max(3 * g.ls, g.cell * this.rows), x = g.legendX, y = g.top;
-    return unsafeSVG(`<g class="legend" aria-hidden="true"><defs><linearGradient id="legend-gradient" x1="0" y1="1" x2="0" y2="0">${stopsMarkup}</linearGradient></defs>`
-      + `<rect x="${x}" y="${y}" width="14" height="${h}" fill="url(#legend-gradient)" stroke="#8c959f" stroke-width="0.5"></rect>`
-      + [0, 0.5, 1].map((t) => `<text x="${x + 20}" y="${y + h * (1 - t)}" font-size="${g.lf}" dominant-baseline="central" fill="#24292f" font-family="${FONT}">${escapeMarkup(label(t))}</text>`).join('')
-      + '</g>');
+    return legend('legend-gradient', ['0', '1', '0', '0'], [String(x), String(y), '14', String(h), 'url(#legend-gradient)', '#8c959f', '0.5'],
+      [0, 0.5, 1].map((t) => node('text', BAR_LABEL, [String(x + 20), String(y + h * (1 - t)), String(g.lf), 'central', '#24292f', FONT], label(t))));
   }
 
   updated(changed) {
@@ -493,19 +502,20 @@ export class AttnHeatmap extends LitElement {
 
   #table() {
     const { rows, cols, values: v } = this;
-    // The header row and the body as markup (escaped text only): one parse, not a Lit template instance
-    // per cell (a 48 × 32 map's table was most of its first draw).
-    let head = '<tr><th scope="col"><span class="sr-only">row \\ column</span></th>', body = '';
-    for (let j = 0; j < cols; j++) head += `<th scope="col">${escapeMarkup(headerText(this.#colLabel(j), j))}</th>`;
+    // The header row and the body as nodes (markup.js): one parse for a new shape, not a Lit template
+    // instance per cell (a 48 × 32 map's table was most of its first draw); new numbers are written
+    // into the cells already there.
+    const head = [node('th', SCOPE, ['col'], [node('span', SR_ONLY, ['sr-only'], 'row \\ column')])], body = [];
+    for (let j = 0; j < cols; j++) head.push(node('th', SCOPE, ['col'], headerText(this.#colLabel(j), j)));
     for (let i = 0; i < rows; i++) {
-      body += `<tr><th scope="row">${escapeMarkup(headerText(this.#rowLabel(i), i))}</th>`;
-      for (let j = 0; j < cols; j++) body += `<td>${escapeMarkup(this.missingText && Number.isNaN(v[i * cols + j]) ? this.missingText : fmt(v[i * cols + j], 4))}</td>`;
-      body += '</tr>';
+      const row = [node('th', SCOPE, ['row'], headerText(this.#rowLabel(i), i))];
+      for (let j = 0; j < cols; j++) row.push(node('td', NONE, [], this.missingText && Number.isNaN(v[i * cols + j]) ? this.missingText : fmt(v[i * cols + j], 4)));
+      body.push(node('tr', NONE, [], row));
     }
     return html`<table>
       <caption class="sr-only">${this.label}</caption>
-      <thead>${unsafeHTML(`${head}</tr>`)}</thead>
-      <tbody>${unsafeHTML(body)}</tbody>
+      <thead>${placed([node('tr', NONE, [], head)])}</thead>
+      <tbody>${placed(body)}</tbody>
     </table>`;
   }
 

@@ -154,7 +154,7 @@ describe('formulas', () => {
     const walk = (root) => {
       for (const el of root.querySelectorAll('*')) {
         if (el.localName === 'attn-tex' && el.clientWidth > 0)
-          out.push({ expr: el.expr, avail: el.clientWidth, wide: el.scrollWidth, scale: el.scale });
+          out.push({ expr: el.expr, avail: el.clientWidth, wide: el.scrollWidth, scale: el.scale, display: el.display, inParts: !!el.shadowRoot.querySelector('.parts') });
         if (el.shadowRoot) walk(el.shadowRoot);
       }
     };
@@ -182,6 +182,13 @@ describe('formulas', () => {
     expect(shrunk.length).toBeGreaterThan(0);  // a phone is too narrow for some formulas at full size
     // Not shrunk further than needed: at 98 % of the width there is little room to spare.
     for (const f of shrunk) if (f.scale > 0.4) expect(f.wide, f.expr).toBeGreaterThan(0.8 * f.avail);
+    // A display formula made of parts is typeset part by part rather than shrunk below 0.85 whole: the
+    // kernel-regression formula's three parts, each on its line at full size.
+    const split = narrow.filter((f) => f.inParts);
+    expect(split.length).toBeGreaterThanOrEqual(5);
+    expect(split.every((f) => f.display)).toBe(true);
+    const kr = narrow.find((f) => f.expr.startsWith('\\hat y(x) = \\sum'));
+    expect([kr.inParts, kr.scale]).toEqual([true, 1]);
 
     await page.setViewportSize({ width: 1440, height: 900 });
     await settled(page);
@@ -189,6 +196,7 @@ describe('formulas', () => {
     await settled(page);
     const wide = await formulas(page);
     for (const f of wide) expect(f.wide, f.expr).toBeLessThanOrEqual(f.avail + 1);
+    expect(wide.filter((f) => f.inParts).map((f) => f.expr)).toEqual([]);  // whole again where they fit
     const grown = shrunk.filter((f) => wide.find((g) => g.expr === f.expr)?.scale > f.scale);
     expect(grown.length).toBeGreaterThan(0);
     expect(problems).toEqual([]);

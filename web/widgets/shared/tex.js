@@ -4,7 +4,9 @@
 // never put in a scroll box. In a widget's slide layout a formula is drawn larger (its sub- and
 // superscripts at least 14 px on a 1280×720 screen) and is never shrunk below that: a formula made of
 // parts joined by `\quad`/`\qquad` at its top level is typeset part by part, and the parts wrap onto
-// lines of their own when the slide's column is too narrow for them side by side.
+// lines of their own when the slide's column is too narrow for them side by side. On a page, a display
+// formula with such parts is split the same way only when drawn whole it would shrink below SPLIT_BELOW
+// (a phone): its parts at a readable size on lines of their own, not the whole line at 0.4–0.6.
 //
 // Fitting is batched for the whole page: a formula that was typeset, resized or re-rendered by a
 // font load joins one queue, and the next frame fits every queued formula together after its layout
@@ -52,7 +54,41 @@ export const texReady = async () => {
 
 /** The smallest scale a formula is shrunk to (of its natural size), and the trials per fit. On a
  *  slide (where the natural size is 1.3× a page's) a formula shrinks no further than 0.9. */
-const MIN_SCALE = 0.4, MIN_SLIDE_SCALE = 0.9, ROUNDS = 4;
+const MIN_SCALE = 0.4, MIN_SLIDE_SCALE = 0.9, ROUNDS = 4, SPLIT_BELOW = 0.85;
+
+/**
+ * The parts of a formula on a page: formulaParts, also inside one group around the whole formula (a
+ * widget braces a formula to keep it whole on its slide, where its column is wide enough).
+ */
+export function pageParts(expr) {
+  const inner = /^\{.*\}$/s.test(expr) ? expr.slice(1, -1) : null;
+  if (inner !== null && formulaParts(`{${inner}}`).length === 1 && balanced(inner)) return formulaParts(inner);
+  return formulaParts(expr);
+}
+
+// Whether every brace in s closes one opened before it (the outer pair of `{a} + {b}` is not one group).
+function balanced(s) {
+  let depth = 0;
+  for (let i = 0; i < s.length; i++) {
+    if (s[i] === '\\') { i++; continue; }
+    if (s[i] === '{') depth++;
+    else if (s[i] === '}' && --depth < 0) return false;
+  }
+  return depth === 0;
+}
+
+/**
+ * Whether a page formula should be typeset part by part, after a fit: `split` is how it is typeset now,
+ * `scale` the scale the fit left it at, `avail` its box's width, `whole` the width of the formula typeset
+ * whole at scale 1 (known once it has been), `parts` how many parts it has. Split once it would shrink
+ * below SPLIT_BELOW; whole again only once its box holds the whole at full size (a box between the two
+ * keeps what it has: the two never alternate).
+ */
+export function pageSplit({ split, scale, avail, whole, parts }) {
+  if (parts < 2) return false;
+  if (!split) return scale < SPLIT_BELOW;
+  return !(whole > 0 && avail >= whole);
+}
 
 /**
  * The top-level parts of a formula joined by `\quad` / `\qquad` (a trailing comma stays with its
@@ -125,6 +161,7 @@ export function fitFormulas(list) {
     queue.delete(t);
     if (t._typeset && t.isConnected && t.renderRoot?.querySelector?.('.tex')) todo.push(t);
   }
+  const all = todo.slice();
   for (const t of todo) {
     t._scale = 1;
     t._min = t.hasAttribute('data-slide') ? MIN_SLIDE_SCALE : MIN_SCALE;
@@ -136,13 +173,25 @@ export function fitFormulas(list) {
     const next = [];
     todo.forEach((t, i) => {
       const [avail, wide] = sizes[i];
-      if (round === 0) fittedAt.set(t, avail);
+      if (round === 0) {
+        fittedAt.set(t, avail);
+        if (!t._split) t._whole = wide;  // typeset whole, at scale 1
+      }
       if (!avail || wide <= avail + 0.5 || t._scale === t._min) return;
       t._scale = Math.max(t._min, t._scale * (avail / wide) * 0.98);
       t.renderRoot.querySelector('.tex').style.fontSize = `${t._scale}em`;
       next.push(t);
     });
     todo = next;
+  }
+  // A page's display formula typeset whole or part by part, as its box now has room for (pageSplit).
+  for (const t of all) {
+    if (t.hasAttribute('data-slide') || !t.display) continue;
+    const split = pageSplit({ split: !!t._split, scale: t._scale, avail: fittedAt.get(t) ?? 0, whole: t._whole ?? 0, parts: t.partCount() });
+    if (split !== !!t._split) {
+      t._split = split;
+      t.typeset();  // then fitted again
+    }
   }
 }
 
@@ -322,16 +371,28 @@ export class AttnTex extends LitElement {
     else queueTypeset(this);
   }
 
-  /** The formula's key in the markup cache (display or text style, slide or page, source). */
+  /** The formula's key in the markup cache (display or text style, slide or page, whole or in parts, source). */
   markupKey(slide = onSlide(this)) {
-    return `${this.display ? 'D' : 'T'}${slide ? 'S' : ''}${this.expr ?? ''}`;
+    return `${this.display ? 'D' : 'T'}${slide ? 'S' : this.#inParts() ? 'P' : ''}${this.expr ?? ''}`;
   }
 
-  /** KaTeX's markup for the formula (cached). On a slide a display formula is typeset part by part. */
+  /** How many parts the formula has on a page (pageParts), counted once per expression. */
+  partCount() {
+    if (this._partsOf !== this.expr) { this._partsOf = this.expr; this._parts = pageParts(this.expr ?? '').length; }
+    return this._parts;
+  }
+
+  // On a page: typeset part by part (fitFormulas decided so: pageSplit).
+  #inParts() {
+    return !!this._split && !!this.display && this.partCount() > 1;
+  }
+
+  /** KaTeX's markup for the formula (cached). On a slide a display formula is typeset part by part; on a page, when its box is too narrow for it whole. */
   markup(slide = onSlide(this)) {
     return typeset.get(this.markupKey(slide), () => {
       const render = (e) => katex.renderToString(e, { displayMode: !!this.display, throwOnError: false, output: 'htmlAndMathml' });
-      const parts = slide && this.display ? formulaParts(this.expr ?? '') : [this.expr ?? ''];
+      const e = this.expr ?? '';
+      const parts = slide && this.display ? formulaParts(e) : this.#inParts() ? pageParts(e) : [e];
       return parts.length > 1 ? `<span class="parts">${parts.map(render).join('')}</span>` : render(parts[0]);
     });
   }

@@ -1,6 +1,6 @@
 // <attn-tex>'s pure parts: the typesetting queue's slices, the markup cache, the fit's scale rounds.
 import { describe, expect, test } from 'vitest';
-import { MarkupCache, typesetSlice, fitFormulas, formulaParts } from './tex.js';
+import { MarkupCache, typesetSlice, fitFormulas, formulaParts, pageParts, pageSplit } from './tex.js';
 
 // A clock the test moves: render() and apply() cost what the test says.
 function run(items, cost, budget = 6) {
@@ -139,7 +139,68 @@ describe('fitFormulas', () => {
   });
 });
 
+describe('a page formula in parts', () => {
+  // A display formula of two parts, `whole` px wide typeset whole and `widest` px its widest part:
+  // typeset() (the real one re-renders and fits again) switches the width the fake measures.
+  function twoParts(whole, widest, avail) {
+    const t = fakeTex(whole, avail);
+    let natural = whole;
+    Object.defineProperty(t, 'scrollWidth', { get: () => Math.max(t.clientWidth, natural * (t.style.fontSize ? parseFloat(t.style.fontSize) : 1)) });
+    t.display = true;
+    t.partCount = () => 2;
+    t.typesets = 0;
+    t.typeset = () => { t.typesets++; natural = t._split ? widest : whole; };
+    return t;
+  }
+
+  test('a phone: typeset in parts when whole it would shrink below 0.85, then fitted at full size', () => {
+    const t = twoParts(600, 300, 350);
+    fitFormulas([t]);
+    expect(t._split).toBe(true);
+    expect(t.typesets).toBe(1);
+    fitFormulas([t]);  // the fit that follows the new markup
+    expect(t._scale).toBe(1);
+    expect(t._split).toBe(true);
+    expect(t.typesets).toBe(1);
+  });
+
+  test('whole while it shrinks no further than 0.85; whole again only once its box holds it at full size', () => {
+    const t = twoParts(380, 200, 350);  // 0.90
+    fitFormulas([t]);
+    expect(t._split).toBeFalsy();
+    expect(t._scale).toBeGreaterThan(0.85);
+    Object.defineProperty(t, 'clientWidth', { get: () => 300, configurable: true });  // 0.77: parts
+    fitFormulas([t]);
+    expect(t._split).toBe(true);
+    Object.defineProperty(t, 'clientWidth', { get: () => 370, configurable: true });  // would be 0.95 whole: stays in parts
+    fitFormulas([t]);
+    expect(t._split).toBe(true);
+    Object.defineProperty(t, 'clientWidth', { get: () => 400, configurable: true });  // holds it whole
+    fitFormulas([t]);
+    expect(t._split).toBe(false);
+    expect(t.typesets).toBe(2);
+  });
+
+  test('one part, text style or a slide: never split on the page', () => {
+    expect(pageSplit({ split: false, scale: 0.4, avail: 300, whole: 900, parts: 1 })).toBe(false);
+    const inline = twoParts(900, 300, 350);
+    inline.display = false;
+    const slide = twoParts(900, 300, 350);
+    slide.hasAttribute = (a) => a === 'data-slide';
+    fitFormulas([inline, slide]);
+    expect([inline.typesets, slide.typesets]).toEqual([0, 0]);
+  });
+});
+
 test('formulaParts splits at top-level \\quad only', () => {
   expect(formulaParts('a = b,\\quad c = d')).toEqual(['a = b,', 'c = d']);
   expect(formulaParts('\\left(a \\quad b\\right)')).toEqual(['\\left(a \\quad b\\right)']);
+});
+
+test('pageParts also splits inside one group around the whole formula, and only there', () => {
+  expect(pageParts('{a = b,\\qquad c \\in \\{1\\}}')).toEqual(['a = b,', 'c \\in \\{1\\}']);
+  expect(formulaParts('{a = b,\\qquad c}')).toEqual(['{a = b,\\qquad c}']);  // a slide keeps it whole
+  expect(pageParts('{a}\\quad{b}')).toEqual(['{a}', '{b}']);
+  expect(pageParts('{a \\quad b} + {c}')).toEqual(['{a \\quad b} + {c}']);
+  expect(pageParts('x = 1')).toEqual(['x = 1']);
 });

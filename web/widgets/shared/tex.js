@@ -190,7 +190,7 @@ export function fitFormulas(list) {
     const split = pageSplit({ split: !!t._split, scale: t._scale, avail: fittedAt.get(t) ?? 0, whole: t._whole ?? 0, parts: t.partCount() });
     if (split !== !!t._split) {
       t._split = split;
-      t.typeset();  // then fitted again
+      retypeset(t);  // then fitted again
     }
   }
 }
@@ -282,6 +282,13 @@ function queueTypeset(tex) {
   // The first batch after a widget was drawn waits for the next frame: its numbers are painted first.
   if (!typesetTimer) typesetTimer = typeof requestAnimationFrame === 'function'
     ? requestAnimationFrame(() => { typesetTimer = setTimeout(typesetSome, 0); }) : setTimeout(typesetSome, 0);
+}
+// A typeset formula to typeset again in parts or whole (fitFormulas): through the same queue, one KaTeX
+// render per task, as it stays drawn meanwhile (a phone splits several formulas in one fit).
+function retypeset(tex) {
+  if (typeof requestAnimationFrame !== 'function') return tex.typeset();
+  typesetQueue.add(tex);
+  if (!typesetTimer) typesetTimer = setTimeout(typesetSome, 0);
 }
 // KaTeX's code is compiled as it first runs: the page's first formula took ~50 ms at 4x CPU throttling,
 // the next ones 5–25. Two small formulas typeset first, each in a task of its own, compile the common

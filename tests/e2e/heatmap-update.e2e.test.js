@@ -34,9 +34,11 @@ async function run(page, steps) {
     const kept = document.createElement('attn-heatmap');
     box.append(kept);
     const props = {}, out = [];
-    for (const step of steps) {
+    for (const { inPlace, ...step } of steps) {
       Object.assign(props, step);
       Object.assign(kept, step);
+      // A values array changed in place, then a render asked for (the map cannot see the change).
+      if (inPlace) { for (const [k, x] of inPlace) kept.values[k] = x; kept.requestUpdate(); }
       await settle(kept);
       const fresh = document.createElement('attn-heatmap');
       Object.assign(fresh, props);
@@ -66,9 +68,14 @@ describe('an updated heatmap draws what a new one draws', () => {
       { values: grid(3, 4, 2, 40) },  // wider numbers: another font size, fewer decimals
       { values: withMissing(grid(3, 4, 3), [1, 6], NaN), missingText: 'masked' },
       { values: withMissing(grid(3, 4, 3), [1, 2, 3, 6, 7, 11], -Infinity), missingText: '' },  // a causal mask
+      { _cursor: { row: 1, col: 2 } },  // a render for the cursor: the same numbers
+      { values: grid(3, 4, 31) },
+      { inPlace: [[0, 5], [7, NaN]] },
+      { _cursor: null, inPlace: [[7, 0.25]] },
       { rows: 5, cols: 2, values: grid(5, 2, 4) },  // a new shape
       { rowLabels: ['I', 'play', '<b>&', 'x', 'y'], colLabels: ['k0', 'k1'] },  // labels (escaped)
       { values: grid(5, 2, 5), rowLabels: ['I', 'play', 'foot', 'x', 'y'] },
+      { rowLabels: ['I', 'play', 'foot'] },  // fewer labels than rows: positions name the others
       { highlightRows: [1], highlightCols: [0] },  // veiled cells
       { highlightRows: null, highlightCols: null, rowWeights: [0.1, 0.9, 0, 0.5, 1] },
       { rowWeights: null, digits: 1, vmin: -1, vmax: 1 },

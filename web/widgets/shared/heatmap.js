@@ -27,11 +27,18 @@ const NUM = ['class', 'x', 'y', 'fill', 'font-size', 'text-anchor', 'dominant-ba
 const ROW_LABEL = ['x', 'y', 'font-size', 'text-anchor', 'dominant-baseline', 'fill', 'font-family'];
 const COL_LABEL_TURNED = ['transform', 'font-size', 'fill', 'font-family'];
 const COL_LABEL = ['x', 'y', 'font-size', 'text-anchor', 'fill', 'font-family'];
-const LEGEND = ['class', 'aria-hidden'], NONE = [], GRADIENT = ['id', 'x1', 'y1', 'x2', 'y2'], STOP = ['offset', 'stop-color'];
+const LEGEND = ['class', 'aria-hidden'], NONE = Object.freeze([]), GRADIENT = ['id', 'x1', 'y1', 'x2', 'y2'], STOP = ['offset', 'stop-color'];
 const BAR = ['x', 'y', 'width', 'height', 'fill', 'stroke', 'stroke-width'];
 const BAR_LABEL_BELOW = ['x', 'y', 'font-size', 'text-anchor', 'fill', 'font-family'];
 const BAR_LABEL = ['x', 'y', 'font-size', 'dominant-baseline', 'fill', 'font-family'];
 const SCOPE = ['scope'], SR_ONLY = ['class'];
+let rasterCanvas = null;
+/** The first n (default: all) items of a and b are the same (NaN the same as NaN). */
+const sameItems = (a, b, n = Math.max(a.length, b.length)) => {
+  if (a.length < n || b.length < n) return false;
+  for (let k = 0; k < n; k++) if (!Object.is(a[k], b[k])) return false;
+  return true;
+};
 const GLYPH_W = 0.68;
 // A table header never empty (a map drawn without labels still names its rows and columns to a
 // screen reader: by position).
@@ -440,8 +447,10 @@ export class AttnHeatmap extends LitElement {
     for (let i = 0; i < rows * cols; i++) { s1 += v[i]; s2 += v[i] * ((i % 97) + 1); }
     const key = `${rows}|${cols}|${this.colormap}|${scale.min}|${scale.max}|${s1}|${s2}`;
     if (!veil && c && c.v === v && c.key === key) return c.url;
-    const canvas = document.createElement('canvas');
-    canvas.width = cols;
+    // One canvas for every map's picture (drawn and encoded at once, nothing kept in it): a new canvas
+    // and its 2D context per picture cost more than drawing it.
+    const canvas = (rasterCanvas ??= document.createElement('canvas'));
+    canvas.width = cols;  // (clears it)
     canvas.height = rows;
     const ctx = canvas.getContext('2d');
     if (!ctx) return '';
@@ -475,7 +484,7 @@ export class AttnHeatmap extends LitElement {
     const stopNodes = stops.map((t) => node('stop', STOP, [String(t), rgbCss(scale.color(at(t)))]));
     // As nodes, like the cells: a new scale writes its colours and numbers only.
     const legend = (id, gradient, bar, texts) => placed([node('g', LEGEND, ['legend', 'true'], [
-      node('defs', NONE, [], [node('linearGradient', GRADIENT, [id, ...gradient], stopNodes)]), node('rect', BAR, bar), ...texts])]);
+      node('defs', NONE, NONE, [node('linearGradient', GRADIENT, [id, ...gradient], stopNodes)]), node('rect', BAR, bar), ...texts])]);
     if (g.below) {
       const x = g.legendX, y = g.legendY, w = g.barW;
       return legend('legend-gradient-h', ['0', '0', '1', '0'], [String(x), String(y), String(w), '12', 'url(#legend-gradient-h)', '#8c959f', '0.5'],
@@ -502,6 +511,11 @@ export class AttnHeatmap extends LitElement {
 
   #table() {
     const { rows, cols, values: v } = this;
+    // A render for the cursor or a highlight: the same numbers and labels, the same table (not 1536
+    // numbers formatted again to find nothing changed). Compared by content: an array may be changed in place.
+    const m = this._tableMemo, labels = [...Array.from({ length: rows }, (_, i) => this.rowLabels?.[i]), ...Array.from({ length: cols }, (_, j) => this.colLabels?.[j])];
+    if (m && m.rows === rows && m.cols === cols && m.label === this.label && m.missing === this.missingText
+      && sameItems(m.labels, labels) && sameItems(m.values, v, rows * cols)) return m.result;
     // The header row and the body as nodes (markup.js): one parse for a new shape, not a Lit template
     // instance per cell (a 48 × 32 map's table was most of its first draw); new numbers are written
     // into the cells already there.
@@ -509,14 +523,16 @@ export class AttnHeatmap extends LitElement {
     for (let j = 0; j < cols; j++) head.push(node('th', SCOPE, ['col'], headerText(this.#colLabel(j), j)));
     for (let i = 0; i < rows; i++) {
       const row = [node('th', SCOPE, ['row'], headerText(this.#rowLabel(i), i))];
-      for (let j = 0; j < cols; j++) row.push(node('td', NONE, [], this.missingText && Number.isNaN(v[i * cols + j]) ? this.missingText : fmt(v[i * cols + j], 4)));
-      body.push(node('tr', NONE, [], row));
+      for (let j = 0; j < cols; j++) row.push(node('td', NONE, NONE, this.missingText && Number.isNaN(v[i * cols + j]) ? this.missingText : fmt(v[i * cols + j], 4)));
+      body.push(node('tr', NONE, NONE, row));
     }
-    return html`<table>
+    const result = html`<table>
       <caption class="sr-only">${this.label}</caption>
-      <thead>${placed([node('tr', NONE, [], head)])}</thead>
+      <thead>${placed([node('tr', NONE, NONE, head)])}</thead>
       <tbody>${placed(body)}</tbody>
     </table>`;
+    this._tableMemo = { rows, cols, label: this.label, missing: this.missingText, labels, values: Array.from({ length: rows * cols }, (_, k) => v[k]), result };
+    return result;
   }
 
   #cellAt(e) {

@@ -71,7 +71,8 @@ class Placed extends Directive {
   render() { return noChange; }
 
   update(part, [list]) {
-    if (!this.list || !patch(this.list, list)) {
+    if (list === this.list) { /* the same nodes (the renderer kept them): nothing changed */ }
+    else if (!this.list || !patch(this.list, list)) {
       const parent = part.parentNode, range = document.createRange();
       // What this place held, out; the new markup parsed in its parent's context (SVG inside an svg,
       // table rows inside a tbody), owned by this document already (no adoption), then put in at once.

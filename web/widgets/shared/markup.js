@@ -56,6 +56,7 @@ function bind(list, first) {
   let el = first;
   for (const d of list) {
     d.el = el;
+    if (!el) return;
     if (Array.isArray(d.content)) bind(d.content, el.firstElementChild);
     el = el.nextElementSibling;
   }
@@ -70,9 +71,16 @@ class Placed extends Directive {
 
   render() { return noChange; }
 
+  /** The last list's nodes pointed at their elements (the elements after this place's start marker). */
+  #bound(part) {
+    if (!this.bound) bind(this.list, part.startNode.nextElementSibling);
+    this.bound = true;
+    return true;
+  }
+
   update(part, [list]) {
     if (list === this.list) { /* the same nodes (the renderer kept them): nothing changed */ }
-    else if (!this.list || !patch(this.list, list)) {
+    else if (!this.list || !this.#bound(part) || !patch(this.list, list)) {
       const parent = part.parentNode, range = document.createRange();
       // What this place held, out; the new markup parsed in its parent's context (SVG inside an svg,
       // table rows inside a tbody), owned by this document already (no adoption), then put in at once.
@@ -81,9 +89,8 @@ class Placed extends Directive {
       else range.setEnd(parent, parent.childNodes.length);
       range.deleteContents();
       range.selectNodeContents(parent);
-      const fragment = range.createContextualFragment(markupOf(list));
-      bind(list, fragment.firstElementChild);
-      parent.insertBefore(fragment, part.endNode);
+      parent.insertBefore(range.createContextualFragment(markupOf(list)), part.endNode);
+      this.bound = false;  // its elements are found when first written to (many maps are drawn once)
     }
     this.list = list;
     // What Lit holds as this place's value: anything else rendered here later (e.g. nothing) clears it.

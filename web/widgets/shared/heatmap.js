@@ -16,6 +16,7 @@ import { node, placed } from './markup.js';
 import { scaleFor, css as rgbCss, textOn } from './colormap.js';
 import { BIG, fmt } from './format.js';
 import { cutChars } from './tokens.js';
+import { barLabels } from './ticks.js';
 
 const FONT = 'system-ui, -apple-system, Segoe UI, Roboto, sans-serif';
 
@@ -487,8 +488,10 @@ export class AttnHeatmap extends LitElement {
       node('defs', NONE, NONE, [node('linearGradient', GRADIENT, [id, ...gradient], stopNodes)]), node('rect', BAR, bar), ...texts])]);
     if (g.below) {
       const x = g.legendX, y = g.legendY, w = g.barW;
+      // Under a narrow bar the labels lose their trailing zeros, then the middle one (barLabels).
+      const texts = barLabels([0, 0.5, 1].map(label), w, g.lf);
       return legend('legend-gradient-h', ['0', '0', '1', '0'], [String(x), String(y), String(w), '12', 'url(#legend-gradient-h)', '#8c959f', '0.5'],
-        [0, 0.5, 1].map((t) => node('text', BAR_LABEL_BELOW, [String(x + w * t), String(y + 14 + g.ls * 0.8), String(g.lf), t === 0 ? 'start' : t === 1 ? 'end' : 'middle', '#24292f', FONT], label(t))));
+        [0, 0.5, 1].flatMap((t, i) => texts[i] === null ? [] : [node('text', BAR_LABEL_BELOW, [String(x + w * t), String(y + 14 + g.ls * 0.8), String(g.lf), t === 0 ? 'start' : t === 1 ? 'end' : 'middle', '#24292f', FONT], texts[i])]));
     }
     const h = Math.max(3 * g.ls, g.cell * this.rows), x = g.legendX, y = g.top;
     return legend('legend-gradient', ['0', '1', '0', '0'], [String(x), String(y), '14', String(h), 'url(#legend-gradient)', '#8c959f', '0.5'],

@@ -4,7 +4,7 @@ import { diverging, luminance, scaleFor, textOn, viridis } from './colormap.js';
 import { MAX_PARAM_CHARS, readHashState, sanitize, writeHashState } from './hash.js';
 import { gaussian, mulberry32, uniformMatrix } from './rng.js';
 import { convexHull, entropy, fitProportional, fitProportionalRelative, mean, rowEntropies, variance } from './stats.js';
-import { niceTicks } from './ticks.js';
+import { barLabels, niceTicks } from './ticks.js';
 import { fitTicksX } from './plot.js';
 import { fmt } from './format.js';
 
@@ -340,4 +340,14 @@ describe('the section and the widgets’ states share the hash', () => {
     expect(readHashState('#block={"tokens":""}', 'block', schema).notice).toMatch(/tokens is empty/);
     expect(sanitize({ tokens: 'the cat' }, schema).ok).toBe(true);
   });
+});
+
+test('barLabels: a colour bar\'s three labels as they are, without trailing zeros, or the ends only', () => {
+  expect(barLabels(['-1.00', '0.00', '1.00'], 300, 18)).toEqual(['-1.00', '0.00', '1.00']);
+  // A two-column map on a slide: a 130 px bar at 18 px.
+  expect(barLabels(['-1.00', '0.00', '1.00'], 130, 18)).toEqual(['-1', '0', '1']);
+  expect(barLabels(['-0.77', '0.00', '0.77'], 150, 18)).toEqual(['-0.77', '0', '0.77']);
+  expect(barLabels(['-0.77', '0.25', '1.27'], 120, 18)).toEqual(['-0.77', null, '1.27']);
+  expect(barLabels(['-1.0e24', '0.0', '1.0e24'], 100, 18)).toEqual(['-1.0e24', null, '1.0e24']);  // an exponent keeps its digits
+  expect(barLabels(['10', '150', '290'], 60, 18)).toEqual(['10', null, '290']);  // no decimals: nothing to drop
 });

@@ -324,8 +324,8 @@ export class AttnHeatmap extends LitElement {
       const d = [...Array.from({ length: rows + 1 }, (_, i) => `M${g.left} ${g.top + i * g.cell}H${x1}`), ...Array.from({ length: cols + 1 }, (_, j) => `M${g.left + j * g.cell} ${g.top}V${y1}`)].join('');
       cells.push(svg`<path class="cell-lines" d=${d} stroke="#fff" stroke-width="1" fill="none"></path>`);
     }
-    // The vector cells as nodes (markup.js): parsed as one piece of markup when the map's shape is new,
-    // else only the colours and numbers that changed are written (a Lit template instance per rect and
+    // The vector cells as nodes (markup.js): made when the map's shape is new, else only the colours and
+    // numbers that changed are written (a Lit template instance per rect and
     // per number, then a new template per update, were most of a map's update).
     if (!raster) {
       const list = [], size = String(g.cell), edge = g.cell > 10 ? '1' : '0', font = numbers ? String(numbers.font) : '';
@@ -519,7 +519,7 @@ export class AttnHeatmap extends LitElement {
     const m = this._tableMemo, labels = [...Array.from({ length: rows }, (_, i) => this.rowLabels?.[i]), ...Array.from({ length: cols }, (_, j) => this.colLabels?.[j])];
     if (m && m.rows === rows && m.cols === cols && m.label === this.label && m.missing === this.missingText
       && sameItems(m.labels, labels) && sameItems(m.values, v, rows * cols)) return m.result;
-    // The header row and the body as nodes (markup.js): one parse for a new shape, not a Lit template
+    // The header row and the body as nodes (markup.js): made for a new shape, not a Lit template
     // instance per cell (a 48 × 32 map's table was most of its first draw); new numbers are written
     // into the cells already there.
     const head = [node('th', SCOPE, ['col'], [node('span', SR_ONLY, ['sr-only'], 'row \\ column')])], body = [];

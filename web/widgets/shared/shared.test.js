@@ -346,7 +346,8 @@ test('barLabels: a colour bar\'s three labels as they are, without trailing zero
   expect(barLabels(['-1.00', '0.00', '1.00'], 300, 18)).toEqual(['-1.00', '0.00', '1.00']);
   // A two-column map on a slide: a 130 px bar at 18 px.
   expect(barLabels(['-1.00', '0.00', '1.00'], 130, 18)).toEqual(['-1', '0', '1']);
-  expect(barLabels(['-0.77', '0.00', '0.77'], 150, 18)).toEqual(['-0.77', '0', '0.77']);
+  expect(barLabels(['-0.77', '0.00', '0.77'], 120, 18)).toEqual(['-0.77', '0', '0.77']);
+  expect(barLabels(['-1.13', '0.00', '1.13'], 166, 18)).toEqual(['-1.13', '0.00', '1.13']);  // a 2-cell map on a slide: they fit
   expect(barLabels(['-0.77', '0.25', '1.27'], 120, 18)).toEqual(['-0.77', null, '1.27']);
   expect(barLabels(['-1.0e24', '0.0', '1.0e24'], 100, 18)).toEqual(['-1.0e24', null, '1.0e24']);  // an exponent keeps its digits
   expect(barLabels(['10', '150', '290'], 60, 18)).toEqual(['10', null, '290']);  // no decimals: nothing to drop

@@ -38,13 +38,14 @@ function logTicks(lo, hi, count) {
 
 /**
  * A horizontal colour bar's three labels (its min, middle and max, drawn start-, middle- and end-
- * anchored) that fit under a bar `width` px long at `font` px (a character ~0.6 em, half an em
- * between neighbours): as they are; else with trailing zeros dropped ("-1.00 0.00 1.00" → "-1 0 1",
- * the same numbers); else the ends only (middle null). Two narrow maps side by side on a slide had
- * their labels run together ("-1.000.001.00").
+ * anchored) that fit under a bar `width` px long at `font` px (a digit ~0.64 em, as in DejaVu Sans,
+ * '.' and '-' about half that; 0.4 em between neighbours): as they are; else with trailing zeros
+ * dropped ("-1.00 0.00 1.00" → "-1 0 1", the same numbers); else the ends only (middle null). Two
+ * narrow maps side by side on a slide had their labels run together ("-1.000.001.00").
  */
 export function barLabels([lo, mid, hi], width, font) {
-  const w = (t) => t.length * 0.6 * font, gap = 0.5 * font;
+  const w = (t) => { let em = 0; for (const c of t) em += c === '.' ? 0.32 : c === '-' ? 0.36 : 0.64; return em * font; };
+  const gap = 0.4 * font;
   const fits = (a, m, b) => width / 2 >= Math.max(w(a), w(b)) + w(m) / 2 + gap;
   if (fits(lo, mid, hi)) return [lo, mid, hi];
   const trim = (t) => (/^-?\d+\.\d*0$/.test(t) ? t.replace(/\.?0+$/, '') : t);

@@ -328,7 +328,10 @@ function slideTexPx(el) {
   const canvas = slide && !slide.classList.contains('slidev-layout') ? slide.closest('.reveal .slides, .pdf-page') ?? slide : slide;
   const w = canvas?.offsetWidth, h = canvas?.offsetHeight;
   if (!w || !h) return 20.7;
-  return Math.max(20.7, Math.round(25 / Math.min(1280 / w, 720 / h) * 10) / 10);
+  // Taller than wide is not one slide's canvas: reveal.js's print view stacks every slide in .slides
+  // before it wraps each in its .pdf-page (a formula typeset then was set ~1250 px: its width alone counts).
+  const k = h > w ? 1280 / w : Math.min(1280 / w, 720 / h);
+  return Math.max(20.7, Math.round(25 / k * 10) / 10);
 }
 
 /** True when the formula is part of a widget in slide layout (it is typeset at once there). */

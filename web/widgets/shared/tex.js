@@ -62,7 +62,7 @@ const MIN_SCALE = 0.4, MIN_SLIDE_SCALE = 0.9, ROUNDS = 4, SPLIT_BELOW = 0.85;
  */
 export function pageParts(expr) {
   const inner = /^\{.*\}$/s.test(expr) ? expr.slice(1, -1) : null;
-  if (inner !== null && formulaParts(`{${inner}}`).length === 1 && balanced(inner)) return formulaParts(inner);
+  if (inner !== null && balanced(inner)) return formulaParts(inner);  // balanced: the outer braces are one group
   return formulaParts(expr);
 }
 

@@ -162,6 +162,11 @@ export function fitFormulas(list) {
     if (t._typeset && t.isConnected && t.renderRoot?.querySelector?.('.tex')) todo.push(t);
   }
   const all = todo.slice();
+  // A slide's formula takes its font from its slide's canvas as it is now (reads first: one layout).
+  // The canvas may have changed since it was typeset: reveal.js's print view typesets in a moment
+  // when slides are hidden or stacked, then wraps each in a page of another size.
+  const slidePx = todo.map((t) => (t.hasAttribute('data-slide') ? slideTexPx(t) : 0));
+  todo.forEach((t, i) => { if (slidePx[i]) setSlidePx(t, slidePx[i]); });
   for (const t of todo) {
     t._scale = 1;
     t._min = t.hasAttribute('data-slide') ? MIN_SLIDE_SCALE : MIN_SCALE;
@@ -323,7 +328,7 @@ if (typeof window !== 'undefined') window.addEventListener?.('beforeprint', () =
  */
 function slideTexPx(el) {
   let host = el;
-  for (let h = el.getRootNode()?.host; h; h = h.getRootNode()?.host) host = h;
+  for (let h = el.getRootNode?.()?.host; h; h = h.getRootNode()?.host) host = h;
   const slide = host.closest?.('[data-attn-slide], .slidev-layout, .reveal .slides > section, .reveal .slides > section > section, .reveal .pdf-page > section');
   const canvas = slide && !slide.classList.contains('slidev-layout') ? slide.closest('.reveal .slides, .pdf-page') ?? slide : slide;
   const w = canvas?.offsetWidth, h = canvas?.offsetHeight;
@@ -332,6 +337,13 @@ function slideTexPx(el) {
   // before it wraps each in its .pdf-page (a formula typeset then was set ~1250 px: its width alone counts).
   const k = h > w ? 1280 / w : Math.min(1280 / w, 720 / h);
   return Math.max(20.7, Math.round(25 / k * 10) / 10);
+}
+
+// Writes a slide formula's font size only when it changed (a write invalidates the layout).
+function setSlidePx(t, px) {
+  if (t._slidePx === px) return;
+  t._slidePx = px;
+  t.style.setProperty('--attn-slide-tex', `${px}px`);
 }
 
 /** True when the formula is part of a widget in slide layout (it is typeset at once there). */
@@ -416,7 +428,7 @@ export class AttnTex extends LitElement {
     typesetQueue.delete(this);
     const slide = onSlide(this);
     this.toggleAttribute('data-slide', slide);
-    if (slide) this.style.setProperty('--attn-slide-tex', `${slideTexPx(this)}px`);
+    if (slide) setSlidePx(this, slideTexPx(this));
     const markup = this.markup(slide);
     adoptKatexStyles(this.renderRoot);
     el.innerHTML = markup;

@@ -87,8 +87,12 @@ describe('MarkupCache', () => {
 });
 
 // A formula stand-in whose content is `natural` px wide at scale 1 and scales with its font size.
-function fakeTex(natural, avail, { slide = false } = {}) {
-  const style = { fontSize: '' };
+// On a slide its font follows its slide's canvas (`canvas`: { offsetWidth, offsetHeight }), and its
+// natural width with it (`natural` at the font of a 1280×720 canvas: 25 px).
+function fakeTex(natural, avail, { slide = false, canvas = null } = {}) {
+  const style = { fontSize: '', setProperty(k, v) { this[k] = v; } };
+  const slideEl = canvas && { classList: { contains: () => false }, closest: () => canvas };
+  const px = () => (canvas && style['--attn-slide-tex'] ? parseFloat(style['--attn-slide-tex']) / 25 : 1);
   const layouts = { n: 0 };
   const scaleOf = () => (style.fontSize ? parseFloat(style.fontSize) : 1);
   const inner = { style };
@@ -99,7 +103,9 @@ function fakeTex(natural, avail, { slide = false } = {}) {
     renderRoot: { querySelector: () => inner },
     hasAttribute: (a) => a === 'data-slide' && slide,
     get clientWidth() { return avail; },
-    get scrollWidth() { layouts.n++; return Math.max(avail, natural * scaleOf()); },
+    get scrollWidth() { layouts.n++; return Math.max(avail, natural * px() * scaleOf()); },
+    getRootNode: () => ({}),
+    closest: () => slideEl,
     style,
   };
 }
@@ -125,6 +131,22 @@ describe('fitFormulas', () => {
     fitFormulas([page, slide]);
     expect(page._scale).toBe(0.4);
     expect(slide._scale).toBe(0.9);
+  });
+
+  test("a slide's formula takes its font from its canvas as it is when fitted, not when typeset", () => {
+    // reveal.js's print view: typeset while the deck was still 1280×720 (25 px), then each slide is
+    // wrapped in a 1215×682 page (23.7 px). At 25 px this formula needs 0.88 (below the slide's 0.9).
+    const canvas = { offsetWidth: 1280, offsetHeight: 720 };
+    const t = fakeTex(1000, 880, { slide: true, canvas });
+    fitFormulas([t]);
+    expect(t.style['--attn-slide-tex']).toBe('25px');
+    expect(t._scale).toBe(0.9);
+    expect(1000 * t._scale).toBeGreaterThan(880);  // overflows its box
+    Object.assign(canvas, { offsetWidth: 1215, offsetHeight: 682 });
+    fitFormulas([t]);
+    expect(t.style['--attn-slide-tex']).toBe('23.7px');
+    expect(1000 * (23.7 / 25) * t._scale).toBeLessThanOrEqual(880);
+    expect(t._scale).toBeGreaterThanOrEqual(0.9);
   });
 
   test('a shrunk formula whose box grew is reset and fitted again (it grows back)', () => {

@@ -5,6 +5,7 @@
 // table cell left from an earlier update. Lit's marker comments are left out of the comparison.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { BASE_URL, launch, watchedPage } from './browser.js';
+import { fmt } from '../../web/widgets/shared/format.js';
 
 let browser, w;
 beforeAll(async () => {
@@ -94,6 +95,19 @@ describe('an updated heatmap draws what a new one draws', () => {
     ]));
   });
 
+  test('with the numbers table open: values, NaN cells, labels, a new shape, closed again', async () => {
+    expectSame(await run(w.page, [
+      { rows: 3, cols: 4, values: grid(3, 4, 40), label: 'open', _numbersOpen: true },
+      { values: grid(3, 4, 41) },
+      { values: withMissing(grid(3, 4, 42), [1, 6], NaN), missingText: 'masked' },
+      { inPlace: [[0, 5], [7, NaN]] },
+      { rowLabels: ['I', '<b>&'], colLabels: ['k0', 'k1', 'k2', 'k3'] },  // fewer labels than rows
+      { rows: 48, cols: 32, values: grid(48, 32, 43), rowLabels: null, colLabels: null },
+      { values: grid(48, 32, 44) },
+      { _numbersOpen: false },
+    ]));
+  });
+
   test('fit mode and compact (slides): cell size, number fonts, the screen-reader table', async () => {
     expectSame(await run(w.page, [
       { rows: 3, cols: 3, values: grid(3, 3, 20), fitWidth: 400, fitHeight: 300, compact: true, label: 'weights', vmin: 0, vmax: 1 },
@@ -108,7 +122,7 @@ describe('an updated heatmap draws what a new one draws', () => {
   test('a values-only update keeps the cells and table cells and writes their new colours and numbers', async () => {
     const r = await w.page.evaluate(async () => {
       const el = document.createElement('attn-heatmap');
-      Object.assign(el, { rows: 2, cols: 3, values: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6], label: 'a' });
+      Object.assign(el, { rows: 2, cols: 3, values: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6], label: 'a', _numbersOpen: true });
       document.body.append(el);
       await el.updateComplete;
       const rect = el.shadowRoot.querySelector('svg rect[stroke="#fff"]'), td = el.shadowRoot.querySelector('td');
@@ -123,6 +137,83 @@ describe('an updated heatmap draws what a new one draws', () => {
     expect(r.before[1]).toBe('0.1000');
     expect(r.after[0]).not.toBe(r.before[0]);
     expect(r.after.slice(1)).toEqual(['0.9000', true, true, true, '0.90']);
+  });
+
+});
+
+// A large closed "numbers" table (more than 24 × 24 cells) is not in the page: closed details hide it from
+// screen readers too; the map's description gives the range. Opening it by click or keyboard builds the
+// table with every number; closing drops it.
+describe('the numbers table is built when opened', () => {
+  const open = (page, how, rows, cols, values, extra = {}) => page.evaluate(async ({ how, rows, cols, values, extra }) => {
+    const el = document.createElement('attn-heatmap');
+    Object.assign(el, { rows, cols, values: values.map((x) => (x === null ? NaN : x)), label: 'map', ...extra });
+    document.body.append(el);
+    await el.updateComplete;
+    const root = el.shadowRoot, svg = root.querySelector('svg');
+    const described = root.getElementById(svg.getAttribute('aria-describedby') ?? '');
+    const closed = { cells: root.querySelectorAll('td, th, table').length, region: root.querySelector('[role="region"]').getAttribute('aria-label'),
+      description: described?.textContent ?? null, hidden: described?.hidden ?? null, name: svg.getAttribute('aria-label') };
+    const summary = root.querySelector('summary');
+    if (how === 'click') summary.click();
+    else { summary.focus(); await new Promise((ok) => setTimeout(ok)); }
+    const toggled = new Promise((ok) => root.querySelector('details').addEventListener('toggle', ok, { once: true }));
+    await toggled;
+    await el.updateComplete;
+    const table = root.querySelector('table');
+    const opened = {
+      head: [...table.querySelectorAll('thead th')].map((t) => t.textContent),
+      rows: [...table.querySelectorAll('tbody tr')].map((tr) => [...tr.children].map((t) => t.textContent)),
+      caption: table.querySelector('caption').textContent,
+    };
+    summary.click();
+    await new Promise((ok) => root.querySelector('details').addEventListener('toggle', ok, { once: true }));
+    await el.updateComplete;
+    const again = root.querySelectorAll('td').length;
+    el.remove();
+    return { closed, opened, again };
+  }, { how, rows, cols, values: values.map((x) => (Number.isNaN(x) ? null : x)), extra });
+
+  const expected = (rows, cols, v, missing = '') => Array.from({ length: rows }, (_, i) => [String(i),
+    ...Array.from({ length: cols }, (_, j) => (missing && Number.isNaN(v[i * cols + j]) ? missing : fmt(v[i * cols + j], 4)))]);
+
+  test('a 24 × 24 map keeps its table while closed (with the same description)', async () => {
+    const v = grid(24, 24, 52);
+    const r = await open(w.page, 'click', 24, 24, v);
+    expect(r.closed.cells).toBe(1 + 25 + 24 * 25);  // the table, its header row's cells, each row's header and cells
+    expect(r.closed.description).toBe(`values from ${fmt(Math.min(...v), 4)} to ${fmt(Math.max(...v), 4)}`);
+    expect(r.opened.rows).toEqual(expected(24, 24, v));
+    expect(r.again).toBe(24 * 24);
+  });
+
+  test('a 48 × 32 map: no table cells while closed, a description with its range; a click opens all 1,536 numbers', async () => {
+    const v = grid(48, 32, 50);
+    const r = await open(w.page, 'click', 48, 32, v);
+    expect(r.closed).toEqual({ cells: 0, region: 'map numbers', description: `values from ${fmt(Math.min(...v), 4)} to ${fmt(Math.max(...v), 4)}`,
+      hidden: true, name: 'map heatmap, 48 by 32; arrow keys read the values' });
+    expect(r.opened.caption).toBe('map');
+    expect(r.opened.head).toEqual(['row \\ column', ...Array.from({ length: 32 }, (_, j) => String(j))]);
+    expect(r.opened.rows).toEqual(expected(48, 32, v));
+    expect(r.again).toBe(0);
+  });
+
+  test('the keyboard opens it (Enter on "numbers"); NaN cells read as missingText, the range over the finite values', async () => {
+    const v = withMissing(grid(25, 24, 51), [2, 29], NaN);
+    v[31] = -Infinity;
+    const done = open(w.page, 'key', 25, 24, v, { missingText: 'masked' });
+    await w.page.waitForFunction(() => {
+      const el = document.querySelector('body > attn-heatmap');
+      return el?.shadowRoot?.activeElement?.localName === 'summary';
+    });
+    await w.page.keyboard.press('Enter');
+    const r = await done;
+    const finite = v.filter(Number.isFinite);
+    expect(r.closed.cells).toBe(0);
+    expect(r.closed.description).toBe(`values from ${fmt(Math.min(...finite), 4)} to ${fmt(Math.max(...finite), 4)}`);
+    expect(r.opened.rows).toEqual(expected(25, 24, v, 'masked'));
+    expect(r.opened.rows[0][3]).toBe('masked');
+    expect(r.opened.rows[1][8]).toBe('−∞');  // v[31]: row 1, column 7
+    expect(r.again).toBe(0);
   });
 
   test('no problems in the page', () => { expect(w.problems).toEqual([]); });

@@ -1,6 +1,7 @@
 // <attn-heatmap>: a labelled matrix as coloured cells, with
 //   - the value under the pointer or the keyboard cursor (focus the map, move with the arrow keys),
-//   - an accessible table of every number behind it (in a <details>, read by screen readers),
+//   - an accessible table of every number behind it (in a <details>, read by screen readers; a large
+//     one built when opened), and a description of the map that says what range its values span,
 //   - export of the picture as SVG or PNG.
 //   - a colour legend beside the cells (the range the colours stand for),
 //   - fit mode (`fit-width`/`fit-height`, used on slides): cells grow to fill the box and numbers are
@@ -33,6 +34,10 @@ const BAR = ['x', 'y', 'width', 'height', 'fill', 'stroke', 'stroke-width'];
 const BAR_LABEL_BELOW = ['x', 'y', 'font-size', 'text-anchor', 'fill', 'font-family'];
 const BAR_LABEL = ['x', 'y', 'font-size', 'dominant-baseline', 'fill', 'font-family'];
 const SCOPE = ['scope'], SR_ONLY = ['class'];
+// A closed numbers table of more cells than this is built when it is opened: closed, it is neither shown
+// nor read out, yet building and updating its cells was much of drawing a large map. Smaller ones (up to
+// 24 × 24) are built with the map: the e2e suites read their numbers without opening them.
+const CLOSED_TABLE_CELLS = 576;
 let rasterCanvas = null;
 /** The first n (default: all) items of a and b are the same (NaN the same as NaN). */
 const sameItems = (a, b, n = Math.max(a.length, b.length)) => {
@@ -379,6 +384,8 @@ export class AttnHeatmap extends LitElement {
       ? `${this.#rowLabel(c.row)}: ${Array.from({ length: cols }, (_, j) => fmt(v[c.row * cols + j], 4)).join(' ')}`
       : `${this.#rowLabel(c.row)}, ${this.#colLabel(c.col)}: ${fmt(v[c.row * cols + c.col], 4)}`);
     // Compact (slides): an arithmetic readout takes the caption's line alone, its type shrunk to fit.
+    // A large closed numbers table is not built: the map itself says what range its values span.
+    const range = this.compact ? '' : this.#range(v);
     const capFont = custom ? Math.max(12, Math.min(g.ls, Math.floor(g.w / (0.56 * readout.length)))) : g.ls;
     const caption = this.compact
       ? html`<figcaption style=${`font-size:${g.ls}px;line-height:${Math.ceil(g.ls * 1.25)}px;margin-bottom:2px;max-width:${g.w}px`} title=${custom || nothing}>${custom ? nothing : this.label}${readout
@@ -387,21 +394,33 @@ export class AttnHeatmap extends LitElement {
     return html`<figure>
       ${caption}
       <svg xmlns="http://www.w3.org/2000/svg" width=${g.w} height=${g.h} viewBox="0 0 ${g.w} ${g.h}" role="img" tabindex="0"
-        aria-label="${this.label} heatmap, ${rows} by ${cols}; arrow keys read the values"
+        aria-label="${this.label} heatmap, ${rows} by ${cols}; arrow keys read the values" aria-describedby=${range ? 'range' : nothing}
         @pointermove=${this.#onPointer} @pointerleave=${() => { if (!this.matches(':focus-within')) this._cursor = null; }}
         @click=${this.#onClick} @keydown=${this.#onKey} @focus=${() => { this._cursor ??= { row: 0, col: 0 }; }}
         @blur=${() => { this._cursor = null; }}>
         <rect width=${g.w} height=${g.h} fill="#fff"></rect>${labels}${cells}${this.#highlights(g)}${mark}${cursor}${this.legend ? this.#legend(g, scale) : nothing}
       </svg>
+      ${range ? html`<span id="range" hidden>${range}</span>` : nothing}
       ${this.compact ? nothing : html`<div class="readout" aria-live="polite">${readout}</div>
       <div class="tools">
         <button type="button" @click=${() => this.exportSvg()} aria-label="Export ${this.label} as SVG">SVG</button>
         <button type="button" @click=${() => this.exportPng()} aria-label="Export ${this.label} as PNG">PNG</button>
-        <details @toggle=${(e) => { this._numbersOpen = e.target.open; }}><summary>numbers</summary><div class="tablebox"
-          tabindex=${this._numbersOpen ? '0' : nothing} role="region" aria-label="${this.label} numbers">${rows * cols <= 2048 || this._numbersOpen ? this.#table() : nothing}</div></details>
+        <details ?open=${this._numbersOpen} @toggle=${(e) => { this._numbersOpen = e.target.open; }}><summary>numbers</summary><div class="tablebox"
+          tabindex=${this._numbersOpen ? '0' : nothing} role="region" aria-label="${this.label} numbers">${this._numbersOpen || rows * cols <= CLOSED_TABLE_CELLS ? this.#table() : nothing}</div></details>
       </div>`}
       ${this.compact ? html`<div class="sr-only">${this.#table()}</div>` : nothing}
     </figure>`;
+  }
+
+  /** "values from a to b" (4 decimals, as the table shows them), over the finite values; '' when none is. */
+  #range(v) {
+    let lo = Infinity, hi = -Infinity;
+    for (let k = 0; k < this.rows * this.cols; k++) {
+      const x = v[k];
+      if (x < lo && x > -Infinity) lo = x;
+      if (x > hi && x < Infinity) hi = x;
+    }
+    return lo <= hi ? `values from ${fmt(lo, 4)} to ${fmt(hi, 4)}` : '';
   }
 
   /** The highlighted rows, columns and row weights that are valid for this map's size. */
@@ -577,6 +596,7 @@ export class AttnHeatmap extends LitElement {
   svgText() {
     const el = this.renderRoot.querySelector('svg').cloneNode(true);
     el.removeAttribute('tabindex');
+    el.removeAttribute('aria-describedby');  // its text is not in the file
     el.querySelectorAll('rect[fill="none"], .highlights').forEach((r) => r.remove());
     return new XMLSerializer().serializeToString(el);
   }

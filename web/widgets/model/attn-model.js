@@ -20,7 +20,7 @@ import { viridis } from '../shared/colormap.js';
 import { modelStyles } from './styles.js';
 import { ModelSession, SHIPPED_NAMES, SHIPPED_TASKS } from './session.js';
 import {
-  GPT2_HINT, ROLE_TEXT, resolveHeadSpec, ROLE_THRESHOLD, SCORE_KINDS, SCORE_SHORT, STAGES, bytesText, cacheRows, headName,
+  GPT2_HINT, ROLE_TEXT, resolveHeadSpec, ROLE_THRESHOLD, scoreTexts, unmeasured, STAGES, bytesText, cacheRows, headName,
   roleOf, roles, toggleHead,
 } from './logic.js';
 
@@ -308,7 +308,13 @@ export class AttnModel extends AttnWidget {
     return html`<p class="scores-legend">Under each map: its previous-token, duplicate-token and induction scores (mean attention
       where the score looks, 0–1). A head is named by a role only when its score is ≥ ${ROLE_THRESHOLD}; an induction head only from
       layer 1 on (it needs an earlier layer’s previous-token head). Press “Repeat a random sequence” to make induction measurable.
-      Enter or a click on a map opens it; “off” switches the head off.</p>`;
+      Enter or a click on a map opens it; “off” switches the head off.${this.#unmeasuredNote()}</p>`;
+  }
+
+  // Why a score reads “–” on this text (the same for every head: it depends on the tokens only).
+  #unmeasuredNote() {
+    const why = unmeasured(this.session?.scores?.[0]?.[0]);
+    return why ? html` <strong class="unmeasured">On this text “–”: ${why}.</strong>` : nothing;
   }
 
   #readout(l, h, att, t) {
@@ -329,7 +335,7 @@ export class AttnModel extends AttnWidget {
       colormap="sequential" .vmin=${0} .vmax=${1} .digits=${2} .cellSize=${40} .maxWidth=${Math.min(760, this.pageFit(760))}
       .compact=${!!fit} .fitWidth=${fit?.width ?? 0} .fitHeight=${fit?.height ?? 0} .minFont=${18} ?raster=${t > 16}
       .readoutFor=${this.#readout(l, h, att, t)}></attn-heatmap>
-      ${fit ? nothing : html`<p class="note">${SCORE_KINDS.map((k) => `${SCORE_SHORT[k]} ${fmt(sc[k], 2)}`).join(' · ')}${role ? ` — named ${ROLE_TEXT[role]} (score ≥ ${ROLE_THRESHOLD})` : ' — no role reaches the threshold'}</p>`}`;
+      ${fit ? nothing : html`<p class="note">${scoreTexts(sc, fmt).join(' · ')}${unmeasured(sc) ? ` (${unmeasured(sc)})` : ''}${role ? ` — named ${ROLE_TEXT[role]} (score ≥ ${ROLE_THRESHOLD})` : ' — no role reaches the threshold'}</p>`}`;
   }
 
   /**
@@ -366,7 +372,7 @@ export class AttnModel extends AttnWidget {
             <span class="map-name">${name}</span>
             <canvas class="thumb" data-head=${i} width=${t} height=${t} style=${`width:${px}px;height:${px}px`} aria-hidden="true"></canvas></button>
           ${showScores ? html`<div class="about" style=${besides ? '' : `max-width:${Math.max(90, px + 12)}px`}>
-          <span class="sc">${SCORE_KINDS.map((k) => html`<span class="k">${SCORE_SHORT[k]} ${fmt(sc[k], 2)}</span> `)}</span>
+          <span class="sc" title=${unmeasured(sc) || nothing}>${scoreTexts(sc, fmt).map((text) => html`<span class="k">${text}</span> `)}</span>
           ${role ? html`<span class="role">${ROLE_TEXT[role]}</span>` : nothing}
           <button type="button" class="ablate" aria-label=${`${isOff ? 'off' : 'on'}: ${name}, press to switch it ${isOff ? 'on' : 'off'}`}
             @click=${() => this.#toggle(i)}>${isOff ? 'off' : 'on'}</button></div>` : nothing}

@@ -22,6 +22,15 @@ export const LENS_NOTE = 'The logit lens needs attnlab’s readout after each la
 /** The shipped models' tasks (web/train/pretrained/<task>/, loaded by session.js). */
 export const SHIPPED_TASKS = Object.freeze(['induction', 'names']);
 
+// The first character of what the student typed that the model has no token for, said in their words
+// (the codec's own message counts from the text it was given: the case changed, a BOS put first).
+// `known(c)`: whether character c (as typed) is read; `knows`: what the model reads, in words.
+function refuseUnknown(s, known, knows) {
+  const chars = Array.from(s);
+  const i = chars.findIndex((c) => !/\s/.test(c) && !known(c));
+  if (i >= 0) throw new Error(`“${chars[i]}” (character ${i + 1} of the text) is not a token of this model: it reads ${knows}`);
+}
+
 /** The names task's characters ('.' + a–z), its codec made from a stand-in list (the 32,033 names are not needed to tokenize). */
 function namesTokenizer(config) {
   const task = tasks.createTask('names', { names: ['a', 'b'], context: config.context });
@@ -30,6 +39,7 @@ function namesTokenizer(config) {
     // Letters and '.' (the separator); a space or a line break separates names too. Lowercased; a '.' is
     // put first when the text does not start with one (the model saw every name after a '.').
     encode: (s) => {
+      refuseUnknown(s, (c) => /^[a-z.]$/i.test(c), 'the letters a–z and “.” between names (any case; a space separates names too)');
       const clean = s.trim().toLowerCase().replace(/\s+/g, '.');
       return Array.from(task.encode(clean.startsWith('.') ? clean : `.${clean}`));
     },
@@ -63,10 +73,12 @@ export async function tokenizerFor(config, shipped) {
   if (shipped === 'names') return namesTokenizer(config);
   if (shipped) {
     const task = tasks.createTask('induction', { vocab: config.vocab, context: config.context });
+    const letters = task.decode(Array.from({ length: config.vocab - 1 }, (_, i) => i + 1));  // after BOS
     return {
       kind: 'induction',
       encode: (s) => {
         // The task's characters: '^' (BOS) then letters; BOS is added when the text does not start with it.
+        refuseUnknown(s, (c) => c === '^' || letters.includes(c.toUpperCase()), `the letters ${letters[0]}–${letters.at(-1)} (any case; spaces are skipped) and “^” (the start)`);
         const clean = s.toUpperCase().replace(/\s+/g, '');
         return Array.from(task.encode(clean.startsWith('^') ? clean : `^${clean}`));
       },

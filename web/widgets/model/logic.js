@@ -19,6 +19,21 @@ export const STAGES = Object.freeze(['tokens', 'one head', 'all heads', 'logit l
 export const headName = (layer, head) => `L${layer}H${head}`;
 
 /**
+ * A head's scores as the widget writes them: "prev 0.53", and "dup –" for a score the text gives
+ * nothing to measure (NaN: one token, or no token repeats), with `unmeasured` saying why.
+ * `fmt`: the number format (format.js's fmt).
+ */
+export function scoreTexts(s, fmt) {
+  return SCORE_KINDS.map((k) => `${SCORE_SHORT[k]} ${Number.isFinite(s?.[k]) ? fmt(s[k], 2) : '–'}`);
+}
+export function unmeasured(s) {
+  if (!s) return '';
+  if (!Number.isFinite(s.prev)) return 'no scores: the text needs at least 2 tokens';
+  if (!Number.isFinite(s.dup) || !Number.isFinite(s.induction)) return 'dup and ind need a token that repeats in the text';
+  return '';
+}
+
+/**
  * Duplicate-token score: at each position i whose token occurred before (ids[j] = ids[i], j < i), the
  * weight the head puts on those earlier occurrences, Σ att[i, j], averaged over such positions. NaN when
  * no token repeats. att: one head's [t·t] weights (row i: query i over keys), ids: [t].

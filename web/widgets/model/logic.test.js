@@ -1,8 +1,9 @@
 import { describe, expect, test } from 'vitest';
 import {
   ROLE_THRESHOLD, ablationRows, cacheRows, duplicateTokenScore, headMask, headScores, mulberry32, pieceLabel,
-  repeatedRandom, resolveHeadSpec, roleOf, roles, softmaxRow, strongestHead, toggleHead, topK,
+  repeatedRandom, resolveHeadSpec, roleOf, roles, scoreTexts, softmaxRow, strongestHead, toggleHead, topK, unmeasured,
 } from './logic.js';
+import { fmt } from '../shared/format.js';
 
 /** A causal [t·t] map putting all of row i's weight on key f(i) (clamped to [0, i]). */
 const oneHot = (t, f) => {
@@ -115,5 +116,21 @@ describe('heads named in attributes', () => {
     expect(resolveHeadSpec('L9H9,L9H6,L10H0 | induction', null, 12, 12)).toEqual([114, 117, 120]);
     expect(resolveHeadSpec('L5H0', grid, 2, 2)).toBeNull();
     expect(resolveHeadSpec('', grid, 2, 2)).toEqual([]);
+  });
+});
+
+describe('scores a text gives nothing to measure', () => {
+  test('no repeated token: dup and ind read “–” with the reason, never NaN; one token: no scores', () => {
+    const ids = [0, 1, 2], t = 3;  // "abc": no token repeats
+    const [[s]] = headScores([[oneHot(t, (i) => i - 1)]], ids, t);
+    expect(scoreTexts(s, fmt)).toEqual(['prev 1.00', 'dup –', 'ind –']);
+    expect(unmeasured(s)).toBe('dup and ind need a token that repeats in the text');
+    const [[one]] = headScores([[oneHot(1, () => 0)]], [0], 1);
+    expect(scoreTexts(one, fmt).join(' ')).not.toMatch(/NaN/);
+    expect(unmeasured(one)).toBe('no scores: the text needs at least 2 tokens');
+    const rep = [0, 5, 6, 5, 6];
+    const [[r]] = headScores([[oneHot(5, (i) => i - 1)]], rep, 5);
+    expect(unmeasured(r)).toBe('');
+    expect(scoreTexts(r, fmt).join(' ')).not.toMatch(/–|NaN/);
   });
 });

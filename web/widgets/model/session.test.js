@@ -111,7 +111,11 @@ describe('ModelSession on the shipped induction model', () => {
     await s.setText('^ABCABC');
     const ids = s.ids.slice();
     await s.setText('hello!');
-    expect(s.inputError).toMatch(/expected one of/);
+    // Said in the student's words: the character as typed, counted in what they typed (not the
+    // tokenizer's uppercased text with its BOS put first), and what the model reads.
+    expect(s.inputError).toBe('“!” (character 6 of the text) is not a token of this model: it reads the letters A–O (any case; spaces are skipped) and “^” (the start)');
+    await s.setText('the cat');
+    expect(s.inputError).toMatch(/^“t” \(character 1 of the text\)/);
     expect(s.ids).toEqual(ids);
   });
 });

@@ -226,6 +226,21 @@ describe('a bad value never strands a student', () => {
     expect(problems).toEqual([]);
   });
 
+  test('trained cross: a number outside 1000–9999, a fraction or nothing is refused at its field; the map stays', async () => {
+    const sel = 'attn-cross[trained]';
+    const { page, problems } = await open(sel);
+    await page.locator(`${sel} input.number`).waitFor();
+    for (const [v, m] of [['99999', '99999 is out of range: the number (still 4326) takes a whole number from 1000 to 9999'],
+      ['12', '12 is out of range'], ['4326.5', '4326.5 is not a whole number'], ['', 'empty: the number (still 4326)']])
+      await refused(page, sel, 'number', v, m, 'attn-heatmap');
+    const input = page.locator(`${sel} input.number`);
+    await input.fill('1234');
+    await input.dispatchEvent('change');
+    await expect.poll(() => input.getAttribute('aria-invalid')).toBe('false');
+    expect(await page.locator(`${sel} .field-msg`).count()).toBe(0);
+    expect(problems).toEqual([]);
+  });
+
   test('a matrix cell says why it is refused', async () => {
     const S = 'attn-steps';
     const { page } = await open(S);

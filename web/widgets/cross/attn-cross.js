@@ -192,8 +192,11 @@ export class AttnCross extends AttnWidget {
     });
     if (this.slideLayout) return this.#renderSlide(r, src, tgt, H);
     const n = tgt.length * src.length, fixed = this.weightRange !== 'map';
+    // The \quad after "=" is where a phone may break the formula (tex.js pageParts): with its first
+    // break after "W_V," only, "CrossAttention(…) = softmax(…) X_src W_V," was set at 0.58 of its size at
+    // 390 px (subscripts 6–8 px).
     return html`
-      <attn-tex class="formula" display .expr=${'\\mathrm{CrossAttention}(X_{tgt}, X_{src}) = \\mathrm{softmax}\\!\\left(\\frac{(X_{tgt}W_Q)(X_{src}W_K)^\\top}{\\sqrt{d_k}}\\right) X_{src}W_V,\\qquad A \\in \\mathbb{R}^{t_{tgt}\\times t_{src}}'}></attn-tex>
+      <attn-tex class="formula" display .expr=${'\\mathrm{CrossAttention}(X_{tgt}, X_{src}) = \\quad \\mathrm{softmax}\\!\\left(\\frac{(X_{tgt}W_Q)(X_{src}W_K)^\\top}{\\sqrt{d_k}}\\right) X_{src}W_V,\\qquad A \\in \\mathbb{R}^{t_{tgt}\\times t_{src}}'}></attn-tex>
       ${this.controlsMode === 'none' ? nothing : html`<div class="controls">${this.#sentences()}</div>
       ${this.controlsMode === 'full' ? html`<div class="controls">${this.#tuning(H)}</div>` : nothing}`}
       <p class="note">Toy embeddings (d = ${D}): a word and its translation share a vector, so each target word’s query finds its source word; a word with no counterpart (“est”) spreads its attention. At most 8 words per sentence.</p>

@@ -94,10 +94,13 @@ export class TrainedView {
       <output class="step">${thousands(snapshots[k].step)}</output></label>`;
   }
 
+  // A number out of the task's range is refused in place, as every other field is: the typed text stays,
+  // the message gives the range and the number still shown.
   #numberField() {
-    const h = this.host;
-    return html`<label class="number">number <input type="number" class="number" min=${MIN_NUMBER} max=${MAX_NUMBER} step="1" .value=${String(this.number())}
-      @change=${(e) => { const v = Number(e.target.value); if (Number.isInteger(v) && v >= MIN_NUMBER && v <= MAX_NUMBER) h.setState({ number: v }); else e.target.value = String(this.number()); }}></label>`;
+    const h = this.host, f = h.fields, n = this.number();
+    return html`<label class="number">number <input type="number" class="number" min=${MIN_NUMBER} max=${MAX_NUMBER} step="1" .value=${String(n)}
+      aria-invalid=${f.invalid('number')} aria-describedby=${f.describedBy('number')}
+      @change=${(e) => { const v = f.number('number', e.target, { min: MIN_NUMBER, max: MAX_NUMBER, integer: true, name: `the number (still ${n})` }); if (v !== null) h.setState({ number: v }); }}></label>${f.message('number')}`;
   }
 
   /** "step 300 · held-out loss 0.436 · 54.0 % of 900 numbers right" and what the model writes here. */

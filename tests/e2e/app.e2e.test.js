@@ -239,7 +239,7 @@ describe('formulas', () => {
 });
 
 describe('touch targets', () => {
-  test('on a phone, the contents links, every map\'s SVG, PNG and "numbers" controls and every dropdown are at least 24 × 24 px', async () => {
+  test('on a phone, the contents links and every control in a widget (buttons, dropdowns, sliders, checkboxes, fields, disclosures) are at least 24 × 24 px', async () => {
     const { page, problems } = await watchedPage(browser.context);
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(BASE_URL());
@@ -255,10 +255,10 @@ describe('touch targets', () => {
         for (const el of root.querySelectorAll('*')) {
           if (el.localName === 'attn-heatmap' && el.shadowRoot)
             for (const c of el.shadowRoot.querySelectorAll('.tools button, .tools summary')) check(c, `${el.label} map:`);
-          // Dropdowns (every widget's select), named by their widget and class.
-          if (el.shadowRoot) for (const s of el.shadowRoot.querySelectorAll('select')) {
+          // Every other control of a widget, named by its widget, kind and class.
+          if (el.shadowRoot) for (const s of el.shadowRoot.querySelectorAll('select, button, input, summary')) {
             const r = s.getBoundingClientRect();
-            if (r.width > 0 && (r.width < 24 || r.height < 24)) out.push(`${el.localName} dropdown ${s.className} ${r.width.toFixed(1)}×${r.height.toFixed(1)}`);
+            if (r.width > 0 && (r.width < 24 || r.height < 24)) out.push(`${el.localName} ${s.localName}${s.type ? `[${s.type}]` : ''} ${s.className} ${r.width.toFixed(1)}×${r.height.toFixed(1)}`);
           }
           if (el.shadowRoot) walk(el.shadowRoot);
         }

@@ -41,6 +41,7 @@ export const modelStyles = [widgetStyles, css`
   .cell .sc .k { white-space: nowrap; }
   .cell .role { font-weight: 600; color: #0a3069; background: #ddf4ff; border-radius: 4px; padding: 0 3px; white-space: nowrap; }
   .cell button { font-size: 0.95em; padding: 0 6px; }
+  .cell button.ablate { min-height: 24px; min-width: 32px; }  /* a 24 px touch target */
   .cell.off button.ablate { background: #cf222e; color: #fff; border-color: #cf222e; }
   table.dist td.tok { text-align: left; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; white-space: pre; }
   table.dist .bar { display: inline-block; height: 0.7em; background: #0072b2; vertical-align: middle; margin-right: 4px; }

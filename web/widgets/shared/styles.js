@@ -32,6 +32,10 @@ export const widgetStyles = css`
   input[aria-invalid='true'] { outline: 2px solid #cf222e; outline-offset: 1px; }
   button, select, input { font: inherit; }
   select { min-height: 24px; box-sizing: border-box; }  /* a 24 px touch target (WCAG 2.2 target size) */
+  /* The controls a browser draws smaller than 24 px (a range 16 px tall, a checkbox 13 px): 24 px too. */
+  input[type='range'] { min-height: 24px; }
+  input[type='checkbox'] { width: 24px; height: 24px; vertical-align: middle; }
+  summary { min-height: 24px; }
   button { padding: 3px 10px; border: 1px solid #8c959f; border-radius: 6px; background: #f6f8fa; cursor: pointer; }
   button:hover { background: #eaeef2; }
   button[aria-disabled='true'] { color: #57606a; background: #eaeef2; cursor: progress; }

@@ -329,13 +329,13 @@ export class AttnModel extends AttnWidget {
     const s = this.session, { heads } = s.config, i = this.openedHead, l = Math.floor(i / heads), h = i % heads;
     const src = s.off && this.#ablatedList().includes(i) ? s.base : s.base;
     const att = src.attention[l][h], t = s.ids.length;
-    const sc = s.scores[l][h], role = roleOf(sc, l);
+    const sc = s.scores[l][h], role = roleOf(sc, l), why = unmeasured(sc);
     const label = `${headName(l, h)}${role ? ` — ${ROLE_TEXT[role]}` : ''}`;
     return html`<attn-heatmap class="big" .label=${label} .values=${att} .rows=${t} .cols=${t} .rowLabels=${s.labels} .colLabels=${s.labels}
       colormap="sequential" .vmin=${0} .vmax=${1} .digits=${2} .cellSize=${40} .maxWidth=${Math.min(760, this.pageFit(760))}
       .compact=${!!fit} .fitWidth=${fit?.width ?? 0} .fitHeight=${fit?.height ?? 0} .minFont=${18} ?raster=${t > 16}
       .readoutFor=${this.#readout(l, h, att, t)}></attn-heatmap>
-      ${fit ? nothing : html`<p class="note">${scoreTexts(sc, fmt).join(' · ')}${unmeasured(sc) ? ` (${unmeasured(sc)})` : ''}${role ? ` — named ${ROLE_TEXT[role]} (score ≥ ${ROLE_THRESHOLD})` : ' — no role reaches the threshold'}</p>`}`;
+      ${fit ? nothing : html`<p class="note">${scoreTexts(sc).join(' · ')}${why ? ` (${why})` : ''}${role ? ` — named ${ROLE_TEXT[role]} (score ≥ ${ROLE_THRESHOLD})` : ' — no role reaches the threshold'}</p>`}`;
   }
 
   /**
@@ -372,7 +372,7 @@ export class AttnModel extends AttnWidget {
             <span class="map-name">${name}</span>
             <canvas class="thumb" data-head=${i} width=${t} height=${t} style=${`width:${px}px;height:${px}px`} aria-hidden="true"></canvas></button>
           ${showScores ? html`<div class="about" style=${besides ? '' : `max-width:${Math.max(90, px + 12)}px`}>
-          <span class="sc" title=${unmeasured(sc) || nothing}>${scoreTexts(sc, fmt).map((text) => html`<span class="k">${text}</span> `)}</span>
+          <span class="sc" title=${unmeasured(sc) || nothing}>${scoreTexts(sc).map((text) => html`<span class="k">${text}</span> `)}</span>
           ${role ? html`<span class="role">${ROLE_TEXT[role]}</span>` : nothing}
           <button type="button" class="ablate" aria-label=${`${isOff ? 'off' : 'on'}: ${name}, press to switch it ${isOff ? 'on' : 'off'}`}
             @click=${() => this.#toggle(i)}>${isOff ? 'off' : 'on'}</button></div>` : nothing}

@@ -2,6 +2,7 @@
 // distribution, ablation deltas, random repeated sequences, the KV cache rows of a generation, and
 // token labels. No DOM, no WebAssembly: tested in Node beside this file (logic.test.js).
 import { scores } from '../../train/index.js';
+import { fmt } from '../shared/format.js';
 // Seeded, so "repeat a random sequence" can be reproduced from a link: the widgets' shared generator.
 export { mulberry32 } from '../shared/rng.js';
 
@@ -21,9 +22,8 @@ export const headName = (layer, head) => `L${layer}H${head}`;
 /**
  * A head's scores as the widget writes them: "prev 0.53", and "dup –" for a score the text gives
  * nothing to measure (NaN: one token, or no token repeats), with `unmeasured` saying why.
- * `fmt`: the number format (format.js's fmt).
  */
-export function scoreTexts(s, fmt) {
+export function scoreTexts(s) {
   return SCORE_KINDS.map((k) => `${SCORE_SHORT[k]} ${Number.isFinite(s?.[k]) ? fmt(s[k], 2) : '–'}`);
 }
 export function unmeasured(s) {

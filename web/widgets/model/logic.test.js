@@ -3,7 +3,6 @@ import {
   ROLE_THRESHOLD, ablationRows, cacheRows, duplicateTokenScore, headMask, headScores, mulberry32, pieceLabel,
   repeatedRandom, resolveHeadSpec, roleOf, roles, scoreTexts, softmaxRow, strongestHead, toggleHead, topK, unmeasured,
 } from './logic.js';
-import { fmt } from '../shared/format.js';
 
 /** A causal [t·t] map putting all of row i's weight on key f(i) (clamped to [0, i]). */
 const oneHot = (t, f) => {
@@ -123,14 +122,14 @@ describe('scores a text gives nothing to measure', () => {
   test('no repeated token: dup and ind read “–” with the reason, never NaN; one token: no scores', () => {
     const ids = [0, 1, 2], t = 3;  // "abc": no token repeats
     const [[s]] = headScores([[oneHot(t, (i) => i - 1)]], ids, t);
-    expect(scoreTexts(s, fmt)).toEqual(['prev 1.00', 'dup –', 'ind –']);
+    expect(scoreTexts(s)).toEqual(['prev 1.00', 'dup –', 'ind –']);
     expect(unmeasured(s)).toBe('dup and ind need a token that repeats in the text');
     const [[one]] = headScores([[oneHot(1, () => 0)]], [0], 1);
-    expect(scoreTexts(one, fmt).join(' ')).not.toMatch(/NaN/);
+    expect(scoreTexts(one).join(' ')).not.toMatch(/NaN/);
     expect(unmeasured(one)).toBe('no scores: the text needs at least 2 tokens');
     const rep = [0, 5, 6, 5, 6];
     const [[r]] = headScores([[oneHot(5, (i) => i - 1)]], rep, 5);
     expect(unmeasured(r)).toBe('');
-    expect(scoreTexts(r, fmt).join(' ')).not.toMatch(/–|NaN/);
+    expect(scoreTexts(r).join(' ')).not.toMatch(/–|NaN/);
   });
 });

@@ -175,7 +175,7 @@ export class AttnRope extends AttnWidget {
     const h = Math.max(120, box.height - (this.slideLayout ? (this._headH || 70) : 70) - 16);
     const tabs = this.controlsMode === 'none' ? nothing : html`<div class="views" role="group" aria-label="view">${VIEWS.map(([v, name]) => html`<button type="button"
       class=${`view-${v}`} aria-pressed=${String(v === view)} @click=${() => this.setState({ view: v, stage: this.predict ? this.stage : null })}>${name}</button>`)}
-      ${view === 'relative' && this.controlsMode === 'full' ? html`<label><input type="checkbox" class="predict-toggle" style="width:24px;height:24px;vertical-align:middle" .checked=${!!this.predict}
+      ${view === 'relative' && this.controlsMode === 'full' ? html`<label><input type="checkbox" class="predict-toggle" .checked=${!!this.predict}
         @change=${(e) => this.setState({ predict: e.target.checked, stage: e.target.checked ? 0 : null })}> predict first (self-check)</label>` : nothing}</div>`;
     const v = { rotate: () => this.#rotate(lab, box.width, h), relative: () => this.#relative(lab, box.width, h),
       alibi: () => this.#alibi(lab, box.width, h), extrapolate: () => this.#extrapolate(lab, box.width, h) }[view]();

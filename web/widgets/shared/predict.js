@@ -107,7 +107,7 @@ export const predictStyles = css`
   .predict table.compare th[scope='row'] { text-align: left; font-weight: 600; }
   .predict table.compare tr.yours td { color: #8250df; font-weight: 600; }
   .predict table.compare td { white-space: nowrap; }
-  input.predict-toggle { width: 24px; height: 24px; margin: 0 4px 0 0; vertical-align: middle; }
+  input.predict-toggle { margin: 0 4px 0 0; }  /* 24 × 24 px as every checkbox (styles.js) */
   .predict .verdict { margin: 0; font-size: 18px; }
   .predict .verdict strong { font-size: 20px; }
   .predict .badge { display: inline-block; padding: 0 8px; border-radius: 999px; background: #fbefff; color: #6639ba; font-weight: 600; font-size: 16px; }

@@ -121,8 +121,7 @@ export class AttnSteps extends AttnWidget {
     input[type='range'] { width: 9em; vertical-align: middle; }
     .slide-main.with-side { flex-direction: row; gap: 16px; align-items: flex-start; }
     .slide-main .maps { display: flex; flex-direction: column; gap: 8px; }
-    .predict input[type='range'] { width: 100%; }
-    input.predict-toggle { width: 24px; height: 24px; vertical-align: middle; }`];
+    .predict input[type='range'] { width: 100%; }`];
 
   constructor() {
     super();

@@ -280,7 +280,7 @@ export class AttnModel extends AttnWidget {
       ${SHIPPED_TASKS.map((t) => html`<button type="button" class=${`pick-${t}${on === t ? ' on' : ''}`} aria-pressed=${String(on === t)}
         @click=${() => this.#chooseShipped(t)}>${t === 'induction' ? 'the induction model' : 'the names model'}</button>`)}
       <span class="note">${on === 'names' ? 'a character model of 32,033 first names (27 tokens: “.” and a–z), trained natively like the induction model; generation samples names'
-        : on === 'induction' ? 'the 2-layer attention-only model of the training section (tokens ^ and A–P)' : ''}</span></div>`;
+        : on === 'induction' ? 'the 2-layer attention-only model of the training section (tokens ^ and A–O)' : ''}</span></div>`;
   }
 
   #input() {

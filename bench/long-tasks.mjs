@@ -8,8 +8,12 @@
 //     browser's own work in it (style, layout, paint, script compilation).
 // A load: a fresh tab at 1440×900 opens the app (dist/ or --site DIR); at the first numbers the reader starts
 // scrolling (one wheel step of 400 px every 250 ms) to the bottom of the page, then waits until every widget
-// shows numbers and the page has been quiet for 2 s.
-//   node bench/long-tasks.mjs [--site DIR] [--runs N] [--rate 4] [--no-scroll]
+// shows numbers and the page has been quiet for 2 s. With --no-scroll the reader stays at the top: the load
+// ends when the widgets in reach (the first screen's and those lazy.js draws ahead, within AHEAD_MARGIN)
+// show numbers.
+//   node bench/long-tasks.mjs [--site DIR] [--runs N] [--rate 4] [--no-scroll [--for S]]
+//   (--for S: the trace goes on until S seconds after the navigation, whatever the page does meanwhile: builds
+//   that draw different amounts ahead of the reader are compared over the same time)
 //   node bench/long-tasks.mjs --ab DIR_A,DIR_B [--runs N]   (the two builds load in turn, in one browser)
 // Build a site to measure with `npx vite build -c web/app/vite.config.js --outDir $PWD/build/lt/a --emptyOutDir`.
 import { resolve } from 'node:path';
@@ -17,12 +21,14 @@ import { loadavg } from 'node:os';
 import { serveDist } from '../tests/e2e/server.mjs';
 import { launch } from '../tests/e2e/browser.js';
 import { PROBE_HELPERS } from './page-probe.mjs';
+import { AHEAD_MARGIN } from '../web/widgets/shared/lazy.js';
 
 const arg = (name, dflt) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : dflt; };
 const RUNS = Math.max(1, Number(arg('--runs', 3)));
 const RATE = Number(arg('--rate', 4));
 const SCROLL = !process.argv.includes('--no-scroll');
 const VERBOSE = process.argv.includes('--verbose');
+const FOR = Number(arg('--for', 0));
 const AB = arg('--ab', null)?.split(',').map((d) => resolve(d));
 const sites = AB ?? [resolve(arg('--site', 'dist'))];
 const TAGS = ['attn-steps', 'attn-convex', 'attn-kernel-regression', 'attn-why-scale', 'attn-cross', 'attn-multihead',
@@ -30,7 +36,7 @@ const TAGS = ['attn-steps', 'attn-convex', 'attn-kernel-regression', 'attn-why-s
 
 // In the page before its scripts: each custom element's update() marked in the trace with the page widget
 // it belongs to ("lt:<widget>|<element>"), and a promise that resolves when every widget shows numbers.
-function probe(tags) {
+function probe(tags, reach) {
   const outer = (el) => {
     let host = el;
     for (let r = el.getRootNode(); r instanceof ShadowRoot; r = host.getRootNode()) host = r.host;
@@ -51,6 +57,7 @@ function probe(tags) {
     return define(name, cls, options);
   };
   const seen = (window.__ltShown = {});
+  let inReach = null;  // without scrolling: the widgets within `reach` viewport heights of the top, decided at the first numbers
   const tick = () => {
     const now = performance.now();
     if (seen.firstNumbers === undefined) {
@@ -58,9 +65,10 @@ function probe(tags) {
         if (el.localName === 'attn-heatmap' && el.shadowRoot?.querySelector('table td')) { seen.firstNumbers = now; return false; }
         return true;
       });
+      if (seen.firstNumbers !== undefined && reach) inReach = tags.filter((t) => { const el = document.querySelector(t); return el && el.getBoundingClientRect().top < innerHeight * reach; });
     }
     for (const t of tags) if (seen[t] === undefined) { const el = document.querySelector(t); if (el && shows(el)) seen[t] = now; }
-    if (seen.firstNumbers !== undefined && tags.every((t) => seen[t] !== undefined || !document.querySelector(t))) seen.all = now;
+    if (seen.firstNumbers !== undefined && (inReach ?? tags).every((t) => seen[t] !== undefined || !document.querySelector(t))) seen.all = now;
     else setTimeout(tick, 100);  // not every frame: the probe's own work stays out of the figures
   };
   setTimeout(tick, 100);
@@ -163,7 +171,7 @@ async function load(browser, url) {
   cdp.on('Tracing.dataCollected', (d) => { for (const e of d.value) events.push(e); });
   const traced = new Promise((ok) => cdp.once('Tracing.tracingComplete', ok));
   await cdp.send('Tracing.start', { traceConfig: { includedCategories: ['toplevel', 'blink.user_timing', 'devtools.timeline', 'v8', 'blink', 'disabled-by-default-devtools.timeline'] }, transferMode: 'ReportEvents' });
-  await page.addInitScript({ content: `${PROBE_HELPERS}(${probe})(${JSON.stringify(TAGS)});` });
+  await page.addInitScript({ content: `${PROBE_HELPERS}(${probe})(${JSON.stringify(TAGS)}, ${SCROLL ? 0 : 1 + parseFloat(AHEAD_MARGIN) / 100});` });
   await page.goto(url, { waitUntil: 'commit' });
   const shown = () => cdp.send('Runtime.evaluate', { expression: 'JSON.stringify(window.__ltShown ?? {})', returnByValue: true })
     .then((r) => JSON.parse(r.result.value ?? '{}')).catch(() => ({}));
@@ -184,11 +192,12 @@ async function load(browser, url) {
     }
   }
   while (s.all === undefined) {
-    if (Date.now() - t0 > 180000) throw new Error(`not every widget showed numbers within 180 s: ${JSON.stringify(s)}`);
+    if (Date.now() - t0 > 180000) throw new Error(`not every widget ${SCROLL ? '' : 'in reach '}showed numbers within 180 s: ${JSON.stringify(s)}`);
     await new Promise((ok) => setTimeout(ok, 250));
     s = await shown();
   }
   await page.waitForTimeout(1000 * Math.max(2, RATE / 2));  // tasks that follow the drawing
+  if (FOR > 0) await page.waitForTimeout(Math.max(0, t0 + FOR * 1000 - Date.now()));
   await cdp.send('Tracing.end');
   await traced;
   await page.close();
@@ -213,7 +222,7 @@ sites.forEach((d, j) => {
   const rs = results[j];
   console.log(`\n${AB ? `${'AB'[j]} ` : ''}${d}`);
   rs.forEach((r, i) => {
-    console.log(`  load ${i + 1}: first numbers ${r.firstNumbers.toFixed(0)} ms, all widgets ${r.all.toFixed(0)} ms, ${r.tasks.length} long tasks, longest ${Math.max(0, ...r.tasks.map((t) => t.ms)).toFixed(0)} ms`);
+    console.log(`  load ${i + 1}: first numbers ${r.firstNumbers.toFixed(0)} ms, ${SCROLL ? 'all widgets' : 'widgets in reach'} ${r.all.toFixed(0)} ms, ${r.tasks.length} long tasks, longest ${Math.max(0, ...r.tasks.map((t) => t.ms)).toFixed(0)} ms`);
     if (VERBOSE || !AB) for (const t of r.tasks) console.log(`    ${t.at == null ? '' : `${t.at >= 0 ? '+' : ''}${(t.at / 1000).toFixed(2)} s `}${t.widget.padEnd(32)} ${t.ms.toFixed(0).padStart(5)} ms (CPU ${t.cpu.toFixed(0)})  ${t.cause}`);
   });
   // per widget over the loads: the median of each load's longest task and count

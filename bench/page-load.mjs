@@ -2,9 +2,10 @@
 // (vite build, the same as dist/ without the decks), at 1440×900:
 //   - first numbers: navigation start → the first widget shows a heatmap of numbers computed in WASM
 //     (its first heatmap cell exists, seen by the page at the next animation frame);
-//   - all widgets: → every one of the app's ten widgets shows its numbers (drawn past "Loading…" and any
-//     placeholder, with digits in it), the page left where it opened (widgets below the fold draw
-//     ahead of the reader in idle time);
+//   - widgets in reach: → every widget the page draws while the reader stays at its top shows its numbers
+//     (drawn past "Loading…" and any placeholder, with digits in it): those within the first screen and
+//     lazy.js's AHEAD_MARGIN below it, drawn ahead of the reader in idle time (the ones further down
+//     wait for the reader to come near; bench/long-tasks.mjs scrolls through them);
 //   - the longest main-thread task until then (+1 s), from a PerformanceObserver('longtask') registered
 //     before the page's own scripts (tasks ≥ 50 ms; "none" when every task was shorter), their count,
 //     and the total blocking time (Σ duration − 50 ms);
@@ -17,7 +18,7 @@
 //   node bench/page-load.mjs --no-build [--site DIR] [--out FILE]   (measure a site built before, as it is)
 //   node bench/page-load.mjs --ab DIR_A,DIR_B[,…] [--runs N] [--throttled-only]   (an A/B of builds: the sites load
 //   in turn (the order rotates), in one browser, so both see the same machine load; prints both, writes nothing);
-//   add --first to end each load at the first numbers instead of waiting for all ten widgets
+//   add --first to end each load at the first numbers instead of waiting for the widgets in reach
 //   add --phases to split the main thread's CPU before the first numbers by what ran (it traces more
 //   categories, which costs the page some CPU: compare phases with phases, totals without --phases):
 //   navigation (the new document and its window), parse (HTML), frames before the page's scripts ran
@@ -35,12 +36,16 @@ import { loadavg } from 'node:os';
 import { serveDist } from '../tests/e2e/server.mjs';
 import { launch } from '../tests/e2e/browser.js';
 import { PROBE_HELPERS } from './page-probe.mjs';
+import { AHEAD_MARGIN } from '../web/widgets/shared/lazy.js';
 
 const arg = (name, dflt) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : dflt; };
 const RUNS = Math.max(2, Number(arg('--runs', 6)));
 const TAGS = ['attn-steps', 'attn-convex', 'attn-kernel-regression', 'attn-why-scale', 'attn-cross', 'attn-multihead',
   'attn-positional', 'attn-block', 'attn-cost', 'attn-train'];
 
+// The widgets in reach: their tops within this many viewport heights of the page's top (the viewport
+// and AHEAD_MARGIN below it).
+const REACH = 1 + parseFloat(AHEAD_MARGIN) / 100;
 const AB = arg('--ab', null)?.split(',').map((d) => resolve(d));
 const THROTTLED_ONLY = process.argv.includes('--throttled-only');
 // --first: a load ends at the first numbers (+ the settling time), not when every widget shows its own.
@@ -57,7 +62,7 @@ const browser = await launch();
 
 // Runs in the page before its scripts: long tasks, and the frame at which each widget first shows
 // numbers (checked once per animation frame, so a time is when the browser could paint it).
-function probe(tags, firstOnly, breakdown) {
+function probe(tags, firstOnly, breakdown, reach) {
   performance.mark('attn:document');
   // --breakdown: each custom element class's update() time (ms) until the first numbers, by tag.
   const updates = {};
@@ -94,13 +99,20 @@ function probe(tags, firstOnly, breakdown) {
     }
     return false;
   };
+  // The widgets in reach, decided once at the first numbers (every widget below is a placeholder of its
+  // height by then, so where each starts does not move as the others draw).
+  let inReach = null;
   const tick = () => {
     const now = performance.now();
-    if (seen.firstNumbers === undefined && firstCell()) { seen.firstNumbers = now; performance.mark('attn:first-numbers'); window.__attnUpdates = { ...updates }; }
+    if (seen.firstNumbers === undefined && firstCell()) {
+      seen.firstNumbers = now; performance.mark('attn:first-numbers'); window.__attnUpdates = { ...updates };
+      inReach = tags.filter((t) => { const el = document.querySelector(t); return el && el.getBoundingClientRect().top < innerHeight * reach; });
+      seen.inReach = inReach;
+    }
     for (const t of tags) if (seen[t] === undefined) { const el = document.querySelector(t); if (el && shows(el)) seen[t] = now; }
     if (firstOnly && seen.firstNumbers !== undefined) { seen.all = seen.firstNumbers; done(true); }
-    else if (seen.firstNumbers === undefined || tags.some((t) => seen[t] === undefined)) requestAnimationFrame(tick);
-    else { seen.all = Math.max(...tags.map((t) => seen[t])); performance.mark('attn:all-widgets'); done(true); }
+    else if (seen.firstNumbers === undefined || inReach.some((t) => seen[t] === undefined)) requestAnimationFrame(tick);
+    else { seen.all = Math.max(...inReach.map((t) => seen[t])); performance.mark('attn:all-widgets'); done(true); }
   };
   requestAnimationFrame(tick);
 }
@@ -183,12 +195,12 @@ async function load(throttle, url = urls[0]) {
   const traced = new Promise((ok) => cdp.once('Tracing.tracingComplete', ok));
   const categories = ['toplevel', 'blink.user_timing', ...(PHASES || BREAKDOWN ? ['loading', 'blink', 'devtools.timeline'] : []), ...(BREAKDOWN ? ['v8'] : [])];
   await cdp.send('Tracing.start', { traceConfig: { includedCategories: categories }, transferMode: 'ReportEvents' });
-  await page.addInitScript({ content: `${PROBE_HELPERS}(${probe})(${JSON.stringify(TAGS)}, ${FIRST_ONLY}, ${BREAKDOWN});` });
+  await page.addInitScript({ content: `${PROBE_HELPERS}(${probe})(${JSON.stringify(TAGS)}, ${FIRST_ONLY}, ${BREAKDOWN}, ${REACH});` });
   await page.goto(url, { waitUntil: 'commit' });
   // Waits through the DevTools protocol for the probe's promise: no polling, and none of Playwright's
   // own scripts (its selector engine, ~0.1 s of main-thread CPU at 4×) run in the page while it loads.
   for (const t0 = Date.now(); ;) {
-    if (Date.now() - t0 > 120000) throw new Error('the widgets did not all show numbers within 120 s');
+    if (Date.now() - t0 > 120000) throw new Error('the widgets in reach did not all show numbers within 120 s');
     const r = await cdp.send('Runtime.evaluate', { expression: 'window.__attnDone', awaitPromise: true, returnByValue: true }).catch(() => null);
     if (r?.result?.value === true) break;
     await new Promise((ok) => setTimeout(ok, 50));  // the new document's probe has not run yet
@@ -211,7 +223,8 @@ async function load(throttle, url = urls[0]) {
   return {
     firstNumbers: r.shown.firstNumbers,
     allWidgets: r.shown.all,
-    perWidget: Object.fromEntries(TAGS.map((t) => [t, Math.round(r.shown[t])])),
+    perWidget: Object.fromEntries(TAGS.map((t) => [t, r.shown[t] === undefined ? null : Math.round(r.shown[t])])),
+    inReach: r.shown.inReach ?? null,
     longestTask: within.length ? Math.max(...within.map((t) => t.duration)) : 0,
     longTasks: within.length,
     blocking: within.reduce((s, t) => s + Math.max(0, t.duration - 50), 0),
@@ -257,7 +270,12 @@ const summary = (rs) => {
     cpuBeforeFirstNumbersMedianMs: median(of('cpuBeforeFirstNumbers')), cpuBeforeFirstNumbersRuns: of('cpuBeforeFirstNumbers').map(Math.round),
     cpuBeforeAllWidgetsMedianMs: median(of('cpuBeforeAllWidgets')),
     firstContentfulPaintMedianMs: median(of('firstContentfulPaint')), documentStartMedianMs: median(of('documentStart')),
-    perWidgetMedianMs: Object.fromEntries(TAGS.map((t) => [t, Math.round(median(rs.map((r) => r.perWidget[t])))])),
+    // Per widget, over the loads that drew it (a widget out of reach is drawn only if the reader scrolls).
+    perWidgetMedianMs: Object.fromEntries(TAGS.flatMap((t) => {
+      const xs = rs.map((r) => r.perWidget[t]).filter((x) => x !== null);
+      return xs.length ? [[t, Math.round(median(xs))]] : [];
+    })),
+    inReach: rs[0]?.inReach ?? null,
     phasesMedianCpuMs: PHASES ? Object.fromEntries([...new Set(rs.flatMap((r) => Object.keys(r.phases ?? {})))].filter((k) => !k.startsWith('longest'))
       .map((k) => [k, Math.round(median(rs.map((r) => r.phases?.[k] ?? 0)))])) : null,
     // --phases: which phase the longest task before the first numbers was, load by load.
@@ -269,10 +287,10 @@ const summary = (rs) => {
   };
 };
 const line = (name, s) => `${name}: first numbers median ${s.firstNumbersMedianMs.toFixed(0)} ms (${s.firstNumbersRuns.join(', ')}), ` +
-  `all ten widgets ${s.allWidgetsMedianMs.toFixed(0)} ms (${s.allWidgetsRuns.join(', ')}), longest task ${s.longestTaskMedianMs.toFixed(0)} ms ` +
+  `the ${s.inReach?.length ?? '?'} widgets in reach ${s.allWidgetsMedianMs.toFixed(0)} ms (${s.allWidgetsRuns.join(', ')}), longest task ${s.longestTaskMedianMs.toFixed(0)} ms ` +
   `(${s.longestTaskRuns.join(', ')}; 0 = none ≥ 50 ms), ${s.longTasksMedian} long tasks, blocking ${s.blockingMedianMs.toFixed(0)} ms;\n` +
   `    main-thread CPU: before first numbers ${s.cpuBeforeFirstNumbersMedianMs.toFixed(0)} ms (${s.cpuBeforeFirstNumbersRuns.join(', ')}), ` +
-  `before all widgets ${s.cpuBeforeAllWidgetsMedianMs.toFixed(0)} ms, longest task ${s.longestTaskCpuMedianMs.toFixed(0)} ms (${s.longestTaskCpuRuns.join(', ')}), ` +
+  `before the widgets in reach ${s.cpuBeforeAllWidgetsMedianMs.toFixed(0)} ms, longest task ${s.longestTaskCpuMedianMs.toFixed(0)} ms (${s.longestTaskCpuRuns.join(', ')}), ` +
   `longest task until the first numbers ${s.longestBeforeFirstCpuMedianMs.toFixed(0)} ms (${s.longestBeforeFirstCpuRuns.join(', ')});\n` +
   `    first contentful paint ${s.firstContentfulPaintMedianMs.toFixed(0)} ms, the page's first script ran at ${s.documentStartMedianMs.toFixed(0)} ms (medians)` +
   (s.phasesMedianCpuMs ? `;\n    main-thread CPU before the first numbers by phase (medians, ms): ${Object.entries(s.phasesMedianCpuMs).map(([k, v]) => `${k} ${v}`).join(', ')}` +

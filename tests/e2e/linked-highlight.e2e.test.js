@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createAttnLab } from 'attnlab';
 import { BASE_URL, launch, watchedPage } from './browser.js';
+import { scrollTo } from './reader.js';
 import { PRESETS } from '../../web/widgets/steps/logic.js';
 import { dataset } from '../../web/widgets/kernel-regression/logic.js';
 import { fmt } from '../../web/widgets/shared/format.js';
@@ -28,7 +29,10 @@ async function open() {
   await w.page.setViewportSize({ width: 1280, height: 1000 });
   await w.page.goto(BASE_URL());
   await w.page.locator('attn-steps attn-heatmap.weights table td').first().waitFor({ state: 'attached' });
-  // Widgets below the fold draw ahead of the reader in idle time (lazy.js): wait for the two used here.
+  // Widgets below the fold draw when the reader comes near them (lazy.js): the two used here, then back to the top.
+  await scrollTo(w.page, 'attn-kernel-regression');
+  await scrollTo(w.page, 'attn-multihead');
+  await w.page.evaluate(() => window.scrollTo(0, 0));
   await w.page.waitForFunction(() => ['attn-multihead', 'attn-kernel-regression'].every((t) => {
     const r = document.querySelector(t)?.shadowRoot;
     return r?.querySelector('.wrap') && !r.querySelector('[data-lazy-placeholder]');

@@ -9,6 +9,7 @@ import { chromium } from 'playwright-core';
 import { readFileSync } from 'node:fs';
 import { createAttnLab } from 'attnlab';
 import { BASE_URL, launch, watchedPage } from './browser.js';
+import { scrollThrough } from './reader.js';
 import { sampleQK } from '../../web/widgets/why-scale/logic.js';
 import { variance } from '../../web/widgets/shared/stats.js';
 import { fmt } from '../../web/widgets/shared/format.js';
@@ -25,6 +26,8 @@ afterAll(async () => { await browser?.close(); });
 
 /** Every widget drawn (no "Loading…"), and the layout settled (formulas fitted, maps measured). */
 async function ready(page) {
+  // Every widget: drawn as the reader comes near it (lazy.js), so the page is scrolled through first.
+  await scrollThrough(page);
   await page.waitForFunction((tags) => tags.every((t) => {
     const w = document.querySelector(t);
     return w?.shadowRoot?.querySelector('.wrap') && !w.shadowRoot.querySelector('.loading');

@@ -3,6 +3,7 @@
 // is not written), edge states are explained, and the link keeps the whole state (stage, section).
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { BASE_URL, launch, watchedPage } from './browser.js';
+import { scrollTo } from './reader.js';
 
 let browser;
 beforeAll(async () => { browser = await launch(); });
@@ -16,6 +17,8 @@ const url = (hash = '') => (process.env.STUDENT_INPUTS_URL ?? BASE_URL()) + hash
 async function open(sel, hash = '', ready = sel === 'attn-steps' ? 'attn-heatmap.weights table td' : 'attn-heatmap') {
   const { page, problems } = await watchedPage(browser.context);
   await page.goto(url(hash));
+  // A widget below the first screen is drawn when the reader comes near it (lazy.js): scroll to it.
+  if (sel !== 'attn-steps') await scrollTo(page, sel);
   await page.locator(`${sel} ${ready}`).first().waitFor({ state: 'attached' });
   return { page, problems };
 }
@@ -171,6 +174,7 @@ describe('a bad value never strands a student', () => {
       return { text: f.textContent.trim(), cut: f.scrollWidth > f.clientWidth + 0.5, width: f.clientWidth };
     }));
     for (const [sel, heads] of [[HAND_SET_CROSS, 1], [HAND_SET_CROSS, 2], ['attn-cross[trained]', null]]) {
+      await scrollTo(page, sel);
       await page.locator(`${sel} attn-heatmap`).first().waitFor({ state: 'attached' });
       if (heads) {
         await page.locator(`${sel} select.heads`).selectOption(String(heads));
@@ -212,10 +216,12 @@ describe('a bad value never strands a student', () => {
       expect(await input.getAttribute('aria-invalid')).toBe('true');
     }
     expect(await hashParam(page, 'kernel')).toBe(null);
+    await scrollTo(page, 'attn-why-scale');
     const keys = page.locator('attn-why-scale input.keys');
     await keys.fill('1');
     await keys.dispatchEvent('change');
     await expect.poll(() => page.locator('attn-why-scale #msg-keys').textContent()).toContain('1 is out of range: keys in the softmax (still 8) takes a whole number from 2 to 32');
+    await scrollTo(page, 'attn-positional');
     const base = page.locator('attn-positional input.base');
     await base.fill('1');
     await base.dispatchEvent('change');
@@ -340,6 +346,7 @@ describe('the link keeps the whole state', () => {
     // Stage "show up to 5", an edit in multi-head, then a contents click.
     await page.locator('attn-steps .stagebar button', { hasText: '5 softmax' }).click();
     expect(JSON.parse(await hashParam(page, 'steps')).stage).toBe(5);
+    await scrollTo(page, 'attn-multihead');
     await page.locator('attn-multihead select.heads').selectOption('1');
     await page.locator('nav.toc a[href="#t-multihead"]').click();
     const hash = await page.evaluate(() => location.hash);
@@ -352,9 +359,12 @@ describe('the link keeps the whole state', () => {
     await page.locator('attn-multihead select.mask').selectOption('causal');
     const shared = await page.evaluate(() => location.hash);
     expect(shared).toMatch(/^#at=t-multihead&/);
-    const { page: opened } = await open('attn-steps', shared);
+    // (The page opens at the section, where the app scrolled it: the test does not scroll.)
+    const { page: opened } = await watchedPage(browser.context);
+    await opened.goto(url(shared));
     await opened.locator('attn-multihead attn-heatmap').first().waitFor({ state: 'attached' });
     await expect.poll(() => opened.evaluate(() => Math.abs(document.getElementById('t-multihead').getBoundingClientRect().top)), { timeout: 5000 }).toBeLessThan(120);
+    await scrollTo(opened, 'attn-steps');  // far above the section: drawn when the reader goes up to it
     expect(await opened.locator('attn-steps').evaluate((e) => e.stage)).toBe(5);
     expect(await opened.locator('attn-steps .stagebar button[aria-pressed="true"]').textContent()).toBe('5 softmax');
     expect(await opened.locator('attn-steps .stage.s6').count()).toBe(0);

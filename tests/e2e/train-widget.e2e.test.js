@@ -86,6 +86,8 @@ async function open(hash = '') {
 
 async function ready(page) {
   const n = shape.layers * shape.heads;
+  // The widget is far down the page: drawn when the reader comes near it (lazy.js).
+  await page.locator(W).scrollIntoViewIfNeeded();
   await page.waitForFunction(({ w, n }) => {
     const r = document.querySelector(w)?.shadowRoot;
     return r && r.querySelectorAll('attn-heatmap.head').length === n && r.querySelector('.loss-compare') && r.querySelector('input.scrubber');
@@ -359,6 +361,7 @@ describe('<attn-train> on the app page: replay, and the state it says', () => {
     // A link that asks for the snapshots under the MLP model shows the live source.
     const other = await watchedPage(browser.context);
     await other.page.goto(BASE_URL() + '#train=' + encodeURIComponent(JSON.stringify({ task: 'induction', size: 'mlp2', source: 'pretrained' })));
+    await other.page.locator(W).scrollIntoViewIfNeeded();
     await other.page.waitForFunction((t) => document.querySelector(t)?.shadowRoot?.querySelector('button.show-live'), W, { timeout: 60000 });
     const w2 = other.page.locator(W);
     await expect.poll(() => w2.locator('button.show-live').getAttribute('aria-pressed')).toBe('true');

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createAttnLab } from 'attnlab';
 import { BASE_URL, launch, watchedPage } from './browser.js';
+import { scrollThrough } from './reader.js';
 import { PRESETS, maskArgument } from '../../web/widgets/steps/logic.js';
 import { CAT_SAT } from '../../web/widgets/multihead/logic.js';
 import { embed, scaledIdentity } from '../../web/widgets/cross/logic.js';
@@ -34,7 +35,8 @@ async function open(hash = '') {
   const w = await watchedPage(browser.context);
   await w.page.goto(BASE_URL() + hash);
   await w.page.locator('attn-steps attn-heatmap.weights table td').first().waitFor({ state: 'attached' });
-  // Widgets below the fold draw ahead of the reader in idle time (lazy.js): wait until all have.
+  // Widgets below the fold draw when the reader comes near them (lazy.js): scroll through them all.
+  await scrollThrough(w.page);
   await w.page.waitForFunction((tags) => tags.every((t) => {
     const r = document.querySelector(t)?.shadowRoot;
     return r?.querySelector('.wrap') && !r.querySelector('[data-lazy-placeholder]');

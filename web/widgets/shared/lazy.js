@@ -1,21 +1,28 @@
 // Lazy rendering for widgets on a page: a widget draws (computes in WASM, builds its maps and
-// formulas) when it comes near the viewport, and the widgets out of sight draw ahead of the reader in
-// idle time — one widget per task, so the page never stops answering for the length of ten widgets.
+// formulas) when it comes near the viewport, and the widgets a little further out of sight draw ahead
+// of the reader in idle time — one widget per task, so the page never stops answering for the length
+// of ten widgets. Widgets further away wait until the reader comes closer: drawing every widget of the
+// page in "idle" time made ~60 tasks of 50–300 ms at 4x CPU throttling (a phone-class CPU) in the
+// page's first ten seconds, each one a moment in which the widget being used did not answer.
 //
 // Order: the widgets within RENDER_MARGIN of the viewport, top to bottom, each in its own task (the
 // first one is painted before the next starts: the first numbers appear as soon as they can); then,
-// whenever the page is idle, the waiting widget nearest to the viewport. Printing draws every widget
-// at once (beforeprint). A widget that is not drawn yet shows its placeholder (widget.js), as tall as
-// the app expects the widget to be, so the page does not jump when it is drawn.
+// whenever the page is idle, the waiting widget within AHEAD_MARGIN nearest to the viewport. Printing
+// draws every widget at once (beforeprint). A widget that is not drawn yet shows its placeholder
+// (widget.js), as tall as the app expects the widget to be, so the page does not jump when it is drawn.
 //
 // Slides do not use this: a widget in slide layout draws at once (the deck shows one slide at a time
 // and sizes the widget to it).
 
 /** How far outside the viewport a widget starts drawing (a scroll or two ahead of the reader). */
 export const RENDER_MARGIN = '100% 0px';
+/** How far out a widget is drawn ahead of the reader when the page is idle (a reader scrolling at
+ *  reading speed finds the next widgets drawn; a jump to a far section draws it when it is there). */
+export const AHEAD_MARGIN = '300% 0px';
 
-/** el → { lab (the promise it waits for), ready (lab resolved), near, go (resolves its turn) } */
+/** el → { lab (the promise it waits for), ready (lab resolved), near, ahead (within AHEAD_MARGIN), go (resolves its turn) } */
 const waiting = new Map();
+let aheadObserver = null;
 let observer = null, pumping = false, painted = false, printing = false, printRequested = false;
 
 const hasObserver = () => typeof IntersectionObserver === 'function';
@@ -27,7 +34,7 @@ const hasObserver = () => typeof IntersectionObserver === 'function';
 export function whenWanted(el, lab) {
   if (!hasObserver() || printRequested) return lab;  // after beforeprint: a widget defined late draws at once
   return new Promise((resolve, reject) => {
-    const entry = { near: false, ready: false, value: null, go: resolve };
+    const entry = { near: false, ahead: false, ready: false, value: null, go: resolve };
     waiting.set(el, entry);
     lab.then((v) => {
       if (waiting.get(el) !== entry) return;
@@ -38,6 +45,8 @@ export function whenWanted(el, lab) {
     }, (e) => { if (waiting.get(el) === entry) { forget(el); reject(e); } });
     observer ??= new IntersectionObserver(onIntersect, { rootMargin: RENDER_MARGIN });
     observer.observe(el);
+    aheadObserver ??= new IntersectionObserver(onAhead, { rootMargin: AHEAD_MARGIN });
+    aheadObserver.observe(el);
     watchPrint();
   });
 }
@@ -46,6 +55,7 @@ export function whenWanted(el, lab) {
 export function forget(el) {
   if (!waiting.delete(el)) return;
   observer?.unobserve(el);
+  aheadObserver?.unobserve(el);
 }
 
 /** The number of widgets still waiting for their turn (for tests and the benchmark). */
@@ -59,6 +69,14 @@ function onIntersect(entries) {
     if (w) w.near = e.isIntersecting;
   }
   if (nextNear()) wake?.();
+  pump();
+}
+
+function onAhead(entries) {
+  for (const e of entries) {
+    const w = waiting.get(e.target);
+    if (w) w.ahead = e.isIntersecting;
+  }
   pump();
 }
 
@@ -84,12 +102,12 @@ function nextNear() {
   return best;
 }
 
-/** The waiting widget nearest to the viewport (the layout is clean when idle: reading it is cheap). */
-function nearestFar() {
+/** The waiting widget within AHEAD_MARGIN nearest to the viewport (the layout is clean when idle: reading it is cheap). */
+function nearestAhead() {
   let best = null, bestD = Infinity;
   const vh = window.innerHeight;
   for (const [el, w] of waiting) {
-    if (!w.ready) continue;
+    if (!w.ready || !w.ahead) continue;
     const r = el.getBoundingClientRect(), d = r.bottom < 0 ? -r.bottom : r.top > vh ? r.top - vh : 0;
     if (d < bestD) { best = el; bestD = d; }
   }
@@ -119,12 +137,14 @@ async function pump() {
         painted = true;
         continue;
       }
-      if (![...waiting.values()].some((w) => w.ready)) break;  // the module is still loading
+      // Nothing to draw ahead (the module is still loading, or every waiting widget is far): the
+      // observers start the pump again when that changes.
+      if (![...waiting.values()].some((w) => w.ready && w.ahead)) break;
       await idle();
       if (nextNear()) continue;  // the reader scrolled meanwhile: that one first
-      const far = nearestFar();
-      if (far) {
-        await start(far);
+      const ahead = nearestAhead();
+      if (ahead) {
+        await start(ahead);
         await nextTask();
       }
     }

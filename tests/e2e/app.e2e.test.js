@@ -265,6 +265,34 @@ describe('formulas', () => {
   });
 });
 
+describe('formula fonts', () => {
+  // Before: KaTeX's fonts were fetched when the first formulas were laid out, and arrived after them:
+  // every formula was laid out again, and fitted again, once per batch of fonts.
+  test('KaTeX\'s fonts are there before the first formula is typeset: none arrives after it', async () => {
+    const { page, problems } = await watchedPage(browser.context);
+    await page.addInitScript(() => {
+      window.__fontsDone = [];
+      document.fonts.addEventListener('loadingdone', (e) => {
+        for (const f of e.fontfaces) if (/KaTeX/.test(f.family)) window.__fontsDone.push({ family: f.family.replace(/['"]/g, ''), at: performance.now() });
+      });
+      // The moment the first formula is typeset (its KaTeX markup put in its shadow root).
+      customElements.whenDefined('attn-tex').then(() => {
+        const proto = customElements.get('attn-tex').prototype, typeset = proto.typeset;
+        proto.typeset = function (...a) { window.__firstTypeset ??= performance.now(); return typeset.apply(this, a); };
+      });
+    });
+    await page.goto(BASE_URL());
+    await page.locator('attn-steps attn-tex .katex').first().waitFor({ state: 'attached' });
+    await page.evaluate(() => document.fonts.ready);
+    const { done, first } = await page.evaluate(() => ({ done: window.__fontsDone, first: window.__firstTypeset }));
+    expect(first).toBeGreaterThan(0);
+    expect(done.map((d) => d.family)).toEqual(expect.arrayContaining(['KaTeX_Main', 'KaTeX_Math']));
+    expect(done.filter((d) => d.at > first).map((d) => d.family), 'KaTeX fonts that arrived after the first formula').toEqual([]);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});
+
 describe('touch targets', () => {
   test('on a phone, the contents links and every control in a widget (buttons, dropdowns, sliders, checkboxes, fields, disclosures) are at least 24 × 24 px', async () => {
     const { page, problems } = await watchedPage(browser.context);
@@ -400,8 +428,10 @@ describe('page load', () => {
     // The link scrolls its heading to just under the contents bar (the paragraphs above it still estimated),
     // and the text there is laid out.
     await page.locator('nav.toc a[href="#t-model"]').click();
-    const { top, bar } = await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => ok({
-      top: document.getElementById('t-model').getBoundingClientRect().top, bar: document.querySelector('nav.toc').getBoundingClientRect().bottom }))));
+    // Where the next frame painted it (read after that frame: formulas typeset above it in that frame move
+    // it, and main.js's hold puts it back before the paint, in the frame's resize observations).
+    const { top, bar } = await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => setTimeout(() => ok({
+      top: document.getElementById('t-model').getBoundingClientRect().top, bar: document.querySelector('nav.toc').getBoundingClientRect().bottom }), 0))));
     expect(top).toBeGreaterThanOrEqual(bar - 1);
     expect(top).toBeLessThan(bar + 40);
     await expect.poll(() => lines('t-model')).toBeGreaterThan(3);

@@ -21,11 +21,23 @@ import katexCss from 'katex/dist/katex.min.css?inline';
 // task of its own, not in the task that first draws a widget: on a phone-class CPU its evaluation
 // alone took ~0.1 s. A formula drawn before it is there waits for it (marked pending, about as tall as
 // it will be). A page may hold KaTeX back (holdTypesetting) until its first numbers are painted.
+//
+// The fonts KaTeX draws our formulas with are fetched with its code, and the first formula is typeset
+// once they are there (or after FONT_WAIT ms): a font arriving after the formulas were laid out made
+// the browser lay out and shape every formula again, and fitFormulas fit them all again, once per font
+// batch (two 80–280 ms frames at 4x CPU throttling while the first widget's formulas appeared).
+const KATEX_FACES = ['1em KaTeX_Main', 'italic 1em KaTeX_Math', '1em KaTeX_Size1', '1em KaTeX_Size2', '1em KaTeX_Size3', '1em KaTeX_Size4'];
+const FONT_WAIT = 10000;  // a font that never comes (a stalled network) holds the formulas back no longer
 let katex = null;
 let katexLoaded = null;
 const waitingForKatex = new Set();
+function loadFaces() {
+  if (typeof document === 'undefined' || !document.fonts?.load) return Promise.resolve();
+  const all = Promise.all(KATEX_FACES.map((f) => document.fonts.load(f).catch(() => null)));
+  return Promise.race([all, new Promise((ok) => setTimeout(ok, FONT_WAIT))]);
+}
 function loadKatex() {
-  katexLoaded ??= import('katex').then((m) => {
+  katexLoaded ??= Promise.all([import('katex'), loadFaces()]).then(([m]) => {
     katex = m.default ?? m;
     for (const t of waitingForKatex) if (t.isConnected) t.updated();
     waitingForKatex.clear();

@@ -21,7 +21,7 @@ import { loadavg } from 'node:os';
 import { serveDist } from '../tests/e2e/server.mjs';
 import { launch } from '../tests/e2e/browser.js';
 import { PROBE_HELPERS } from './page-probe.mjs';
-import { AHEAD_MARGIN } from '../web/widgets/shared/lazy.js';
+import { AHEAD_SCREENS } from '../web/widgets/shared/lazy.js';
 
 const arg = (name, dflt) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : dflt; };
 const RUNS = Math.max(1, Number(arg('--runs', 3)));
@@ -171,7 +171,7 @@ async function load(browser, url) {
   cdp.on('Tracing.dataCollected', (d) => { for (const e of d.value) events.push(e); });
   const traced = new Promise((ok) => cdp.once('Tracing.tracingComplete', ok));
   await cdp.send('Tracing.start', { traceConfig: { includedCategories: ['toplevel', 'blink.user_timing', 'devtools.timeline', 'v8', 'blink', 'disabled-by-default-devtools.timeline'] }, transferMode: 'ReportEvents' });
-  await page.addInitScript({ content: `${PROBE_HELPERS}(${probe})(${JSON.stringify(TAGS)}, ${SCROLL ? 0 : 1 + parseFloat(AHEAD_MARGIN) / 100});` });
+  await page.addInitScript({ content: `${PROBE_HELPERS}(${probe})(${JSON.stringify(TAGS)}, ${SCROLL ? 0 : 1 + AHEAD_SCREENS});` });
   await page.goto(url, { waitUntil: 'commit' });
   const shown = () => cdp.send('Runtime.evaluate', { expression: 'JSON.stringify(window.__ltShown ?? {})', returnByValue: true })
     .then((r) => JSON.parse(r.result.value ?? '{}')).catch(() => ({}));

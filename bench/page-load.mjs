@@ -36,7 +36,7 @@ import { loadavg } from 'node:os';
 import { serveDist } from '../tests/e2e/server.mjs';
 import { launch } from '../tests/e2e/browser.js';
 import { PROBE_HELPERS } from './page-probe.mjs';
-import { AHEAD_MARGIN } from '../web/widgets/shared/lazy.js';
+import { AHEAD_SCREENS } from '../web/widgets/shared/lazy.js';
 
 const arg = (name, dflt) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : dflt; };
 const RUNS = Math.max(2, Number(arg('--runs', 6)));
@@ -44,8 +44,8 @@ const TAGS = ['attn-steps', 'attn-convex', 'attn-kernel-regression', 'attn-why-s
   'attn-positional', 'attn-block', 'attn-cost', 'attn-train'];
 
 // The widgets in reach: their tops within this many viewport heights of the page's top (the viewport
-// and AHEAD_MARGIN below it).
-const REACH = 1 + parseFloat(AHEAD_MARGIN) / 100;
+// and lazy.js's AHEAD_MARGIN below it).
+const REACH = 1 + AHEAD_SCREENS;
 const AB = arg('--ab', null)?.split(',').map((d) => resolve(d));
 const THROTTLED_ONLY = process.argv.includes('--throttled-only');
 // --first: a load ends at the first numbers (+ the settling time), not when every widget shows its own.

@@ -2,7 +2,7 @@
 // on localhost with no console errors.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { BASE_URL, launch, watchedPage } from './browser.js';
-import { scrollThrough } from './reader.js';
+import { drawn, scrollThrough } from './reader.js';
 
 let browser;
 beforeAll(async () => { browser = await launch(); });
@@ -38,10 +38,6 @@ const TAGS = ['attn-steps', 'attn-convex', 'attn-kernel-regression', 'attn-why-s
   // Two cross-attention widgets: the hand-set sentences and the trained numbers model.
   'attn-cross:not([trained])', 'attn-cross[trained]', 'attn-multihead', 'attn-batched',
   'attn-positional', 'attn-rope', 'attn-block', 'attn-cost', 'attn-train'];
-const drawn = (page, tag) => page.evaluate((t) => {
-  const r = document.querySelector(t)?.shadowRoot;
-  return !!r?.querySelector('.wrap') && !r.querySelector('[data-lazy-placeholder]');
-}, tag);
 
 describe('lazy widgets', () => {
   test('the first widget draws first; one far below the fold waits as a placeholder of its size, and draws when scrolled to', async () => {

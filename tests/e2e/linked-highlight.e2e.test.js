@@ -33,10 +33,6 @@ async function open() {
   await scrollTo(w.page, 'attn-kernel-regression');
   await scrollTo(w.page, 'attn-multihead');
   await w.page.evaluate(() => window.scrollTo(0, 0));
-  await w.page.waitForFunction(() => ['attn-multihead', 'attn-kernel-regression'].every((t) => {
-    const r = document.querySelector(t)?.shadowRoot;
-    return r?.querySelector('.wrap') && !r.querySelector('[data-lazy-placeholder]');
-  }), null, { timeout: 90000 });
   await w.page.mouse.move(1275, 995);  // out of the way of every map
   return w;
 }

@@ -2,13 +2,19 @@
 // and the next ones ahead in idle time; the farther ones wait). A test reaches a widget as a reader
 // does: it scrolls to it.
 
+/** True when the first widget matching `sel` is drawn: past its placeholder. */
+export const drawn = (page, sel) => page.evaluate((s) => {
+  const r = document.querySelector(s)?.shadowRoot;
+  return !!r?.querySelector('.wrap') && !r.querySelector('[data-lazy-placeholder]');
+}, sel);
+
 /** Scrolls the first element matching `sel` (a widget) to the top of the window and waits until it is drawn. */
 export async function scrollTo(page, sel, { timeout = 60000 } = {}) {
   await page.locator(sel).first().evaluate((el) => el.scrollIntoView({ block: 'start' }));
-  await page.waitForFunction((s) => {
-    const r = document.querySelector(s)?.shadowRoot;  // drawn: past its placeholder
-    return !!r?.querySelector('.wrap') && !r.querySelector('[data-lazy-placeholder]');
-  }, sel, { timeout });
+  for (const t0 = Date.now(); !(await drawn(page, sel));) {
+    if (Date.now() - t0 > timeout) throw new Error(`${sel} was not drawn within ${timeout} ms of being scrolled to`);
+    await new Promise((ok) => setTimeout(ok, 100));
+  }
 }
 
 /**

@@ -37,10 +37,6 @@ async function open(hash = '') {
   await w.page.locator('attn-steps attn-heatmap.weights table td').first().waitFor({ state: 'attached' });
   // Widgets below the fold draw when the reader comes near them (lazy.js): scroll through them all.
   await scrollThrough(w.page);
-  await w.page.waitForFunction((tags) => tags.every((t) => {
-    const r = document.querySelector(t)?.shadowRoot;
-    return r?.querySelector('.wrap') && !r.querySelector('[data-lazy-placeholder]');
-  }), [...TAGS, 'attn-train'], { timeout: 90000 });
   return w;
 }
 

@@ -16,9 +16,10 @@
 
 /** How far outside the viewport a widget starts drawing (a scroll or two ahead of the reader). */
 export const RENDER_MARGIN = '100% 0px';
-/** How far out a widget is drawn ahead of the reader when the page is idle (a reader scrolling at
- *  reading speed finds the next widgets drawn; a jump to a far section draws it when it is there). */
-export const AHEAD_MARGIN = '300% 0px';
+/** How far out a widget is drawn ahead of the reader when the page is idle, in screens (a reader
+ *  scrolling at reading speed finds the next widgets drawn; a jump to a far section draws it when it is there). */
+export const AHEAD_SCREENS = 3;
+export const AHEAD_MARGIN = `${AHEAD_SCREENS * 100}% 0px`;
 
 /** el → { lab (the promise it waits for), ready (lab resolved), near, ahead (within AHEAD_MARGIN), go (resolves its turn) } */
 const waiting = new Map();

@@ -5,6 +5,9 @@
 //     rows, in place as generate() runs them; and the cache's keys and values against the forward's.
 //   GptLayer.RefusesACacheMisuse: a cache with batch > 1, a prefill into a non-empty cache, a decode
 //     without a cache, rows past the cache's capacity.
+//   GptLayer.TransposedWeightsAreTheSameLayer: W_O, W1 and W2 stored transposed (an inference-only
+//     model's layout) give the [in, out] layout's output bit for bit, through the forward, a prefill and
+//     a decode; stored so without checked weights the layer refuses, naming what it expected.
 //   GptRecorded.TrainStepsAndGenerateAsBeforeTheLayerWasShared: train_step losses and generate()
 //     tokens (greedy, sampled, top-k, past the context, heads ablated) for a fixed seed, recorded from
 //     gpt.cc before its three copies of the layer became layer_forward (where they were bit-identical
@@ -154,6 +157,76 @@ TEST(GptLayer, RefusesACacheMisuse) {
   EXPECT_EQ(md::layer_forward("generate", 2, L.c, L.w, r, acts.a, y.data()).message,
             "generate: layer 2 attention: the KV cache holds 3 of 4 rows, expected room for t = 2");
   EXPECT_EQ(cache_data, Floats(2 * 4 * D));  // nothing written
+}
+
+// [rows, cols] row major → its transpose, [cols, rows].
+Floats transposed(const Floats& m, size_t rows, size_t cols) {
+  Floats t(m.size());
+  for (size_t r = 0; r < rows; ++r)
+    for (size_t c = 0; c < cols; ++c) t[c * rows + r] = m[r * cols + c];
+  return t;
+}
+
+TEST(GptLayer, TransposedWeightsAreTheSameLayer) {
+  for (const bool mlp : {true, false}) {
+    SCOPED_TRACE(mlp ? "mlp" : "attention-only");
+    const Layer L(mlp, true);
+    const size_t T = 5, D = L.c.d_model, F = L.c.d_ff;
+    const Floats wo_t = transposed(L.wo, D, D), w1_t = transposed(L.w1, D, F), w2_t = transposed(L.w2, F, D);
+    md::LayerWeights in_out = L.w, out_in = L.w;
+    in_out.checked = out_in.checked = true;
+    out_in.out_transposed = true;
+    out_in.attn.wo = wo_t.data(), out_in.mlp.w1 = w1_t.data(), out_in.mlp.w2 = w2_t.data();
+    std::mt19937 rng(5);
+    const Floats x = randn(T * D, 1.0f, rng);
+
+    // The training forward's call, all rows at once.
+    Floats want(T * D), got(T * D);
+    for (auto [w, y] : {std::pair{&in_out, &want}, std::pair{&out_in, &got}}) {
+      Acts acts(L.c, T);
+      std::memcpy(acts.x.data(), x.data(), x.size() * sizeof(float));
+      md::LayerRows r;
+      r.t = T;
+      const Status s = md::layer_forward("test", 0, L.c, *w, r, acts.a, y->data());
+      ASSERT_TRUE(s.ok) << s.message;
+    }
+    EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0);
+
+    // Through a KV cache: a prefill of 3 rows, then decodes of 1 and 1.
+    Floats decoded[2];
+    for (int k = 0; k < 2; ++k) {
+      const md::LayerWeights& w = k ? out_in : in_out;
+      Floats cache_data(2 * T * D);
+      md::KvCache cache;
+      cache.data = cache_data.data(), cache.layers = 1, cache.capacity = T, cache.d_model = D;
+      Acts one(L.c, T);
+      decoded[k].resize(T * D);
+      for (const size_t n : {3, 1, 1}) {
+        const size_t at = cache.length;
+        std::memcpy(one.x.data(), x.data() + at * D, n * D * sizeof(float));
+        md::LayerRows r;
+        r.t = n, r.cache = &cache, r.decode = at > 0;
+        const Status s = md::layer_forward("test", 0, L.c, w, r, one.a, decoded[k].data() + at * D);
+        ASSERT_TRUE(s.ok) << s.message;
+        cache.length += n;
+      }
+    }
+    EXPECT_EQ(std::memcmp(decoded[1].data(), decoded[0].data(), decoded[0].size() * sizeof(float)), 0);
+
+    // Stored transposed, the weights must come checked: the unchecked path is the ops' own calls, which
+    // read [in, out]. Nothing is written.
+    md::LayerWeights unchecked = out_in;
+    unchecked.checked = false;
+    Acts acts(L.c, T);
+    std::memcpy(acts.x.data(), x.data(), x.size() * sizeof(float));
+    Floats y(T * D, 7.0f);
+    md::LayerRows r;
+    r.t = T;
+    EXPECT_EQ(md::layer_forward("forward", 1, L.c, unchecked, r, acts.a, y.data()).message,
+              "forward: layer 1: W_O and W_out stored transposed need weights checked by the caller, expected "
+              "checked weights");
+    EXPECT_EQ(y, Floats(T * D, 7.0f));
+  }
 }
 
 // ---- The recorded run -------------------------------------------------------------------------------

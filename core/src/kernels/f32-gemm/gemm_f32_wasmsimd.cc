@@ -26,6 +26,35 @@ constexpr size_t kNR = 8;    // columns per packed strip (two v128)
 constexpr size_t kKC = 256;  // reduction block
 constexpr size_t kPackMinRows = 16;  // up to this many rows of A, nn reads B unpacked
 
+// A micro-kernel's 4×8 tile of C in accumulators c0 (columns 0–3) and c1 (4–7) of MR rows: started
+// from C (accumulate), else from the bias row (or 0); stored back to C. Inlined into each kernel.
+template <size_t MR>
+__attribute__((always_inline)) inline void tile_start_mrx8(v128_t (&c0)[MR], v128_t (&c1)[MR], const float* bias,
+                                                           bool accumulate, const float* c, size_t ldc) {
+  if (accumulate) {
+    for (size_t r = 0; r < MR; ++r) {
+      c0[r] = wasm_v128_load(c + r * ldc);
+      c1[r] = wasm_v128_load(c + r * ldc + 4);
+    }
+  } else {
+    const v128_t i0 = bias ? wasm_v128_load(bias) : wasm_f32x4_splat(0.0f);
+    const v128_t i1 = bias ? wasm_v128_load(bias + 4) : wasm_f32x4_splat(0.0f);
+    for (size_t r = 0; r < MR; ++r) {
+      c0[r] = i0;
+      c1[r] = i1;
+    }
+  }
+}
+
+template <size_t MR>
+__attribute__((always_inline)) inline void tile_store_mrx8(const v128_t (&c0)[MR], const v128_t (&c1)[MR], float* c,
+                                                           size_t ldc) {
+  for (size_t r = 0; r < MR; ++r) {
+    wasm_v128_store(c + r * ldc, c0[r]);
+    wasm_v128_store(c + r * ldc + 4, c1[r]);
+  }
+}
+
 // C[0:MR, 0:8] = bias (or 0) + A[0:MR, 0:kc]·Bp[0:kc, 0:8], or C += … when accumulate.
 // Bp row p at bp + p·ldbp: 8 when packed, B's own row stride when a small product reads B in place.
 // a has row stride lda. Not inlined: V8 allocates registers far better in a small function than in
@@ -42,19 +71,7 @@ __attribute__((noinline)) void gemm_ukernel_mrx8(size_t kc, const float* a, size
                                                  const float* bp, size_t ldbp, const float* bias,
                                                  bool accumulate, float* c, size_t ldc) {
   v128_t c0[MR], c1[MR];
-  if (accumulate) {
-    for (size_t r = 0; r < MR; ++r) {
-      c0[r] = wasm_v128_load(c + r * ldc);
-      c1[r] = wasm_v128_load(c + r * ldc + 4);
-    }
-  } else {
-    const v128_t i0 = bias ? wasm_v128_load(bias) : wasm_f32x4_splat(0.0f);
-    const v128_t i1 = bias ? wasm_v128_load(bias + 4) : wasm_f32x4_splat(0.0f);
-    for (size_t r = 0; r < MR; ++r) {
-      c0[r] = i0;
-      c1[r] = i1;
-    }
-  }
+  tile_start_mrx8<MR>(c0, c1, bias, accumulate, c, ldc);
   for (size_t p = kc; p != 0; --p) {
     const v128_t b0 = wasm_v128_load(bp);
     const v128_t b1 = wasm_v128_load(bp + 4);
@@ -66,10 +83,7 @@ __attribute__((noinline)) void gemm_ukernel_mrx8(size_t kc, const float* a, size
     a += 1;
     bp += ldbp;
   }
-  for (size_t r = 0; r < MR; ++r) {
-    wasm_v128_store(c + r * ldc, c0[r]);
-    wasm_v128_store(c + r * ldc + 4, c1[r]);
-  }
+  tile_store_mrx8<MR>(c0, c1, c, ldc);
 }
 
 // A strip narrower than 8 (nr < 8 columns) of C[0:MR] through an 8-wide buffer t (ld 8):
@@ -107,19 +121,7 @@ __attribute__((noinline)) void gemm_ukernel_packed_mrx8(size_t kc, const float* 
                                                         const float* bias, bool accumulate, float* c,
                                                         size_t ldc) {
   v128_t c0[MR], c1[MR];
-  if (accumulate) {
-    for (size_t r = 0; r < MR; ++r) {
-      c0[r] = wasm_v128_load(c + r * ldc);
-      c1[r] = wasm_v128_load(c + r * ldc + 4);
-    }
-  } else {
-    const v128_t i0 = bias ? wasm_v128_load(bias) : wasm_f32x4_splat(0.0f);
-    const v128_t i1 = bias ? wasm_v128_load(bias + 4) : wasm_f32x4_splat(0.0f);
-    for (size_t r = 0; r < MR; ++r) {
-      c0[r] = i0;
-      c1[r] = i1;
-    }
-  }
+  tile_start_mrx8<MR>(c0, c1, bias, accumulate, c, ldc);
   for (size_t p = kc; p != 0; --p) {
     const v128_t b0 = wasm_v128_load(bp);
     const v128_t b1 = wasm_v128_load(bp + 4);
@@ -131,10 +133,7 @@ __attribute__((noinline)) void gemm_ukernel_packed_mrx8(size_t kc, const float* 
     ap += MR;
     bp += kNR;
   }
-  for (size_t r = 0; r < MR; ++r) {
-    wasm_v128_store(c + r * ldc, c0[r]);
-    wasm_v128_store(c + r * ldc + 4, c1[r]);
-  }
+  tile_store_mrx8<MR>(c0, c1, c, ldc);
 }
 
 template <size_t MR>

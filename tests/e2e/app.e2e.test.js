@@ -212,6 +212,17 @@ describe('formulas', () => {
     expect(split.every((f) => f.display)).toBe(true);
     const kr = narrow.find((f) => f.expr.startsWith('\\hat y(x) = \\sum'));
     expect([kr.inParts, kr.scale]).toEqual([true, 1]);
+    // The block's LayerNorm line keeps its formula whole and puts its note on a line of its own: a
+    // phone broke it after "+", before β (inline KaTeX breaks after a binary operator).
+    const ln = await page.evaluate(() => {
+      const tex = [...document.querySelector('attn-block').shadowRoot.querySelectorAll('attn-tex')].find((t) => t.expr.startsWith('\\mathrm{LN}(z)'));
+      const html = [...tex.shadowRoot.querySelectorAll('.katex-html')];
+      const glyph = (sel, text) => html.flatMap((h) => [...h.querySelectorAll(sel)]).filter((e) => e.textContent === text).at(-1).getBoundingClientRect();
+      const mid = (r) => (r.top + r.bottom) / 2;
+      return { plusToBeta: Math.abs(mid(glyph('.mbin', '+')) - mid(glyph('.mord', 'β'))), lnToBeta: Math.abs(mid(glyph('.mord', 'γ')) - mid(glyph('.mord', 'β'))) };
+    });
+    expect(ln.plusToBeta).toBeLessThan(8);
+    expect(ln.lnToBeta).toBeLessThan(8);
 
     await page.setViewportSize({ width: 1440, height: 900 });
     await settled(page);

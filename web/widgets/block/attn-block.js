@@ -286,7 +286,7 @@ export class AttnBlock extends AttnWidget {
     const post = this.norm === 'post', s = (i, k = 0) => this.shows(i) && drawn(this, PART[i] + k), f = this.fields;
     return html`
       <attn-tex class="formula" display .expr=${FORMULAS[this.norm] + `,\\qquad \\mathrm{FFN}(y) = \\mathrm{${this.#act()}}(yW_1 + b_1)W_2 + b_2`}></attn-tex>
-      <attn-tex .expr=${`${LN} \\quad \\text{(per token, over its } d_{model} \\text{ features)}`}></attn-tex>
+      <attn-tex class="formula" display .expr=${`${LN} \\quad \\text{(per token, over its } d_{model} \\text{ features)}`}></attn-tex>
       <div class="controls">
         ${this.#controls(false)}
         <label>mask <select class="mask" @change=${(e) => this.setState({ mask: e.target.value })}>

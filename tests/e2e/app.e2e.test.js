@@ -40,6 +40,31 @@ const TAGS = ['attn-steps', 'attn-convex', 'attn-kernel-regression', 'attn-why-s
   'attn-positional', 'attn-rope', 'attn-block', 'attn-cost', 'attn-train'];
 
 describe('lazy widgets', () => {
+  // A placeholder as tall as its widget once drawn: the page's height and the scroll bar do not change
+  // as the widgets draw, and a widget drawn above the reader does not move the page under them.
+  // (app.css's values are measured at these widths; the tolerance leaves room for a font's rounding.)
+  for (const [width, height] of [[1440, 900], [390, 844]]) {
+    test(`at ${width} px, every widget once drawn is about as tall as its placeholder`, async () => {
+      const { page, problems } = await watchedPage(browser.context);
+      await page.setViewportSize({ width, height });
+      await page.goto(BASE_URL());
+      await scrollThrough(page);
+      await page.evaluate(async () => {
+        await document.fonts.ready;
+        await new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok)));
+      });
+      await page.waitForTimeout(1000);
+      const sizes = await page.evaluate(() => [...document.querySelectorAll('main section > *')]
+        .filter((el) => el.localName.startsWith('attn-'))
+        .map((el) => ({ tag: el.localName + (el.hasAttribute('trained') ? '[trained]' : ''), h: Math.round(el.getBoundingClientRect().height),
+          want: parseFloat(getComputedStyle(el).getPropertyValue('--attn-placeholder-height')) })));
+      expect(sizes.length).toBeGreaterThanOrEqual(14);
+      for (const s of sizes) expect(Math.abs(s.h - s.want), `${s.tag}: drawn ${s.h} px, placeholder ${s.want} px`).toBeLessThan(40);
+      expect(problems).toEqual([]);
+      await page.close();
+    });
+  }
+
   test('the first widget draws first; one far below the fold waits as a placeholder of its size, and draws when scrolled to', async () => {
     const { page, problems } = await watchedPage(browser.context);
     await page.setViewportSize({ width: 1440, height: 900 });

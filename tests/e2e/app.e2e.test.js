@@ -15,6 +15,11 @@ async function openAtFirstNumbers() {
   return watched;
 }
 afterAll(async () => { await browser?.close(); });
+/** Until the page's fonts have loaded and two frames have passed (formulas and maps laid out in them). */
+const fontsSettled = (page) => page.evaluate(async () => {
+  await document.fonts.ready;
+  await new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok)));
+});
 
 describe('app', () => {
   test('loads with no console errors, no request off localhost, and shows the notes’ weights', async () => {
@@ -49,10 +54,7 @@ describe('lazy widgets', () => {
       await page.setViewportSize({ width, height });
       await page.goto(BASE_URL());
       await scrollThrough(page);
-      await page.evaluate(async () => {
-        await document.fonts.ready;
-        await new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok)));
-      });
+      await fontsSettled(page);
       await page.waitForTimeout(1000);
       const sizes = await page.evaluate(() => [...document.querySelectorAll('main section > *')]
         .filter((el) => el.localName.startsWith('attn-'))
@@ -208,10 +210,6 @@ describe('formulas', () => {
     walk(document);
     return out;
   });
-  const settled = (page) => page.evaluate(async () => {
-    await document.fonts.ready;
-    await new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok)));
-  });
 
   test('fit their boxes on a phone, shrunk only as far as needed, and grow back on a wide screen', async () => {
     const { page, problems } = await watchedPage(browser.context);
@@ -219,7 +217,7 @@ describe('formulas', () => {
     await page.goto(BASE_URL());
     await scrollThrough(page);
     for (const tag of TAGS) await expect.poll(() => drawn(page, tag), { message: `${tag} drawn`, timeout: 90000 }).toBe(true);
-    await settled(page);
+    await fontsSettled(page);
     const narrow = await formulas(page);
     expect(narrow.length).toBeGreaterThan(20);
     for (const f of narrow) {
@@ -250,9 +248,9 @@ describe('formulas', () => {
     expect(ln.lnToBeta).toBeLessThan(8);
 
     await page.setViewportSize({ width: 1440, height: 900 });
-    await settled(page);
+    await fontsSettled(page);
     await page.waitForTimeout(300);
-    await settled(page);
+    await fontsSettled(page);
     const wide = await formulas(page);
     for (const f of wide) expect(f.wide, f.expr).toBeLessThanOrEqual(f.avail + 1);
     expect(wide.filter((f) => f.inParts).map((f) => f.expr)).toEqual([]);  // whole again where they fit
@@ -269,7 +267,7 @@ describe('formulas', () => {
     const { page, problems } = await watchedPage(browser.context);
     await page.goto(BASE_URL());
     await page.locator('attn-steps attn-tex .katex').first().waitFor({ state: 'attached' });
-    await settled(page);
+    await fontsSettled(page);
     const css = await page.evaluate(() => {
       const rules = [...document.styleSheets].flatMap((s) => [...s.cssRules]);
       return {

@@ -92,6 +92,12 @@ export class AttnCross extends AttnWidget {
     if (!this.trained) drawInParts(this, 2);
   }
 
+  /** Trained mode: the shipped run loads first (widget.js keeps the placeholder's height meanwhile). */
+  get firstDrawPending() {
+    const v = this._trainedView;
+    return this.trained && (!v || (!v.run && !v.error));
+  }
+
   willUpdate(changed) {
     super.willUpdate(changed);
     // A deck's click (a new stage) shows that stage's snapshot, not the one scrubbed to before.

@@ -91,11 +91,16 @@ export class AttnModel extends AttnWidget {
     if (this.text) this.session.text = this.text;
     this.session.ablated = this.#ablatedList();
     // The shipped model first (small, offline): the widget works while a large file loads or if it fails.
-    this.session.loadShipped(this.#shippedTask()).then(() => {
-      this.#afterLoad();
+    const first = this.session.loadShipped(this.#shippedTask()).then(() => {
+      const after = this.#afterLoad();
       if (this.src) this.#loadSrc();
+      return after;
     });
+    // Until its first forward pass is drawn (or the load failed), as tall as its placeholder (widget.js).
+    first.finally(() => { this._firstLoadDone = true; this.requestUpdate(); });
   }
+
+  get firstDrawPending() { return !this._firstLoadDone; }
 
   willUpdate(changed) {
     super.willUpdate(changed);

@@ -54,6 +54,7 @@ export class AttnWidget extends LitElement {
     this.fitHeight = null;
     this._box = null;
     this._partial = false;
+    this._firstDrawSettled = false;
     this._resizeObserver = null;
     /** Inline messages next to fields (field.js): a refused value is shown, never applied or saved. */
     this.fields = new FieldMessages(this);
@@ -270,6 +271,24 @@ export class AttnWidget extends LitElement {
     this.dispatchEvent(new CustomEvent('attn-state-change', { detail: { state }, bubbles: true, composed: true }));
   }
 
+  /**
+   * Page layout: true while the widget's first full draw still waits for data of its own (a shipped
+   * model, snapshots, a table sampled a row per task). Until then it keeps its placeholder's height
+   * (.wrap.partial): drawn short meanwhile (attn-model's loading line is 198 px of a 2503 px widget),
+   * the page shrank under a reader who had jumped to a section below, the browser clamped the scroll and
+   * the section was left 320 px down the window. Widgets that load such data override it; it must turn
+   * false once that data is drawn or has failed. Only the first draw is held: later loads (a file
+   * picked, a new seed) are the reader's own doing and show at their own height.
+   */
+  get firstDrawPending() { return false; }
+
+  #heldAtPlaceholder() {
+    if (this._firstDrawSettled || this.slideLayout || this._failure || !this._lab) return false;
+    if (this.firstDrawPending) return true;
+    this._firstDrawSettled = true;
+    return false;
+  }
+
   render() {
     let body;
     if (this._failure) body = html`<p class="failure" role="alert">${this._failure}</p>`;
@@ -286,7 +305,7 @@ export class AttnWidget extends LitElement {
         body = html`<p class="error" role="alert">${e.message}</p>`;
       }
     }
-    return html`<div class=${this.slideLayout ? 'wrap slide' : this._partial ? 'wrap partial' : 'wrap'}>
+    return html`<div class=${this.slideLayout ? 'wrap slide' : this._partial || this.#heldAtPlaceholder() ? 'wrap partial' : 'wrap'}>
       ${this._notice ? html`<p class="notice" role="status">${this._notice}
         <button type="button" @click=${() => { this._notice = ''; }}>Dismiss</button></p>` : nothing}
       ${body}</div>`;

@@ -340,6 +340,17 @@ export class AttnTrain extends AttnWidget {
     if (!this.session.borrowed && (this.session.running || this.session.run?.running)) queueMicrotask(() => { if (this.isConnected) this.#pause(); });
   }
 
+  /**
+   * The pretrained snapshots load, then their first maps come in parts: held at the placeholder's
+   * height meanwhile (widget.js). A live run, no snapshots or an error: nothing to wait for.
+   */
+  get firstDrawPending() {
+    const s = this.session;
+    if (s.source !== 'pretrained') return false;
+    if (s.pre.status === 'idle' || s.pre.status === 'loading') return true;
+    return s.pre.status === 'ready' && !this._view?.error && !this.viewReady;
+  }
+
   /** True when the maps drawn are those of what is asked for now (snapshot, heads off), not the last ones. */
   get viewReady() {
     return !!this._view?.base && this._view.key === this._wantKey && !this._view.stale && drawn(this, 3);

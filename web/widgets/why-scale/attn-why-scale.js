@@ -173,6 +173,11 @@ export class AttnWhyScale extends AttnWidget {
     drawInParts(this, 4);
   }
 
+  /** The first table fills a d_k per task after the parts: held at the placeholder's height until it is full. */
+  get firstDrawPending() {
+    return !!this._cache && this._cache.rows.length < dkList(this.maxPow).length;
+  }
+
   /**
    * The page's two plots, kept while what they show stays (the rows, the keys, the width): a render for
    * the next part of the first draw or the table's example row does not lay out their axes again.

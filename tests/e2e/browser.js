@@ -46,16 +46,20 @@ export async function watchedPage(context) {
   // browser, not failed: the app loads widget code and snapshots in idle time, so a reload can catch
   // some. Each request carries the document it was made by (an epoch, moved on by every main-frame
   // navigation); an abort of an earlier document's request is not a problem, any other failure is.
-  let epoch = 0;
+  // The old document runs on from the navigation's request until the new one commits: what it asks
+  // for then is its own (a CI run counted a widget's code, asked for by the page being reloaded).
+  let epoch = 0, navigating = false;
   const madeIn = new WeakMap();
   page.on('requestfailed', (r) => {
     const text = r.failure()?.errorText ?? '';
     if (text === 'net::ERR_ABORTED' && (madeIn.get(r) ?? epoch) < epoch) return;
     problems.push(`request failed: ${r.url()} ${text}`);
   });
+  page.on('framenavigated', (f) => { if (f === page.mainFrame()) navigating = false; });
   page.on('request', (r) => {
-    if (r.isNavigationRequest() && r.frame() === page.mainFrame()) epoch++;
-    madeIn.set(r, epoch);
+    const navigation = r.isNavigationRequest() && r.frame() === page.mainFrame();
+    if (navigation) { epoch++; navigating = true; }
+    madeIn.set(r, navigating && !navigation ? epoch - 1 : epoch);
     const u = new URL(r.url());
     if (!['data:', 'blob:'].includes(u.protocol) && !['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname))
       problems.push(`request off localhost: ${r.url()}`);

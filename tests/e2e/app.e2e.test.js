@@ -53,7 +53,7 @@ describe('lazy widgets', () => {
   // then): attn-model was drawn 198 px tall for ~0.5 s (its loading line) and attn-train 917 px, so the
   // page shrank under a reader who had jumped to the last section. (Up to ~90 px at 390 px come and go
   // in a frame or two as formulas are typeset and plots take the column's width: allowed.)
-  for (const [width, height] of [[1440, 900], [390, 844]]) {
+  for (const [width, height] of [[1440, 900], [1024, 768], [820, 1180], [768, 1024], [390, 844]]) {
     test(`at ${width} px, every widget once drawn is about as tall as its placeholder, and never much shorter on its way`, async () => {
       const { page, problems } = await watchedPage(browser.context);
       await page.setViewportSize({ width, height });

@@ -173,9 +173,10 @@ describe('attnlab in third-party decks', () => {
     const port = await freePort();
     t = Date.now();
     const server = await startServer('npx', ['slidev', '--port', String(port)], slidevDeck(), `http://localhost:${port}/`);
-    // The lecturer's first visit is the watched one. The dev server bundles the widgets' dependencies
-    // when it starts (attnlab's vite.config.ts, through the link): before, it found them on this visit,
-    // bundled them and reloaded the page, aborting its requests (this test visited once to warm it up).
+    // The lecturer's first visit is the watched one (this test once visited first to warm the server up).
+    // A reload on that visit would abort its requests: the dev server must have bundled the widgets'
+    // dependencies when it started. With attnlab linked, its optimizer's scan of the linked source finds
+    // them (it did so before attnlab's vite.config.ts named them for this repository's decks): a guard.
     const { page, problems } = await watchedPage(browser.context);
     const vueWarnings = [];
     page.on('console', (m) => { if (/Failed to resolve component/.test(m.text())) vueWarnings.push(m.text()); });

@@ -10,8 +10,8 @@ export const widgetStyles = css`
   /* A widget not drawn yet on a page (lazy.js): as tall as the page says it will be, so the page does
      not jump when it is drawn; never the anchor that keeps the reader's place while widgets above draw. */
   .wrap.placeholder { box-sizing: border-box; min-height: var(--attn-placeholder-height, 0px); overflow-anchor: none; }
-  /* Drawn in parts (a widget's first draw on a page, see AttnWidget._partial): as tall as the whole will be
-     until the rest is drawn. */
+  /* A widget's first draw on a page not over yet: drawn in parts (AttnWidget._partial) or waiting for data
+     of its own (AttnWidget.firstDrawPending). As tall as the whole will be until the rest is drawn. */
   .wrap.partial { box-sizing: border-box; min-height: var(--attn-placeholder-height, 0px); overflow-anchor: none; }
   h3 { font-size: 1.05em; margin: 0.6em 0 0.3em; }
   .controls { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; margin: 4px 0 10px; }
